@@ -1,0 +1,219 @@
+{{/*
+Shared configuration: the ConfigMap and Secret rendered once by the umbrella
+chart, and the env / envFrom blocks every service container uses.
+*/}}
+
+{{/* Upper-case env prefix of a service name: "identity" -> "IDENTITY". */}}
+{{- define "quire-lib.envPrefix" -}}
+{{- . | upper | replace "-" "_" -}}
+{{- end -}}
+
+{{/* Name/key of the Secret holding INTERNAL_HMAC_SECRET. Arg: root context. Output: YAML {name, key}. */}}
+{{- define "quire-lib.internalSecretRef" -}}
+{{- $s := dig "internalSecret" dict (.Values.global | default dict) -}}
+{{- if $s.existingSecret -}}
+name: {{ $s.existingSecret }}
+key: {{ $s.existingSecretKey | default "INTERNAL_HMAC_SECRET" }}
+{{- else -}}
+name: {{ include "quire-lib.sharedName" . }}
+key: INTERNAL_HMAC_SECRET
+{{- end -}}
+{{- end -}}
+
+{{- define "quire-lib.mongodbSecretRef" -}}
+{{- $s := dig "mongodb" dict (.Values.global | default dict) -}}
+{{- if $s.existingSecret -}}
+name: {{ $s.existingSecret }}
+key: {{ $s.existingSecretKey | default "MONGODB_URI" }}
+{{- else -}}
+name: {{ include "quire-lib.sharedName" . }}
+key: MONGODB_URI
+{{- end -}}
+{{- end -}}
+
+{{- define "quire-lib.redisSecretRef" -}}
+{{- $s := dig "redis" dict (.Values.global | default dict) -}}
+{{- if $s.existingSecret -}}
+name: {{ $s.existingSecret }}
+key: {{ $s.existingSecretKey | default "REDIS_URL" }}
+{{- else -}}
+name: {{ include "quire-lib.sharedName" . }}
+key: REDIS_URL
+{{- end -}}
+{{- end -}}
+
+{{/* env entry reading a secret key. Arg: list envName refYaml optional */}}
+{{- define "quire-lib.secretEnv" -}}
+{{- $ref := index . 1 | fromYaml -}}
+- name: {{ index . 0 }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $ref.name }}
+      key: {{ $ref.key }}
+      {{- if index . 2 }}
+      optional: true
+      {{- end }}
+{{- end -}}
+
+{{/* Fail early when required global values are missing. Arg: root context. */}}
+{{- define "quire-lib.validate" -}}
+{{- $g := .Values.global | default dict -}}
+{{- $mongo := $g.mongodb | default dict -}}
+{{- $redis := $g.redis | default dict -}}
+{{- if not (or $mongo.uri $mongo.existingSecret $mongo.serviceUris) -}}
+{{- fail "global.mongodb.uri is required (base URI, e.g. mongodb://mongo:27017), or global.mongodb.existingSecret, or global.mongodb.serviceUris" -}}
+{{- end -}}
+{{- if $mongo.serviceUris -}}
+{{- $backends := splitList " " (include "quire-lib.backends" .) -}}
+{{- range $svc, $_ := $mongo.serviceUris -}}
+{{- if not (has $svc $backends) -}}
+{{- fail (printf "global.mongodb.serviceUris: unknown service %q (expected one of: %s)" $svc (join ", " $backends)) -}}
+{{- end -}}
+{{- end -}}
+{{- if not (or $mongo.uri $mongo.existingSecret) -}}
+{{- range $svc := $backends -}}
+{{- if and (dig $svc "enabled" true $.Values.AsMap) (not (index $mongo.serviceUris $svc)) -}}
+{{- fail (printf "global.mongodb.serviceUris.%s is required when neither global.mongodb.uri nor global.mongodb.existingSecret is set" $svc) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if not (or $redis.url $redis.existingSecret) -}}
+{{- fail "global.redis.url is required (e.g. redis://redis:6379), or global.redis.existingSecret" -}}
+{{- end -}}
+{{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .Release.Name) -}}
+{{- fail (printf "release name %q must be a DNS label" .Release.Name) -}}
+{{- end -}}
+{{- if gt (len .Release.Name) 40 -}}
+{{- fail (printf "release name %q is too long (max 40 characters, object names are <release>-<service>)" .Release.Name) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The shared ConfigMap (umbrella only). Arg: root context of the umbrella. */}}
+{{- define "quire-lib.sharedConfigMap" -}}
+{{- $g := .Values.global | default dict -}}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "quire-lib.sharedName" . }}
+  namespace: {{ .Release.Namespace }}
+  labels:
+    {{- include "quire-lib.sharedLabels" . | nindent 4 }}
+data:
+  LOG_LEVEL: {{ $g.logLevel | default "info" | quote }}
+  PUBLIC_BASE_URL: {{ include "quire-lib.publicBaseUrl" . | quote }}
+  REDIS_PREFIX: {{ $g.redisPrefix | default "quire:" | quote }}
+  {{- range $svc := splitList " " (include "quire-lib.backends" .) }}
+  {{- $host := include "quire-lib.serviceFullname" (list $ $svc) }}
+  {{- $prefix := include "quire-lib.envPrefix" $svc }}
+  {{ $prefix }}_GRPC_ADDR: {{ printf "%s:%v" $host (include "quire-lib.grpcPort" $) | quote }}
+  {{ $prefix }}_HTTP_URL: {{ printf "http://%s:%v" $host (include "quire-lib.httpPort" $) | quote }}
+  {{- end }}
+  {{- range $key, $value := $g.extraConfig }}
+  {{ $key }}: {{ $value | toString | quote }}
+  {{- end }}
+{{- end -}}
+
+{{/*
+The shared Secret (umbrella only): INTERNAL_HMAC_SECRET, MONGODB_URI,
+<SERVICE>_MONGODB_URI and REDIS_URL, each unless an existing Secret is used.
+INTERNAL_HMAC_SECRET is generated once when not given and kept on upgrades.
+*/}}
+{{- define "quire-lib.sharedSecret" -}}
+{{- $g := .Values.global | default dict -}}
+{{- $internal := $g.internalSecret | default dict -}}
+{{- $mongo := $g.mongodb | default dict -}}
+{{- $redis := $g.redis | default dict -}}
+{{- $data := dict -}}
+{{- if not $internal.existingSecret -}}
+{{- $value := $internal.value -}}
+{{- if not $value -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "quire-lib.sharedName" .) -}}
+{{- if and $existing $existing.data (hasKey $existing.data "INTERNAL_HMAC_SECRET") -}}
+{{- $value = index $existing.data "INTERNAL_HMAC_SECRET" | b64dec -}}
+{{- else -}}
+{{- $value = randAlphaNum 64 -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $data "INTERNAL_HMAC_SECRET" $value -}}
+{{- end -}}
+{{- if and $mongo.uri (not $mongo.existingSecret) -}}
+{{- $_ := set $data "MONGODB_URI" $mongo.uri -}}
+{{- end -}}
+{{- range $svc, $uri := $mongo.serviceUris -}}
+{{- if $uri -}}
+{{- $_ := set $data (printf "%s_MONGODB_URI" (include "quire-lib.envPrefix" $svc)) $uri -}}
+{{- end -}}
+{{- end -}}
+{{- if and $redis.url (not $redis.existingSecret) -}}
+{{- $_ := set $data "REDIS_URL" $redis.url -}}
+{{- end -}}
+{{- if $data -}}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ include "quire-lib.sharedName" . }}
+  namespace: {{ .Release.Namespace }}
+  labels:
+    {{- include "quire-lib.sharedLabels" . | nindent 4 }}
+type: Opaque
+data:
+  {{- range $key, $value := $data }}
+  {{ $key }}: {{ $value | toString | b64enc | quote }}
+  {{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+env + envFrom of a service container. Arg: list $ $v (root context, effective values).
+Container-level env wins over envFrom, so per-service settings override the shared ConfigMap.
+*/}}
+{{- define "quire-lib.containerEnv" -}}
+{{- $ctx := index . 0 -}}
+{{- $v := index . 1 -}}
+{{- $g := $ctx.Values.global | default dict -}}
+{{- $isGateway := include "quire-lib.isGateway" $ctx -}}
+envFrom:
+  - configMapRef:
+      name: {{ include "quire-lib.sharedName" $ctx }}
+  {{- with $v.extraEnvFrom }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+env:
+  {{- if $isGateway }}
+  - name: PORT
+    value: {{ (include "quire-lib.httpPort" $ctx) | quote }}
+  - name: RATE_LIMIT_POINTS
+    value: {{ $v.rateLimit.points | quote }}
+  - name: RATE_LIMIT_DURATION_SECONDS
+    value: {{ $v.rateLimit.durationSeconds | quote }}
+  {{- else }}
+  - name: HTTP_PORT
+    value: {{ (include "quire-lib.httpPort" $ctx) | quote }}
+  - name: GRPC_PORT
+    value: {{ (include "quire-lib.grpcPort" $ctx) | quote }}
+  {{- end }}
+  {{- with $v.logLevel }}
+  - name: LOG_LEVEL
+    value: {{ . | quote }}
+  {{- end }}
+  {{- include "quire-lib.secretEnv" (list "INTERNAL_HMAC_SECRET" (include "quire-lib.internalSecretRef" $ctx) false) | nindent 2 }}
+  {{- include "quire-lib.secretEnv" (list "REDIS_URL" (include "quire-lib.redisSecretRef" $ctx) false) | nindent 2 }}
+  {{- if not $isGateway }}
+  {{- $mongo := $g.mongodb | default dict }}
+  {{- $serviceKey := printf "%s_MONGODB_URI" (include "quire-lib.envPrefix" $ctx.Chart.Name) }}
+  {{- $serviceUri := index ($mongo.serviceUris | default dict) $ctx.Chart.Name }}
+  {{- if or $mongo.uri $mongo.existingSecret }}
+  {{- /* optional when a per-service URI is provided instead */}}
+  {{- include "quire-lib.secretEnv" (list "MONGODB_URI" (include "quire-lib.mongodbSecretRef" $ctx) (not (empty $serviceUri))) | nindent 2 }}
+  {{- end }}
+  {{- if $serviceUri }}
+  {{- include "quire-lib.secretEnv" (list $serviceKey (printf "name: %s\nkey: %s" (include "quire-lib.sharedName" $ctx) $serviceKey) false) | nindent 2 }}
+  {{- else if $mongo.existingSecret }}
+  {{- include "quire-lib.secretEnv" (list $serviceKey (printf "name: %s\nkey: %s" $mongo.existingSecret $serviceKey) true) | nindent 2 }}
+  {{- end }}
+  {{- end }}
+  {{- with $v.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end -}}

@@ -1,0 +1,19 @@
+export { HttpError, httpError, sendError } from './errors';
+export { parseInput, zodMessage } from './validate';
+export {
+  listQuerySchema,
+  orderSchema,
+  encodeCursor,
+  decodeCursor,
+  keysetPage,
+  listEnvelope,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  type ListQuery,
+  type ListEnvelope,
+  type KeysetPage,
+} from './pagination';
+export { createServiceApp, finishServiceApp, principalOf, type ServiceAppOptions } from './app';
+export { booleanQuery } from './schemas';
+export { startBackendService, type ServiceDeps, type RunningService } from './service';
+export { apiUrl } from './urls';

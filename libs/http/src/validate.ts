@@ -1,0 +1,22 @@
+import type { z } from 'zod';
+import { HttpError } from './errors';
+
+type Location = 'body' | 'query' | 'params';
+
+/** "title: Too big: expected string to have <=50 characters" — always naming the field. */
+export function zodMessage(error: z.ZodError, location: Location): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const field = issue.path.length > 0 ? issue.path.join('.') : location;
+      return `${field}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Parses request input with a zod schema; invalid input is a 400 naming the field. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.infer<S> {
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) throw new HttpError(400, `Invalid ${location}: ${zodMessage(result.error, location)}`);
+  return result.data;
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** Settings every process reads from its environment (design.md §5, §6). */
+export const baseConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BIND_HOST: z.string().default('127.0.0.1'),
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI').optional(),
+  DB_PREFIX: z.string().regex(/^[a-z0-9_]*$/).default('quire_'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URI').default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z.string().default('quire:'),
+  INTERNAL_HMAC_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
+  IDENTITY_GRPC_ADDR: z.string().optional(),
+  CONTENT_GRPC_ADDR: z.string().optional(),
+  PUBLISHING_GRPC_ADDR: z.string().optional(),
+  INTEGRATIONS_GRPC_ADDR: z.string().optional(),
+  INSIGHTS_GRPC_ADDR: z.string().optional(),
+  GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
+});
+export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/** A backend service: REST on HTTP_PORT, gRPC on GRPC_PORT (0 picks a free port). */
+export const backendConfigSchema = baseConfigSchema.extend({
+  HTTP_PORT: z.coerce.number().int().min(0).max(65535),
+  GRPC_PORT: z.coerce.number().int().min(0).max(65535),
+});
+export type BackendConfig = z.infer<typeof backendConfigSchema>;
+
+/**
+ * Parses the environment against `schema`; a bad or missing variable stops the process
+ * with one message naming every offending variable (never its value: it may be secret).
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

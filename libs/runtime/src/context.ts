@@ -1,0 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Principal } from './principal';
+
+/** What travels with one request through HTTP handlers, gRPC calls and logs. */
+export interface RequestContext {
+  requestId: string;
+  principal?: Principal;
+}
+
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+export function runWithContext<T>(context: RequestContext, fn: () => T): T {
+  return requestContext.run(context, fn);
+}
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}

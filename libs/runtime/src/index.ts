@@ -1,0 +1,20 @@
+export { loadConfig, baseConfigSchema, backendConfigSchema, type BaseConfig, type BackendConfig } from './config';
+export { requestContext, currentRequestId, runWithContext, type RequestContext } from './context';
+export { createLogger, type Logger } from './logger';
+export { newId, hashSecret, newSecret } from './ids';
+export {
+  PRINCIPAL_HEADER,
+  SIGNATURE_HEADER,
+  REQUEST_ID_HEADER,
+  INTERNAL_HEADERS,
+  signPrincipal,
+  verifyPrincipal,
+  signCaller,
+  verifyCaller,
+  type Principal,
+} from './principal';
+export { connectDatabase, databaseUri, type Database } from './mongo';
+export { createRedis, type RedisClient } from './redis';
+export { createGrpcServer, createGrpcClient, grpcStatus, GrpcError, type GrpcServerHandle } from './grpc';
+export { runService, type ServiceHandle } from './lifecycle';
+export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';

@@ -1,0 +1,60 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Who is calling: resolved by the gateway from the bearer token. */
+export interface Principal {
+  userId: string;
+  tokenId: string;
+}
+
+export const PRINCIPAL_HEADER = 'x-quire-principal';
+export const SIGNATURE_HEADER = 'x-quire-signature';
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** Headers only the gateway may set; it strips them from every incoming request. */
+export const INTERNAL_HEADERS = [PRINCIPAL_HEADER, SIGNATURE_HEADER];
+
+/** A signed assertion is refused when older than this (replay window). */
+const MAX_AGE_SECONDS = 300;
+
+function mac(secret: string, value: string): string {
+  return createHmac('sha256', secret).update(value).digest('base64url');
+}
+
+function sameMac(secret: string, value: string, signature: string): boolean {
+  const expected = Buffer.from(mac(secret, value));
+  const given = Buffer.from(signature);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/** Header values the gateway forwards: the principal, and its HMAC. */
+export function signPrincipal(secret: string, principal: Principal, now = Date.now()): { value: string; signature: string } {
+  const value = Buffer.from(JSON.stringify({ ...principal, iat: Math.floor(now / 1000) })).toString('base64url');
+  return { value, signature: mac(secret, value) };
+}
+
+/** The principal when the header carries a valid, fresh signature; undefined otherwise. */
+export function verifyPrincipal(secret: string, value: unknown, signature: unknown, now = Date.now()): Principal | undefined {
+  if (typeof value !== 'string' || typeof signature !== 'string' || !sameMac(secret, value, signature)) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (typeof claims.userId !== 'string' || typeof claims.iat !== 'number') return undefined;
+    if (Math.abs(now / 1000 - claims.iat) > MAX_AGE_SECONDS) return undefined;
+    return { userId: claims.userId, tokenId: String(claims.tokenId ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Service-to-service assertion carried in gRPC metadata: "<service>.<epoch seconds>". */
+export function signCaller(secret: string, service: string, now = Date.now()): { caller: string; signature: string } {
+  const caller = `${service}.${Math.floor(now / 1000)}`;
+  return { caller, signature: mac(secret, caller) };
+}
+
+/** The calling service's name when the assertion is valid and fresh. */
+export function verifyCaller(secret: string, caller: unknown, signature: unknown, now = Date.now()): string | undefined {
+  if (typeof caller !== 'string' || typeof signature !== 'string' || !sameMac(secret, caller, signature)) return undefined;
+  const dot = caller.lastIndexOf('.');
+  const issued = Number(caller.slice(dot + 1));
+  if (dot <= 0 || !Number.isFinite(issued) || Math.abs(now / 1000 - issued) > MAX_AGE_SECONDS) return undefined;
+  return caller.slice(0, dot);
+}
