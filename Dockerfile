@@ -63,8 +63,10 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 
+# BIND_HOST: the services listen on 127.0.0.1 by default; a container must listen on all interfaces.
 ENV NODE_ENV=production \
     SERVICE=${SERVICE} \
+    BIND_HOST=0.0.0.0 \
     PORT=8080 \
     HTTP_PORT=8080 \
     GRPC_PORT=50051

@@ -8,7 +8,8 @@
 # of one exact version only needs .info/.mod/.zip, so we download and build that.
 #
 # Environment:
-#   HELM_VERSION      helm v3 version to build (default v3.16.4)
+#   HELM_VERSION      helm v3 version to build (default v3.16.4). If its go.mod
+#                     needs a newer Go than `go version`, pick an older v3 release.
 #   HELM_FORCE_LOCAL  set to 1 to ignore a helm on PATH and use/build .tools/bin/helm
 set -euo pipefail
 
@@ -34,9 +35,8 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
+# Use the installed Go as is: never download another toolchain.
 export GOTOOLCHAIN=local
-# Never send telemetry from this script.
-export GOTELEMETRY=off
 
 log "building helm $HELM_VERSION from source with $(go version)"
 

@@ -141,3 +141,18 @@ export function createGrpcClient<S extends CompatServiceDefinition>(
 }
 
 export { ClientError };
+
+/** A health-check client for a gRPC server (grpc.health.v1). */
+export function createHealthClient(options: { address: string; secret: string; caller: string }) {
+  return createGrpcClient(HealthDefinition, { ...options, deadlineMs: 1_000 });
+}
+
+/** True when the server answers SERVING within `timeoutMs`. */
+export async function isServing(client: ReturnType<typeof createHealthClient>, timeoutMs = 1_000): Promise<boolean> {
+  try {
+    const response = await client.check({ service: '' }, { deadline: timeoutMs, retry: false });
+    return response.status === 1; // SERVING
+  } catch {
+    return false;
+  }
+}

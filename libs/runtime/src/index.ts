@@ -11,10 +11,11 @@ export {
   verifyPrincipal,
   signCaller,
   verifyCaller,
+  tokenCacheKey,
   type Principal,
 } from './principal';
 export { connectDatabase, databaseUri, type Database } from './mongo';
 export { createRedis, type RedisClient } from './redis';
-export { createGrpcServer, createGrpcClient, grpcStatus, GrpcError, type GrpcServerHandle } from './grpc';
-export { runService, type ServiceHandle } from './lifecycle';
+export { createGrpcServer, createGrpcClient, createHealthClient, isServing, grpcStatus, GrpcError, ClientError, type GrpcServerHandle } from './grpc';
+export { runService, runMain, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';

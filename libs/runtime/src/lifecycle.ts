@@ -58,7 +58,7 @@ export async function runService(options: {
 
   if (options.handleSignals !== false) {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
+      process.on(signal, () => {
         stop()
           .then(() => process.exit(0))
           .catch((error) => {
@@ -69,4 +69,12 @@ export async function runService(options: {
     }
   }
   return { httpPort, grpcPort, stop };
+}
+
+/** Entry point of a service process: start it, or print why it could not start and exit 1. */
+export function runMain(service: string, start: () => Promise<unknown>): void {
+  start().catch((error) => {
+    console.error(`${service} failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
 }

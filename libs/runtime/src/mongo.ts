@@ -29,7 +29,7 @@ export async function connectDatabase(
     autoIndex: false,
     autoCreate: true,
   });
-  connection.on('disconnected', () => logger.warn('database disconnected'));
+  connection.on('disconnected', () => logger.info('database disconnected'));
   connection.on('reconnected', () => logger.info('database reconnected'));
   await connection.asPromise();
   registerModels(connection);

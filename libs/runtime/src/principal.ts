@@ -58,3 +58,8 @@ export function verifyCaller(secret: string, caller: unknown, signature: unknown
   if (dot <= 0 || !Number.isFinite(issued) || Math.abs(now / 1000 - issued) > MAX_AGE_SECONDS) return undefined;
   return caller.slice(0, dot);
 }
+
+/** Redis key (under the deployment prefix) of a resolved token in the gateway's cache. */
+export function tokenCacheKey(tokenHash: string): string {
+  return `auth:token:${tokenHash}`;
+}

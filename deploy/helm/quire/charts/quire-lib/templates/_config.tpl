@@ -81,6 +81,37 @@ key: REDIS_URL
 {{- if not (or $redis.url $redis.existingSecret) -}}
 {{- fail "global.redis.url is required (e.g. redis://redis:6379), or global.redis.existingSecret" -}}
 {{- end -}}
+{{- if and $mongo.uri (not (regexMatch "^mongodb(\\+srv)?://" $mongo.uri)) -}}
+{{- fail "global.mongodb.uri must start with mongodb:// or mongodb+srv://" -}}
+{{- end -}}
+{{- range $svc, $uri := ($mongo.serviceUris | default dict) -}}
+{{- if and $uri (not (regexMatch "^mongodb(\\+srv)?://" $uri)) -}}
+{{- fail (printf "global.mongodb.serviceUris.%s must start with mongodb:// or mongodb+srv://" $svc) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $mongo.dbPrefix (not (regexMatch "^[a-z0-9_]*$" $mongo.dbPrefix)) -}}
+{{- fail "global.mongodb.dbPrefix may only contain a-z, 0-9 and _" -}}
+{{- end -}}
+{{- if and $redis.url (not (regexMatch "^rediss?://" $redis.url)) -}}
+{{- fail "global.redis.url must start with redis:// or rediss://" -}}
+{{- end -}}
+{{- $internal := $g.internalSecret | default dict -}}
+{{- if and $internal.value (lt (len $internal.value) 32) -}}
+{{- fail "global.internalSecret.value must be at least 32 characters" -}}
+{{- end -}}
+{{- $levels := list "fatal" "error" "warn" "info" "debug" "trace" "silent" -}}
+{{- if not (has ($g.logLevel | default "info") $levels) -}}
+{{- fail (printf "global.logLevel must be one of: %s" (join ", " $levels)) -}}
+{{- end -}}
+{{- range $svc := splitList " " (include "quire-lib.services" .) -}}
+{{- $level := dig $svc "logLevel" "" $.Values.AsMap -}}
+{{- if and $level (not (has $level $levels)) -}}
+{{- fail (printf "%s.logLevel must be one of: %s" $svc (join ", " $levels)) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $g.publicBaseUrl (not (regexMatch "^https?://[^/]" $g.publicBaseUrl)) -}}
+{{- fail "global.publicBaseUrl must be an absolute http(s) URL, e.g. https://api.example.com" -}}
+{{- end -}}
 {{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .Release.Name) -}}
 {{- fail (printf "release name %q must be a DNS label" .Release.Name) -}}
 {{- end -}}
@@ -100,7 +131,12 @@ metadata:
   labels:
     {{- include "quire-lib.sharedLabels" . | nindent 4 }}
 data:
+  # Services bind 127.0.0.1 unless told otherwise; in a pod they must listen on all interfaces.
+  BIND_HOST: {{ $g.bindHost | default "0.0.0.0" | quote }}
   LOG_LEVEL: {{ $g.logLevel | default "info" | quote }}
+  {{- with ($g.mongodb | default dict).dbPrefix }}
+  DB_PREFIX: {{ . | quote }}
+  {{- end }}
   PUBLIC_BASE_URL: {{ include "quire-lib.publicBaseUrl" . | quote }}
   REDIS_PREFIX: {{ $g.redisPrefix | default "quire:" | quote }}
   {{- range $svc := splitList " " (include "quire-lib.backends" .) }}

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ensureRedis, freePort, startMongo } from '@quire/datastore';
+import type { BackendConfig } from '@quire/runtime';
+
+export interface TestEnvironment {
+  /** Base URI of the shared test datastore (no database name). */
+  mongodbUri: string;
+  redisUrl: string;
+  /** Unique to this suite: its databases are `<dbPrefix><service>`. */
+  dbPrefix: string;
+  /** Unique to this suite: its Redis keys start with it. */
+  redisPrefix: string;
+}
+
+let shared: Promise<{ mongodbUri: string; redisUrl: string }> | undefined;
+
+/**
+ * The datastore is started once per test run by the runner (QUIRE_TEST_MONGODB_URI);
+ * a test file run on its own starts one for itself. Each call gives fresh names.
+ */
+export async function testEnvironment(): Promise<TestEnvironment> {
+  shared ??= (async () => {
+    const redis = await ensureRedis(process.env.REDIS_URL);
+    const given = process.env.QUIRE_TEST_MONGODB_URI;
+    if (given) return { mongodbUri: given, redisUrl: redis.url };
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-test-db-'));
+    const mongo = await startMongo({ dataDir, port: await freePort() });
+    process.once('exit', () => void mongo.stop());
+    return { mongodbUri: mongo.uri, redisUrl: redis.url };
+  })();
+  const base = await shared;
+  const suffix = randomBytes(5).toString('hex');
+  return { ...base, dbPrefix: `t${suffix}_`, redisPrefix: `quire-test:${suffix}:` };
+}
+
+/** Config for an in-process backend service of a test suite (free ports, fresh databases). */
+export function testBackendConfig(env: TestEnvironment, overrides: Partial<BackendConfig> = {}): BackendConfig {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    BIND_HOST: '127.0.0.1',
+    MONGODB_URI: env.mongodbUri,
+    DB_PREFIX: env.dbPrefix,
+    REDIS_URL: env.redisUrl,
+    REDIS_PREFIX: env.redisPrefix,
+    INTERNAL_HMAC_SECRET: 'test-secret-test-secret-test-secret-0123',
+    PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
+    GRPC_DEADLINE_MS: 5_000,
+    HTTP_PORT: 0,
+    GRPC_PORT: 0,
+    ...overrides,
+  };
+}
+
+/** Drops the suite's databases so the shared datastore does not fill up. */
+export async function dropTestDatabases(env: TestEnvironment): Promise<void> {
+  const client = new MongoClient(env.mongodbUri);
+  try {
+    const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
+    await Promise.all(databases.filter((d) => d.name.startsWith(env.dbPrefix)).map((d) => client.db(d.name).dropDatabase()));
+  } finally {
+    await client.close();
+  }
+}

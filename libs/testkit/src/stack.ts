@@ -1,0 +1,84 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '@quire/datastore';
+import { dropTestDatabases, testEnvironment, type TestEnvironment } from './environment';
+
+export interface TestStack {
+  baseUrl: string;
+  adminToken: string;
+  dataDir: string;
+  env: TestEnvironment;
+  /** The environment the stack runs with (for the CLI and extra processes). */
+  processEnv: NodeJS.ProcessEnv;
+  /** Runs `npm run cli -- <args>` against this stack; returns the parsed last JSON line. */
+  cli(args: string[]): Promise<any>;
+  /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. */
+  stop(): Promise<void>;
+  /** Exit code and signal of the stack process once stopped. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts the whole stack exactly as `npm start` runs it (tools/stack start script), on
+ * free ports, with this suite's databases and Redis prefix and a fresh data dir.
+ */
+export async function startTestStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<TestStack> {
+  const env = await testEnvironment();
+  const root = repoRoot();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-stack-'));
+  const processEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    QUIRE_DATA_DIR: dataDir,
+    MONGODB_URI: env.mongodbUri,
+    DB_PREFIX: env.dbPrefix,
+    REDIS_URL: env.redisUrl,
+    REDIS_PREFIX: env.redisPrefix,
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const child = spawn(process.execPath, [path.join(root, 'tools/stack/dist/start.js')], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let output = '';
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`stack did not become ready in 60 s:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+      const ready = /Quire is ready at (http:\/\/\S+)/.exec(output);
+      if (ready) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`stack exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+  const adminToken = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
+  const run = promisify(execFile);
+  return {
+    baseUrl,
+    adminToken,
+    dataDir,
+    env,
+    processEnv,
+    exited,
+    async cli(args) {
+      const { stdout } = await run(process.execPath, [path.join(root, 'tools/stack/dist/cli.js'), ...args], { env: processEnv, timeout: 60_000 });
+      const lines = stdout.trim().split('\n');
+      return JSON.parse(lines[lines.length - 1]);
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      await dropTestDatabases(env).catch(() => {});
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

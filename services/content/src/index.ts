@@ -1,0 +1,1 @@
+export { startContent } from './service';

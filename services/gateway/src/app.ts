@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import { HttpError, sendError } from '@quire/http';
+import {
+  INTERNAL_HEADERS,
+  PRINCIPAL_HEADER,
+  REQUEST_ID_HEADER,
+  SIGNATURE_HEADER,
+  requestContext,
+  signPrincipal,
+  type Logger,
+  type Principal,
+} from '@quire/runtime';
+import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
+import { serviceFor } from './routes';
+
+export interface GatewayParts {
+  config: GatewayConfig;
+  logger: Logger;
+  authenticate(header: string | undefined): Promise<Principal & { tokenHash: string }>;
+  consumeRate(key: string, res: Response): Promise<void>;
+  ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
+  metrics: { registry: { contentType: string; metrics(): Promise<string> }; observe(service: string, method: string, status: number, seconds: number): void };
+}
+
+const REQUEST_ID_PATTERN = /^[\w.-]{1,128}$/;
+
+/** The gateway's request pipeline: ids → health → auth → rate limit → route → proxy. */
+export function createGatewayApp(parts: GatewayParts): Express {
+  const { config, logger } = parts;
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use((req, res, next) => {
+    for (const header of INTERNAL_HEADERS) delete req.headers[header];
+    const given = req.get(REQUEST_ID_HEADER);
+    const requestId = given && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.set(REQUEST_ID_HEADER, requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const service = (res.locals.service as string | undefined) ?? 'gateway';
+      parts.metrics.observe(service, req.method, res.statusCode, seconds);
+      logger.info({ reqId: requestId, method: req.method, path: req.path, status: res.statusCode, service, ms: Math.round(seconds * 1000) }, 'request');
+    });
+    requestContext.run({ requestId }, () => next());
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const { ready, checks } = await parts.ready();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(parts.metrics.registry.contentType).send(await parts.metrics.registry.metrics());
+  });
+
+  const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, config, logger)])) as Record<ServiceName, RequestHandler>;
+
+  app.use('/v1', async (req, res, next) => {
+    let principal: Principal & { tokenHash: string };
+    try {
+      principal = await parts.authenticate(req.get('authorization'));
+    } catch (error) {
+      // Failed attempts count against the caller's address, to slow down token guessing.
+      if (error instanceof HttpError && error.status === 401) await parts.consumeRate(`ip:${req.ip}`, res);
+      throw error;
+    }
+    await parts.consumeRate(`token:${principal.tokenHash}`, res);
+
+    const path = req.originalUrl.split('?')[0];
+    const service = serviceFor(path);
+    if (!service) throw new HttpError(404, `No route for ${req.method} ${path}`);
+    const length = Number(req.get('content-length') ?? 0);
+    if (length > config.BODY_LIMIT_BYTES) throw new HttpError(413, `Request body too large (limit ${config.BODY_LIMIT_BYTES} bytes)`);
+
+    const { value, signature } = signPrincipal(config.INTERNAL_HMAC_SECRET, { userId: principal.userId, tokenId: principal.tokenId });
+    req.headers[PRINCIPAL_HEADER] = value;
+    req.headers[SIGNATURE_HEADER] = signature;
+    res.locals.service = service;
+    // The proxy sees the full path: undo express's mount-path stripping.
+    req.url = req.originalUrl;
+    proxies[service](req, res, next);
+  });
+
+  app.use((req: Request) => {
+    throw new HttpError(404, `No route for ${req.method} ${req.path}`);
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof HttpError) return sendError(res, error.status, error.message, error.headers);
+    logger.error({ err: error }, 'gateway error');
+    sendError(res, 500, 'Internal error');
+  });
+  return app;
+}
+
+function proxyTo(service: ServiceName, config: GatewayConfig, logger: Logger): RequestHandler {
+  return createProxyMiddleware<Request, Response>({
+    target: httpUrlOf(config, service),
+    changeOrigin: false,
+    xfwd: true,
+    proxyTimeout: config.PROXY_TIMEOUT_MS,
+    timeout: config.PROXY_TIMEOUT_MS,
+    on: {
+      error(error, _req, res) {
+        logger.warn({ service, err: (error as Error).message }, 'service unreachable');
+        const response = res as ServerResponse;
+        if (typeof response.writeHead !== 'function' || response.headersSent) {
+          response.destroy?.();
+          return;
+        }
+        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+        response.end(JSON.stringify({ error: { code: 503, message: `The ${service} service is unavailable, retry shortly` } }));
+      },
+    },
+  }) as unknown as RequestHandler;
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { baseConfigSchema } from '@quire/runtime';
+
+export const SERVICES = ['identity', 'content', 'publishing', 'integrations', 'insights'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export const gatewayConfigSchema = baseConfigSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  IDENTITY_HTTP_URL: z.string().url(),
+  CONTENT_HTTP_URL: z.string().url(),
+  PUBLISHING_HTTP_URL: z.string().url(),
+  INTEGRATIONS_HTTP_URL: z.string().url(),
+  INSIGHTS_HTTP_URL: z.string().url(),
+  IDENTITY_GRPC_ADDR: z.string().min(1),
+  CONTENT_GRPC_ADDR: z.string().min(1),
+  PUBLISHING_GRPC_ADDR: z.string().min(1),
+  INTEGRATIONS_GRPC_ADDR: z.string().min(1),
+  INSIGHTS_GRPC_ADDR: z.string().min(1),
+  /** Requests one token (or, unauthenticated, one address) may make per window. */
+  RATE_LIMIT_POINTS: z.coerce.number().int().positive().default(1200),
+  RATE_LIMIT_DURATION_SECONDS: z.coerce.number().int().positive().default(60),
+  /** How long a resolved token is trusted from the cache; revocation clears it at once. */
+  AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+});
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+export function httpUrlOf(config: GatewayConfig, service: ServiceName): string {
+  return config[`${service.toUpperCase()}_HTTP_URL` as `${Uppercase<ServiceName>}_HTTP_URL`];
+}
+
+export function grpcAddrOf(config: GatewayConfig, service: ServiceName): string {
+  return config[`${service.toUpperCase()}_GRPC_ADDR` as `${Uppercase<ServiceName>}_GRPC_ADDR`];
+}

@@ -1,0 +1,3 @@
+export { startGateway } from './service';
+export { gatewayConfigSchema, type GatewayConfig } from './config';
+export { serviceFor, ROUTE_TABLE } from './routes';

@@ -1,0 +1,27 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Prometheus metrics of the gateway: default process metrics plus per-route traffic. */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'quire_http_requests_total',
+    help: 'HTTP requests answered by the gateway',
+    labelNames: ['service', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'quire_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request at the gateway',
+    labelNames: ['service', 'method'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(service: string, method: string, status: number, seconds: number) {
+      requests.inc({ service, method, status: String(status) });
+      duration.observe({ service, method }, seconds);
+    },
+  };
+}

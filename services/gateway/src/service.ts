@@ -1,0 +1,53 @@
+import http from 'node:http';
+import { identity } from '@quire/proto';
+import { createGrpcClient, createHealthClient, createLogger, createRedis, isServing, runService, type Logger } from '@quire/runtime';
+import { createGatewayApp } from './app';
+import { createAuthenticator } from './auth';
+import { grpcAddrOf, SERVICES, type GatewayConfig } from './config';
+import { createMetrics } from './metrics';
+import { createRateLimiter } from './rate-limit';
+
+/** Starts the gateway on config.PORT; resolves once it listens. */
+export async function startGateway(config: GatewayConfig, options: { handleSignals?: boolean; logger?: Logger } = {}) {
+  const logger = options.logger ?? createLogger('gateway', config.LOG_LEVEL);
+  const redis = createRedis(config, logger);
+  const secret = config.INTERNAL_HMAC_SECRET;
+  const identityClient = createGrpcClient(identity.IdentityServiceDefinition, {
+    address: config.IDENTITY_GRPC_ADDR,
+    secret,
+    caller: 'gateway',
+    deadlineMs: config.GRPC_DEADLINE_MS,
+  });
+  const health = SERVICES.map((service) => ({ service, client: createHealthClient({ address: grpcAddrOf(config, service), secret, caller: 'gateway' }) }));
+
+  const app = createGatewayApp({
+    config,
+    logger,
+    authenticate: createAuthenticator({ identity: identityClient, redis, cacheSeconds: config.AUTH_CACHE_SECONDS }),
+    consumeRate: createRateLimiter({ redis, points: config.RATE_LIMIT_POINTS, durationSeconds: config.RATE_LIMIT_DURATION_SECONDS }),
+    metrics: createMetrics(),
+    async ready() {
+      const [redisOk, ...services] = await Promise.all([
+        redis.ping().then((r) => r === 'PONG', () => false),
+        ...health.map(({ client }) => isServing(client)),
+      ]);
+      const checks: Record<string, boolean> = { redis: redisOk };
+      health.forEach(({ service }, i) => (checks[service] = services[i]));
+      return { ready: Object.values(checks).every(Boolean), checks };
+    },
+  });
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+
+  const handle = await runService({
+    name: 'gateway',
+    logger,
+    host: config.BIND_HOST,
+    httpPort: config.PORT,
+    httpHandler: app as unknown as http.RequestListener,
+    handleSignals: options.handleSignals,
+    onStop: async () => {
+      redis.disconnect();
+    },
+  });
+  return { port: handle.httpPort!, stop: handle.stop };
+}

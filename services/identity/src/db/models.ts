@@ -1,0 +1,156 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { ROLES, type Role } from '@quire/runtime';
+
+export interface UserDoc {
+  _id: string;
+  displayName: string;
+  /** Lower-cased; unique. */
+  email: string;
+  photoURL?: string;
+  createdAt: Date;
+}
+
+export interface OrganizationDoc {
+  _id: string;
+  title: string;
+  createdAt: Date;
+  emailDomains: string[];
+  hostname?: string;
+  type: 'business' | 'community';
+  useCase?: string;
+  communityType?: string;
+  defaultRole: Role | null;
+  defaultContent?: { type: 'site'; site: string } | null;
+  sso: boolean;
+  ai: boolean;
+  inviteLinks: boolean;
+  plan: string;
+  mergeRules: { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> } | { type: 'inherit' };
+  logo?: string | null;
+  createdBy: string;
+}
+
+export interface MembershipDoc {
+  _id: string;
+  organizationId: string;
+  userId: string;
+  role: Role | null;
+  joinedAt: Date;
+  lastSeenAt?: Date;
+  sso: boolean;
+  disabled: boolean;
+}
+
+export interface ApiTokenDoc {
+  _id: string;
+  userId: string;
+  /** sha256 of the secret; the secret itself is never stored. */
+  hash: string;
+  label: string;
+  createdAt: Date;
+  revokedAt?: Date | null;
+}
+
+const roleField = { type: String, enum: [...ROLES, null], default: null };
+
+const userSchema = new Schema<UserDoc>(
+  {
+    _id: String,
+    displayName: { type: String, required: true },
+    email: { type: String, required: true, lowercase: true, trim: true },
+    photoURL: String,
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+userSchema.index({ email: 1 }, { unique: true });
+
+const organizationSchema = new Schema<OrganizationDoc>(
+  {
+    _id: String,
+    title: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    emailDomains: { type: [String], default: [] },
+    hostname: String,
+    type: { type: String, enum: ['business', 'community'], default: 'business' },
+    useCase: String,
+    communityType: String,
+    defaultRole: roleField,
+    defaultContent: { type: Schema.Types.Mixed, default: null },
+    sso: { type: Boolean, default: false },
+    ai: { type: Boolean, default: false },
+    inviteLinks: { type: Boolean, default: false },
+    plan: { type: String, default: 'free_2024' },
+    mergeRules: { type: Schema.Types.Mixed, default: () => ({ type: 'rules', rules: [] }) },
+    logo: { type: String, default: null },
+    createdBy: { type: String, required: true },
+  },
+  { versionKey: false },
+);
+
+/**
+ * Claims of organization hostnames, unique by _id. A partial unique index on
+ * organizations.hostname would do, but FerretDB v1 has no partial indexes (design.md §5).
+ */
+export interface HostnameClaimDoc {
+  _id: string;
+  organizationId: string;
+}
+const hostnameClaimSchema = new Schema<HostnameClaimDoc>({ _id: String, organizationId: { type: String, required: true } }, { versionKey: false });
+
+const membershipSchema = new Schema<MembershipDoc>(
+  {
+    _id: String,
+    organizationId: { type: String, required: true },
+    userId: { type: String, required: true },
+    role: roleField,
+    joinedAt: { type: Date, required: true },
+    lastSeenAt: Date,
+    sso: { type: Boolean, default: false },
+    disabled: { type: Boolean, default: false },
+  },
+  { versionKey: false },
+);
+membershipSchema.index({ organizationId: 1, userId: 1 }, { unique: true });
+membershipSchema.index({ userId: 1, joinedAt: -1, _id: -1 });
+membershipSchema.index({ organizationId: 1, joinedAt: -1, _id: -1 });
+
+const apiTokenSchema = new Schema<ApiTokenDoc>(
+  {
+    _id: String,
+    userId: { type: String, required: true },
+    hash: { type: String, required: true },
+    label: { type: String, default: '' },
+    createdAt: { type: Date, required: true },
+    revokedAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+apiTokenSchema.index({ hash: 1 }, { unique: true });
+apiTokenSchema.index({ userId: 1 });
+
+export interface IdentityModels {
+  User: Model<UserDoc>;
+  Organization: Model<OrganizationDoc>;
+  Membership: Model<MembershipDoc>;
+  ApiToken: Model<ApiTokenDoc>;
+  HostnameClaim: Model<HostnameClaimDoc>;
+}
+
+export function registerModels(db: Connection): void {
+  db.model('User', userSchema, 'users');
+  db.model('Organization', organizationSchema, 'organizations');
+  db.model('Membership', membershipSchema, 'memberships');
+  db.model('ApiToken', apiTokenSchema, 'api_tokens');
+  db.model('HostnameClaim', hostnameClaimSchema, 'hostname_claims');
+}
+
+export function modelsOf(db: Connection): IdentityModels {
+  return {
+    User: db.model<UserDoc>('User'),
+    Organization: db.model<OrganizationDoc>('Organization'),
+    Membership: db.model<MembershipDoc>('Membership'),
+    ApiToken: db.model<ApiTokenDoc>('ApiToken'),
+    HostnameClaim: db.model<HostnameClaimDoc>('HostnameClaim'),
+  };
+}

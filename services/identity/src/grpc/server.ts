@@ -1,0 +1,96 @@
+import { HttpError, keysetPage } from '@quire/http';
+import { identity } from '@quire/proto';
+import { GrpcError, grpcStatus, roleToProto } from '@quire/runtime';
+import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
+import type { IdentityContext } from '../domain/context';
+import { getUsers } from '../domain/users';
+import { resolveToken } from '../domain/tokens';
+
+/** Largest batch one call may ask for; callers split bigger ones. */
+const MAX_BATCH = 1000;
+
+function checkBatch(ids: string[]): string[] {
+  if (ids.length > MAX_BATCH) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `at most ${MAX_BATCH} ids per call`);
+  return ids;
+}
+
+const toUser = (user: UserDoc): identity.User => ({
+  id: user._id,
+  displayName: user.displayName,
+  email: user.email,
+  photoUrl: user.photoURL ?? '',
+  createTime: user.createdAt,
+});
+
+const toOrganization = (organization: OrganizationDoc): identity.Organization => ({
+  id: organization._id,
+  title: organization.title,
+  createTime: organization.createdAt,
+  defaultRole: roleToProto(organization.defaultRole),
+  hostname: organization.hostname ?? '',
+});
+
+const toMembership = (membership: MembershipDoc): identity.Membership => ({
+  organizationId: membership.organizationId,
+  userId: membership.userId,
+  member: !membership.disabled,
+  role: roleToProto(membership.role),
+  teamIds: [],
+  sso: membership.sso,
+  disabled: membership.disabled,
+  joinTime: membership.joinedAt,
+  lastSeenTime: membership.lastSeenAt,
+});
+
+/** IdentityService over gRPC: token resolution and batched lookups for other services. */
+export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImplementation {
+  return {
+    async resolveToken(request) {
+      const resolved = await resolveToken(ctx, request.token);
+      if (!resolved) throw new GrpcError(grpcStatus.NOT_FOUND, 'token not found or revoked');
+      return { user: toUser(resolved.user), tokenId: resolved.tokenId };
+    },
+
+    async batchGetUsers(request) {
+      const users = await getUsers(ctx, checkBatch(request.ids));
+      return { users: users.map(toUser) };
+    },
+
+    async batchGetOrganizations(request) {
+      const ids = checkBatch(request.ids);
+      const organizations = ids.length ? await ctx.models.Organization.find({ _id: { $in: ids } }).lean() : [];
+      return { organizations: organizations.map(toOrganization) };
+    },
+
+    async getMembership(request) {
+      const membership = await ctx.models.Membership.findOne({ organizationId: request.organizationId, userId: request.userId }).lean();
+      return {
+        membership: membership
+          ? toMembership(membership)
+          : { ...identity.Membership.fromPartial({}), organizationId: request.organizationId, userId: request.userId },
+      };
+    },
+
+    async batchGetMemberships(request) {
+      const organizationIds = checkBatch(request.organizationIds);
+      const memberships = await ctx.models.Membership.find({ userId: request.userId, organizationId: { $in: organizationIds } }).lean();
+      return { memberships: memberships.map(toMembership) };
+    },
+
+    async listMembers(request) {
+      try {
+        const page = await keysetPage(ctx.models.Membership, {
+          filter: { organizationId: request.organizationId },
+          sortField: 'joinedAt',
+          order: 'desc',
+          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_BATCH),
+          page: request.pageToken || undefined,
+        });
+        return { memberships: page.items.map(toMembership), nextPageToken: page.next ?? '', totalSize: page.count };
+      } catch (error) {
+        if (error instanceof HttpError) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, error.message);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { apiUrl } from '@quire/http';
+import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
+import { organizationPermissions } from '../domain/permissions';
+
+export function presentUser(user: UserDoc, baseUrl: string) {
+  return {
+    object: 'user' as const,
+    id: user._id,
+    displayName: user.displayName,
+    email: user.email,
+    ...(user.photoURL ? { photoURL: user.photoURL } : {}),
+    urls: { location: apiUrl(baseUrl, `/v1/users/${user._id}`) },
+  };
+}
+
+/** The Organization object as the member `membership` sees it. */
+export function presentOrganization(organization: OrganizationDoc, membership: MembershipDoc | null, baseUrl: string, ownsTeam = false) {
+  const permissions = organizationPermissions(membership, ownsTeam);
+  return {
+    object: 'organization' as const,
+    id: organization._id,
+    title: organization.title,
+    createdAt: organization.createdAt.toISOString(),
+    emailDomains: organization.emailDomains,
+    ...(organization.hostname ? { hostname: organization.hostname } : {}),
+    type: organization.type,
+    ...(organization.useCase ? { useCase: organization.useCase } : {}),
+    ...(organization.communityType ? { communityType: organization.communityType } : {}),
+    defaultRole: organization.defaultRole,
+    ...(organization.defaultContent ? { defaultContent: organization.defaultContent } : {}),
+    sso: organization.sso,
+    ai: organization.ai,
+    inviteLinks: organization.inviteLinks,
+    plan: organization.plan,
+    // Billing details are for those allowed to see them (OpenAPI: "only available for org members").
+    ...(permissions.viewBilling ? { billing: freeBilling() } : {}),
+    mergeRules: organization.mergeRules,
+    urls: {
+      location: apiUrl(baseUrl, `/v1/orgs/${organization._id}`),
+      app: apiUrl(baseUrl, `/o/${organization._id}`),
+      ...(organization.logo ? { logo: organization.logo } : {}),
+    },
+    trial: { status: 'notapplicable' as const, count: 0 },
+    permissions,
+  };
+}
+
+/** Quire does not bill: every organization is on the free plan with nothing owed. */
+function freeBilling() {
+  const zero = { monthly: 0, yearly: 0 };
+  return {
+    interval: 'monthly' as const,
+    endDate: null,
+    hasPaymentFailed: false,
+    isScheduledToCancel: false,
+    pricing: {
+      members: { plus_2024: zero, pro_2024: zero },
+      sites: { premium: zero, ultimate: zero },
+    },
+    usageAddons: {},
+  };
+}

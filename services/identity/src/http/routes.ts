@@ -1,0 +1,82 @@
+import { Router } from 'express';
+import { apiUrl, httpError, listEnvelope, listQuerySchema, parseInput, principalOf } from '@quire/http';
+import type { IdentityContext } from '../domain/context';
+import {
+  createOrganization,
+  getVisibleOrganization,
+  listOrganizationsOfUser,
+  updateOrganization,
+} from '../domain/organizations';
+import { presentOrganization, presentUser } from './presenters';
+import { createOrganizationBody, organizationParams, updateOrganizationBody, userParams } from './schemas';
+
+/** /v1/user, /v1/users/{userId} and /v1/orgs[/{organizationId}]. */
+export function identityRouter(ctx: IdentityContext): Router {
+  const router = Router();
+  const base = ctx.config.PUBLIC_BASE_URL;
+
+  router.get('/v1/user', async (req, res) => {
+    const { userId } = principalOf(req);
+    const user = await ctx.models.User.findById(userId).lean();
+    if (!user) throw httpError.notFound('User');
+    res.json(presentUser(user, base));
+  });
+
+  // A user is visible to themselves and to members of an organization they belong to.
+  router.get('/v1/users/:userId', async (req, res) => {
+    const caller = principalOf(req);
+    const { userId } = parseInput(userParams, req.params, 'params');
+    const user = await ctx.models.User.findById(userId).lean();
+    if (!user) throw httpError.notFound('User');
+    if (userId !== caller.userId) {
+      const theirs = await ctx.models.Membership.find({ userId, disabled: false }, { organizationId: 1 }).lean();
+      const shared = await ctx.models.Membership.exists({
+        userId: caller.userId,
+        disabled: false,
+        organizationId: { $in: theirs.map((m) => m.organizationId) },
+      });
+      if (!shared) throw httpError.notFound('User');
+    }
+    res.json(presentUser(user, base));
+  });
+
+  router.get('/v1/orgs', async (req, res) => {
+    const { userId } = principalOf(req);
+    const query = parseInput(listQuerySchema, req.query, 'query');
+    const page = await listOrganizationsOfUser(ctx, userId, query);
+    res.json(
+      listEnvelope(
+        page.items.map(({ organization, membership }) => presentOrganization(organization, membership, base)),
+        page.count,
+        page.next,
+      ),
+    );
+  });
+
+  router.post('/v1/orgs', async (req, res) => {
+    const { userId } = principalOf(req);
+    const body = parseInput(createOrganizationBody, req.body, 'body');
+    const { organization, membership } = await createOrganization(ctx, userId, body);
+    res
+      .status(201)
+      .location(apiUrl(base, `/v1/orgs/${organization._id}`))
+      .json(presentOrganization(organization, membership, base));
+  });
+
+  router.get('/v1/orgs/:organizationId', async (req, res) => {
+    const { userId } = principalOf(req);
+    const { organizationId } = parseInput(organizationParams, req.params, 'params');
+    const { organization, membership } = await getVisibleOrganization(ctx, userId, organizationId);
+    res.json(presentOrganization(organization, membership, base));
+  });
+
+  router.patch('/v1/orgs/:organizationId', async (req, res) => {
+    const { userId } = principalOf(req);
+    const { organizationId } = parseInput(organizationParams, req.params, 'params');
+    const patch = parseInput(updateOrganizationBody, req.body, 'body');
+    const { organization, membership } = await updateOrganization(ctx, userId, organizationId, patch);
+    res.json(presentOrganization(organization, membership, base));
+  });
+
+  return router;
+}

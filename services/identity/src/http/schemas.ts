@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { ROLES } from '@quire/runtime';
+
+/** OpenAPI OrganizationTitle: 2..255 characters, not blank at either end. */
+const organizationTitle = z
+  .string()
+  .min(2)
+  .max(255)
+  .regex(/^\S(.*\S)?$/s, 'must not start or end with whitespace');
+const emailDomains = z.array(z.string().regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name')).max(100);
+const mergeRules = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('inherit') }).strict(),
+  z
+    .object({
+      type: z.literal('rules'),
+      rules: z.array(z.object({ rule: z.literal('require_specific_reviewers'), users: z.array(z.string().min(1)).max(100) }).strict()).max(20),
+    })
+    .strict(),
+]);
+
+export const createOrganizationBody = z.object({
+  title: organizationTitle,
+  emailDomains: emailDomains.optional(),
+  type: z.enum(['business', 'community']).optional(),
+  useCase: z
+    .enum(['internalDocs', 'docsSite', 'audienceControlledSite', 'productDocs', 'teamKnowledgeBase', 'designSystem', 'openSourceDocs', 'notes', 'other'])
+    .optional(),
+  communityType: z.enum(['nonProfit', 'openSource', 'education']).optional(),
+});
+
+export const updateOrganizationBody = z
+  .object({
+    title: organizationTitle,
+    emailDomains,
+    hostname: z
+      .string()
+      .min(3)
+      .max(32)
+      .regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, 'must be lowercase letters, digits and dashes'),
+    defaultRole: z.enum(ROLES).nullable(),
+    defaultContent: z.object({ type: z.literal('site'), site: z.string().min(1) }).strict().nullable(),
+    logo: z.string().url().nullable(),
+    sso: z.boolean(),
+    ai: z.boolean(),
+    inviteLinks: z.boolean(),
+    mergeRules,
+  })
+  .partial()
+  .strict();
+
+export const organizationParams = z.object({ organizationId: z.string().min(1).max(64) });
+export const userParams = z.object({ userId: z.string().min(1).max(64) });

@@ -1,0 +1,3 @@
+export { startIdentity } from './service';
+export { withIdentityAdmin, bootstrapAdmin, addMemberWithToken } from './admin';
+export { revokeToken } from './domain/tokens';

@@ -1,0 +1,4 @@
+import { backendConfigSchema, loadConfig, runMain } from '@quire/runtime';
+import { startIdentity } from './service';
+
+runMain('identity', () => startIdentity(loadConfig(backendConfigSchema)));

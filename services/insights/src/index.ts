@@ -1,0 +1,1 @@
+export { startInsights } from './service';

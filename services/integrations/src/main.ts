@@ -1,0 +1,4 @@
+import { backendConfigSchema, loadConfig, runMain } from '@quire/runtime';
+import { startIntegrations } from './service';
+
+runMain('integrations', () => startIntegrations(loadConfig(backendConfigSchema)));

@@ -1,0 +1,1 @@
+export { startPublishing } from './service';

@@ -1,0 +1,4 @@
+import { backendConfigSchema, loadConfig, runMain } from '@quire/runtime';
+import { startPublishing } from './service';
+
+runMain('publishing', () => startPublishing(loadConfig(backendConfigSchema)));

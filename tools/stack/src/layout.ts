@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const BACKENDS = ['identity', 'content', 'publishing', 'integrations', 'insights'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+/** Where a local stack keeps its files: QUIRE_DATA_DIR, default ./.data. */
+export function dataDirOf(env = process.env): string {
+  const dir = path.resolve(env.QUIRE_DATA_DIR || '.data');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** A value generated on first start and kept in the data dir (mode 600). */
+export function persistentSecret(dataDir: string, name: string, bytes = 32): string {
+  const file = path.join(dataDir, name);
+  if (!existsSync(file)) writeFileSync(file, randomBytes(bytes).toString('base64url'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+/** What `npm start` writes so that the CLI can reach the same datastore while it runs. */
+export interface StackState {
+  pid: number;
+  gatewayUrl: string;
+  mongodbUri: string;
+  dbPrefix: string;
+  redisUrl: string;
+  redisPrefix: string;
+}
+
+export const stateFile = (dataDir: string) => path.join(dataDir, 'stack.json');
+
+export function readState(dataDir: string): StackState | undefined {
+  try {
+    const state = JSON.parse(readFileSync(stateFile(dataDir), 'utf8')) as StackState;
+    process.kill(state.pid, 0); // throws when that stack is no longer running
+    return state;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Redis key prefix of this data dir: two stacks with two data dirs never share keys. */
+export function redisPrefixOf(dataDir: string, env = process.env): string {
+  return env.REDIS_PREFIX || `quire:${persistentSecret(dataDir, 'stack-id', 6)}:`;
+}

@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { ensureRedis, freePort, repoRoot, startMongo, waitFor } from '@quire/datastore';
+import { bootstrapAdmin, withIdentityAdmin } from '@quire/identity';
+import { baseConfigSchema, loadConfig } from '@quire/runtime';
+import { BACKENDS, dataDirOf, persistentSecret, redisPrefixOf, stateFile, type Backend, type StackState } from './layout';
+
+/**
+ * `npm start`: the datastore, the five services and the gateway as child processes.
+ * Ports derive from PORT (gateway = PORT, services PORT+1…PORT+10, datastore PORT+11),
+ * falling back to free ports when taken; PORT=0 picks every port free.
+ */
+
+const log = (message: string) => console.log(`[quire] ${message}`);
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer().once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function allocatePorts(base: number) {
+  const pick = async (offset: number) => (base > 0 && base + offset < 65536 && (await portIsFree(base + offset)) ? base + offset : freePort());
+  if (base > 0 && !(await portIsFree(base))) throw new Error(`port ${base} is already in use: set PORT to another port`);
+  const gateway = base > 0 ? base : await freePort();
+  const services = {} as Record<Backend, { http: number; grpc: number }>;
+  for (const [i, name] of BACKENDS.entries()) services[name] = { http: await pick(1 + 2 * i), grpc: await pick(2 + 2 * i) };
+  return { gateway, services, datastore: await pick(11) };
+}
+
+let shutdown: ((code: number) => Promise<void>) | undefined;
+
+interface Supervised {
+  name: string;
+  child?: ChildProcess;
+  crashes: number[];
+}
+
+async function main() {
+  const root = repoRoot();
+  const dataDir = dataDirOf();
+  const ports = await allocatePorts(Number(process.env.PORT ?? 8080));
+  const children: Supervised[] = [];
+  let stopping = false;
+  const cleanups: Array<() => Promise<void>> = [];
+
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping…');
+    // Gateway first so no new request reaches a stopping service; then the services.
+    const order = [children.filter((c) => c.name === 'gateway'), children.filter((c) => c.name !== 'gateway')];
+    for (const group of order) await Promise.all(group.map((c) => stopChild(c.child)));
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    rmSync(stateFile(dataDir), { force: true });
+    log('stopped');
+    process.exit(code);
+  };
+  shutdown = stopAll;
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  const mongo = await startMongo({ dataDir, port: ports.datastore, log });
+  cleanups.push(() => mongo.stop());
+  const redis = await ensureRedis(process.env.REDIS_URL);
+  cleanups.push(() => redis.stop());
+
+  const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV ?? 'development',
+    MONGODB_URI: mongo.uri,
+    DB_PREFIX: process.env.DB_PREFIX ?? 'quire_',
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redisPrefixOf(dataDir),
+    INTERNAL_HMAC_SECRET: process.env.INTERNAL_HMAC_SECRET || persistentSecret(dataDir, 'internal-secret', 48),
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || gatewayUrl,
+    QUIRE_DATA_DIR: dataDir,
+  };
+  for (const name of BACKENDS) {
+    env[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${ports.services[name].grpc}`;
+    env[`${name.toUpperCase()}_HTTP_URL`] = `http://127.0.0.1:${ports.services[name].http}`;
+  }
+
+  const launch = (unit: Supervised, extraEnv: NodeJS.ProcessEnv) => {
+    const child = spawn(process.execPath, [path.join(root, 'services', unit.name, 'dist', 'main.js')], {
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    unit.child = child;
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      // A crashed service is restarted with backoff; the others keep serving meanwhile.
+      const now = Date.now();
+      unit.crashes = [...unit.crashes.filter((t) => now - t < 60_000), now];
+      if (unit.crashes.length > 5) {
+        log(`${unit.name} crashed ${unit.crashes.length} times in a minute: giving up`);
+        void stopAll(1);
+        return;
+      }
+      const delay = 250 * 2 ** (unit.crashes.length - 1);
+      log(`${unit.name} exited (${signal ?? code}); restarting in ${delay} ms`);
+      setTimeout(() => !stopping && launch(unit, extraEnv), delay);
+    });
+  };
+
+  const waitReady = (name: string, url: string) =>
+    waitFor(`${name} to be ready`, async () => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok, 60_000);
+
+  await Promise.all(
+    BACKENDS.map(async (name) => {
+      const unit: Supervised = { name, crashes: [] };
+      children.push(unit);
+      launch(unit, { HTTP_PORT: String(ports.services[name].http), GRPC_PORT: String(ports.services[name].grpc) });
+      await waitReady(name, `http://127.0.0.1:${ports.services[name].http}`);
+    }),
+  );
+  const gateway: Supervised = { name: 'gateway', crashes: [] };
+  children.push(gateway);
+  launch(gateway, { PORT: String(ports.gateway) });
+  await waitReady('gateway', gatewayUrl);
+
+  const tokenFile = path.join(dataDir, 'admin-token');
+  if (!existsSync(tokenFile)) {
+    const config = loadConfig(baseConfigSchema, env);
+    const admin = await withIdentityAdmin(config, (ctx) =>
+      bootstrapAdmin(ctx, { email: process.env.QUIRE_ADMIN_EMAIL || 'admin@quire.local', organizationTitle: process.env.QUIRE_ADMIN_ORG || 'Quire' }),
+    );
+    writeFileSync(tokenFile, `${admin.token}\n`, { mode: 0o600 });
+    log(`created admin user ${admin.userId} in organization ${admin.organizationId}; token in ${tokenFile}`);
+  }
+  const state: StackState = {
+    pid: process.pid,
+    gatewayUrl,
+    mongodbUri: mongo.uri,
+    dbPrefix: env.DB_PREFIX!,
+    redisUrl: redis.url,
+    redisPrefix: env.REDIS_PREFIX!,
+  };
+  writeFileSync(stateFile(dataDir), JSON.stringify(state, null, 2), { mode: 0o600 });
+  log(`Quire is ready at ${gatewayUrl}`);
+}
+
+function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+main().catch((error) => {
+  console.error(`[quire] failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  if (shutdown) void shutdown(1);
+  else process.exit(1);
+});
