@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { freePort } from '@quire/datastore';
+import { addMemberWithToken, bootstrapAdmin, revokeToken, startIdentity, withIdentityAdmin } from '@quire/identity';
+import { apiClient, dropTestDatabases, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import { gatewayConfigSchema, type GatewayConfig } from './config';
+import { startGateway } from './service';
+
+/**
+ * The gateway in front of a real identity service; the other four services are down
+ * (their ports refuse connections), which is what the failure cases need.
+ */
+describe('gateway', () => {
+  let env: TestEnvironment;
+  let identityService: Awaited<ReturnType<typeof startIdentity>>;
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  let config: GatewayConfig;
+  let admin: { userId: string; organizationId: string; token: string };
+
+  const api = (token?: string) => apiClient(`http://127.0.0.1:${gateway.port}`, token);
+
+  before(async () => {
+    env = await testEnvironment();
+    const backend = testBackendConfig(env);
+    identityService = await startIdentity(backend, { handleSignals: false });
+    const down = await freePort();
+    config = gatewayConfigSchema.parse({
+      ...backend,
+      PORT: 0,
+      IDENTITY_HTTP_URL: `http://127.0.0.1:${identityService.httpPort}`,
+      IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.grpcPort}`,
+      ...Object.fromEntries(
+        ['CONTENT', 'PUBLISHING', 'INTEGRATIONS', 'INSIGHTS'].flatMap((s) => [
+          [`${s}_HTTP_URL`, `http://127.0.0.1:${down}`],
+          [`${s}_GRPC_ADDR`, `127.0.0.1:${down}`],
+        ]),
+      ),
+      RATE_LIMIT_POINTS: '40',
+      BODY_LIMIT_BYTES: '1000',
+    });
+    gateway = await startGateway(config, { handleSignals: false });
+    admin = await withIdentityAdmin(backend, (ctx) => bootstrapAdmin(ctx, { email: 'gw@example.com', organizationTitle: 'Gateway Org' }));
+  });
+
+  after(async () => {
+    await gateway.stop();
+    await identityService.stop();
+    await dropTestDatabases(env);
+  });
+
+  it('requires a bearer token and refuses unknown ones with 401', async () => {
+    for (const token of [undefined, 'qr_not-a-real-token']) {
+      const response = await api(token).get('/v1/user');
+      assert.equal(response.status, 401);
+      assert.equal(response.body.error.code, 401);
+      assert.equal(typeof response.body.error.message, 'string');
+    }
+    const malformed = await api().request('GET', '/v1/user', { headers: { authorization: 'Basic abc' } });
+    assert.equal(malformed.status, 401);
+  });
+
+  it('forwards an authenticated request with a request id', async () => {
+    const response = await api(admin.token).request('GET', '/v1/user', { headers: { 'x-request-id': 'trace-me-123' } });
+    assert.equal(response.status, 200);
+    assert.equal(response.body.id, admin.userId);
+    assert.equal(response.headers.get('x-request-id'), 'trace-me-123');
+    assert.ok(Number(response.headers.get('x-ratelimit-remaining')) >= 0);
+    assert.equal(response.headers.get('x-ratelimit-limit'), '40');
+  });
+
+  it('strips internal principal headers sent from outside', async () => {
+    // A forged principal for another user must not win over the caller's own token...
+    const victim = await withIdentityAdmin(testBackendConfig(env), (ctx) => addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'victim@example.com', role: 'read' }));
+    const { signPrincipal } = await import('@quire/runtime');
+    const forged = signPrincipal('guessed-secret-guessed-secret-guessed-00', { userId: victim.userId, tokenId: 'x' });
+    const headers = { 'x-quire-principal': forged.value, 'x-quire-signature': forged.signature };
+    const mine = await api(admin.token).request('GET', '/v1/user', { headers });
+    assert.equal(mine.body.id, admin.userId);
+    // ...and without a token it is simply unauthenticated.
+    const anonymous = await api().request('GET', '/v1/user', { headers });
+    assert.equal(anonymous.status, 401);
+  });
+
+  it('stops accepting a revoked token at once, despite the cache', async () => {
+    const backend = testBackendConfig(env);
+    const member = await withIdentityAdmin(backend, (ctx) => addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'leaver@example.com', role: 'edit' }));
+    assert.equal((await api(member.token).get('/v1/user')).status, 200); // now cached
+    const tokens = await withIdentityAdmin(backend, (ctx) => ctx.models.ApiToken.find({ userId: member.userId }).lean());
+    await withIdentityAdmin(backend, (ctx) => revokeToken(ctx, tokens[0]._id));
+    assert.equal((await api(member.token).get('/v1/user')).status, 401);
+  });
+
+  it('answers 404 with the error body for unknown routes', async () => {
+    const response = await api(admin.token).get('/v1/no-such-thing');
+    assert.equal(response.status, 404);
+    assert.equal(response.body.error.code, 404);
+    assert.equal((await api().get('/nowhere')).status, 404);
+  });
+
+  it('answers a fast 503 with the error body when the owning service is down', async () => {
+    const started = Date.now();
+    const response = await api(admin.token).get('/v1/spaces/abc');
+    assert.equal(response.status, 503);
+    assert.equal(response.body.error.code, 503);
+    assert.match(response.body.error.message, /content/);
+    assert.ok(Date.now() - started < 5_000, 'a refused connection must not wait for a timeout');
+  });
+
+  it('refuses a body over the size limit with 413', async () => {
+    const response = await api(admin.token).post('/v1/orgs', { title: 'x'.repeat(2_000) });
+    assert.equal(response.status, 413);
+    assert.equal(response.body.error.code, 413);
+  });
+
+  it('is alive but not ready while services are down, and exports metrics', async () => {
+    assert.equal((await api().get('/healthz')).status, 200);
+    const ready = await api().get('/readyz');
+    assert.equal(ready.status, 503);
+    assert.equal(ready.body.checks.identity, true);
+    assert.equal(ready.body.checks.redis, true);
+    assert.equal(ready.body.checks.content, false);
+    const metrics = await api().get('/metrics');
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.body, /quire_http_requests_total\{service="identity",method="GET",status="200"\}/);
+  });
+
+  // Last: it spends this token's budget.
+  it('rate limits per token with 429, Retry-After and X-RateLimit headers', async () => {
+    const client = api(admin.token);
+    let last;
+    for (let i = 0; i < 45; i++) {
+      last = await client.get('/v1/user');
+      if (last.status === 429) break;
+    }
+    assert.equal(last!.status, 429);
+    assert.equal(last!.body.error.code, 429);
+    assert.ok(Number(last!.headers.get('retry-after')) >= 1);
+    assert.equal(last!.headers.get('x-ratelimit-remaining'), '0');
+    assert.ok(Number(last!.headers.get('x-ratelimit-reset')) * 1000 > Date.now() - 1000);
+  });
+});

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { serviceFor } from './routes';
+
+describe('gateway route table', () => {
+  const cases: Array<[string, string | undefined]> = [
+    ['/v1/user', 'identity'],
+    ['/v1/users/abc', 'identity'],
+    ['/v1/orgs', 'identity'],
+    ['/v1/orgs/o1', 'identity'],
+    ['/v1/orgs/o1/members', 'identity'],
+    ['/v1/orgs/o1/members/u1/teams', 'identity'],
+    ['/v1/orgs/o1/ping', 'identity'],
+    ['/v1/orgs/o1/teams/t1/members', 'identity'],
+    ['/v1/orgs/o1/saml/p1', 'identity'],
+    ['/v1/orgs/o1/sso', 'identity'],
+    ['/v1/spaces/s1/change-requests/3/merge', 'content'],
+    ['/v1/collections/c1/spaces', 'content'],
+    ['/v1/orgs/o1/spaces', 'content'],
+    ['/v1/orgs/o1/collections', 'content'],
+    ['/v1/orgs/o1/change-requests', 'content'],
+    ['/v1/orgs/o1/sites', 'publishing'],
+    ['/v1/orgs/o1/sites/s1/share-links/l1', 'publishing'],
+    ['/v1/integrations', 'integrations'],
+    ['/v1/integrations/slack/events/e1', 'integrations'],
+    ['/v1/orgs/o1/conversations', 'insights'],
+    ['/v1/orgs/o1/conversations/c1', 'insights'],
+    ['/v1/orgs/o1/conversations-issues/i1', 'insights'],
+    ['/v1/orgs/o1/conversations-clusters', 'insights'],
+    ['/v1/orgs/o1/translations/t1/run', 'insights'],
+    ['/v1/orgs/o1/unknown', undefined],
+    ['/v1/nothing', undefined],
+    ['/v1/orgs/o1/sites/../members', undefined],
+  ];
+  for (const [path, service] of cases) {
+    it(`${path} → ${service ?? 'no route'}`, () => assert.equal(serviceFor(path), service));
+  }
+});

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { identity } from '@quire/proto';
+import { ClientError, createGrpcClient, grpcStatus, signPrincipal, type BackendConfig } from '@quire/runtime';
+import { apiClient, dropTestDatabases, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import { addMemberWithToken, bootstrapAdmin } from '../admin';
+import { modelsOf } from '../db/models';
+import type { IdentityContext } from '../domain/context';
+import { revokeToken } from '../domain/tokens';
+import { startIdentity } from '../service';
+
+describe('identity service (REST + gRPC, real datastore)', () => {
+  let env: TestEnvironment;
+  let config: BackendConfig;
+  let service: Awaited<ReturnType<typeof startIdentity>>;
+  let ctx: IdentityContext;
+  let grpc: identity.IdentityServiceClient<{ deadline?: number; retry?: boolean }>;
+  let admin: { userId: string; organizationId: string; token: string };
+  let reader: { userId: string; token: string };
+
+  const as = (userId: string) => {
+    const { value, signature } = signPrincipal(config.INTERNAL_HMAC_SECRET, { userId, tokenId: 't' });
+    return { 'x-quire-principal': value, 'x-quire-signature': signature };
+  };
+  const http = () => apiClient(`http://127.0.0.1:${service.httpPort}`);
+
+  before(async () => {
+    env = await testEnvironment();
+    config = testBackendConfig(env);
+    service = await startIdentity(config, { handleSignals: false });
+    ctx = { models: modelsOf(service.deps.db), redis: service.deps.redis, config, logger: service.deps.logger };
+    admin = await bootstrapAdmin(ctx, { email: 'Admin@Example.com', organizationTitle: 'Acme Docs' });
+    reader = await addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'reader@example.com', role: 'read' });
+    grpc = createGrpcClient(identity.IdentityServiceDefinition, {
+      address: `127.0.0.1:${service.grpcPort}`,
+      secret: config.INTERNAL_HMAC_SECRET,
+      caller: 'test',
+      deadlineMs: 5_000,
+    });
+  });
+
+  after(async () => {
+    await service.stop();
+    await dropTestDatabases(env);
+  });
+
+  it('answers REST only with a principal the gateway signed', async () => {
+    const unsigned = await http().request('GET', '/v1/user', { headers: { 'x-quire-principal': 'eyJ1c2VySWQiOiJ4In0', 'x-quire-signature': 'forged' } });
+    assert.equal(unsigned.status, 401);
+    assert.deepEqual(Object.keys(unsigned.body), ['error']);
+    assert.equal(unsigned.body.error.code, 401);
+    const signed = await http().request('GET', '/v1/user', { headers: as(admin.userId) });
+    assert.equal(signed.status, 200);
+    assert.equal(signed.body.email, 'admin@example.com');
+  });
+
+  it('resolves live tokens over gRPC and forgets revoked ones', async () => {
+    const resolved = await grpc.resolveToken({ token: admin.token });
+    assert.equal(resolved.user?.id, admin.userId);
+    await assert.rejects(grpc.resolveToken({ token: 'qr_unknown' }), (e: ClientError) => e.code === grpcStatus.NOT_FOUND);
+    const extra = await addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'temp@example.com', role: 'edit' });
+    const { tokenId } = await grpc.resolveToken({ token: extra.token });
+    assert.equal(await revokeToken(ctx, tokenId), true);
+    assert.equal(await revokeToken(ctx, tokenId), false, 'revoking twice is harmless');
+    await assert.rejects(grpc.resolveToken({ token: extra.token }), (e: ClientError) => e.code === grpcStatus.NOT_FOUND);
+  });
+
+  it('stores only a hash of each token', async () => {
+    const stored = await ctx.models.ApiToken.find({ userId: admin.userId }).lean();
+    assert.ok(stored.length >= 1);
+    for (const record of stored) {
+      assert.notEqual(record.hash, admin.token);
+      assert.ok(!JSON.stringify(record).includes(admin.token));
+    }
+  });
+
+  it('returns users and organizations in one batched call, skipping unknown ids', async () => {
+    const { users } = await grpc.batchGetUsers({ ids: [admin.userId, reader.userId, 'missing'] });
+    assert.deepEqual(users.map((u) => u.id).sort(), [admin.userId, reader.userId].sort());
+    const { organizations } = await grpc.batchGetOrganizations({ ids: [admin.organizationId, 'missing'] });
+    assert.deepEqual(organizations.map((o) => o.title), ['Acme Docs']);
+    await assert.rejects(grpc.batchGetUsers({ ids: Array.from({ length: 1001 }, (_, i) => `u${i}`) }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+  });
+
+  it('tells membership and role of a user in an organization, and lists members', async () => {
+    const { membership } = await grpc.getMembership({ organizationId: admin.organizationId, userId: reader.userId });
+    assert.equal(membership?.member, true);
+    assert.equal(membership?.role, identity.Role.ROLE_READ);
+    const outsider = await grpc.getMembership({ organizationId: admin.organizationId, userId: 'nobody' });
+    assert.equal(outsider.membership?.member, false);
+    const batch = await grpc.batchGetMemberships({ userId: admin.userId, organizationIds: [admin.organizationId, 'other'] });
+    assert.equal(batch.memberships.length, 1);
+    assert.equal(batch.memberships[0].role, identity.Role.ROLE_ADMIN);
+
+    const first = await grpc.listMembers({ organizationId: admin.organizationId, pageSize: 1 });
+    assert.ok(first.totalSize >= 2);
+    assert.equal(first.memberships.length, 1);
+    const second = await grpc.listMembers({ organizationId: admin.organizationId, pageSize: 1, pageToken: first.nextPageToken });
+    assert.notEqual(second.memberships[0].userId, first.memberships[0].userId);
+    await assert.rejects(grpc.listMembers({ organizationId: admin.organizationId, pageToken: 'junk' }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+  });
+
+  it('refuses gRPC callers without a valid service signature', async () => {
+    const stranger = createGrpcClient(identity.IdentityServiceDefinition, {
+      address: `127.0.0.1:${service.grpcPort}`,
+      secret: 'not-the-shared-secret-not-the-shared-secret',
+      caller: 'intruder',
+      deadlineMs: 2_000,
+    });
+    await assert.rejects(stranger.batchGetUsers({ ids: [admin.userId] }), (e: ClientError) => e.code === grpcStatus.UNAUTHENTICATED);
+  });
+
+  it('answers health and readiness', async () => {
+    assert.equal((await http().get('/healthz')).status, 200);
+    assert.deepEqual((await http().get('/readyz')).body, { status: 'ready' });
+  });
+});
