@@ -13,6 +13,8 @@ export interface TestStack {
   env: TestEnvironment;
   /** The environment the stack runs with (for the CLI and extra processes). */
   processEnv: NodeJS.ProcessEnv;
+  /** Everything the stack printed so far (last 2 MB). */
+  output(): string;
   /** Runs `npm run cli -- <args>` against this stack; returns the parsed last JSON line. */
   cli(args: string[]): Promise<any>;
   /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. */
@@ -44,9 +46,9 @@ export async function startTestStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   let output = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`stack did not become ready in 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`stack did not become ready in 60 s:\n${output.slice(-20_000)}`)), 60_000);
     const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
+      output = (output + chunk.toString()).slice(-2_000_000);
       const ready = /Quire is ready at (http:\/\/\S+)/.exec(output);
       if (ready) {
         clearTimeout(timer);
@@ -54,10 +56,10 @@ export async function startTestStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
+    child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-2_000_000)));
     void exited.then(({ code }) => {
       clearTimeout(timer);
-      reject(new Error(`stack exited with ${code} before it was ready:\n${output}`));
+      reject(new Error(`stack exited with ${code} before it was ready:\n${output.slice(-20_000)}`));
     });
   });
   const adminToken = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
@@ -69,6 +71,7 @@ export async function startTestStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<
     env,
     processEnv,
     exited,
+    output: () => output,
     async cli(args) {
       const { stdout } = await run(process.execPath, [path.join(root, 'tools/stack/dist/cli.js'), ...args], { env: processEnv, timeout: 60_000 });
       const lines = stdout.trim().split('\n');

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { GitBookAPI } from '@gitbook/api';
+import { apiClient, startTestStack, type TestStack } from '@quire/testkit';
+
+/** The whole stack started as `npm start` starts it, driven over HTTP through the gateway. */
+describe('end to end through the gateway', () => {
+  let stack: TestStack;
+  let admin: ReturnType<typeof apiClient>;
+
+  before(async () => {
+    stack = await startTestStack({ LOG_LEVEL: 'info' });
+    admin = apiClient(stack.baseUrl, stack.adminToken);
+  });
+
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('writes the first admin token on first start, readable by its owner only', async () => {
+    const file = path.join(stack.dataDir, 'admin-token');
+    assert.ok(existsSync(file));
+    assert.equal(statSync(file).mode & 0o077, 0, 'admin-token must not be readable by others');
+    const me = await admin.get('/v1/user');
+    assert.equal(me.status, 200);
+    assert.deepEqual(Object.keys(me.body).sort(), ['displayName', 'email', 'id', 'object', 'urls']);
+    assert.equal(me.body.object, 'user');
+    assert.equal(me.body.urls.location, `${stack.baseUrl}/v1/users/${me.body.id}`);
+  });
+
+  it('is ready when every service and both datastores answer', async () => {
+    const ready = await apiClient(stack.baseUrl).get('/readyz');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.body.checks, { redis: true, identity: true, content: true, publishing: true, integrations: true, insights: true });
+  });
+
+  it('creates organizations (caller becomes admin) with the full Organization object', async () => {
+    const created = await admin.post('/v1/orgs', { title: 'Docs Team', emailDomains: ['example.com'], useCase: 'productDocs' });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get('location'), created.body.urls.location);
+    const org = created.body;
+    assert.equal(org.object, 'organization');
+    assert.equal(org.title, 'Docs Team');
+    assert.deepEqual(org.emailDomains, ['example.com']);
+    assert.equal(org.type, 'business');
+    assert.equal(org.useCase, 'productDocs');
+    assert.equal(org.defaultRole, null);
+    assert.equal(org.plan, 'free_2024');
+    assert.deepEqual(org.mergeRules, { type: 'rules', rules: [] });
+    assert.equal(org.trial.status, 'notapplicable');
+    assert.ok(org.billing, 'admins see billing');
+    assert.equal(org.permissions.admin, true);
+    assert.equal(org.permissions.viewBilling, true);
+    assert.ok(!Number.isNaN(Date.parse(org.createdAt)));
+    const fetched = await admin.get(`/v1/orgs/${org.id}`);
+    assert.deepEqual(fetched.body, org);
+  });
+
+  it('validates organization input with 400 naming the field', async () => {
+    for (const [body, field] of [
+      [{}, 'title'],
+      [{ title: 'x' }, 'title'],
+      [{ title: ' padded ' }, 'title'],
+      [{ title: 'Fine', emailDomains: ['not a domain'] }, 'emailDomains.0'],
+      [{ title: 'Fine', type: 'galactic' }, 'type'],
+    ] as const) {
+      const response = await admin.post('/v1/orgs', body);
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(response.body.error.code, 400);
+      assert.match(response.body.error.message, new RegExp(`\\b${field.replace('.', '\\.')}\\b`));
+    }
+    const notJson = await admin.request('POST', '/v1/orgs', { body: '{oops', headers: { 'content-type': 'application/json' } });
+    assert.equal(notJson.status, 400);
+  });
+
+  it('lists the caller’s organizations with keyset pagination', async () => {
+    const fresh = await stack.cli(['bootstrap', '--email', 'pager@example.com', '--org', 'Page One', '--json']);
+    const pager = apiClient(stack.baseUrl, fresh.token);
+    for (const title of ['Page Two', 'Page Three', 'Page Four']) assert.equal((await pager.post('/v1/orgs', { title })).status, 201);
+    const titles: string[] = [];
+    let page: string | undefined;
+    do {
+      const response = await pager.get(`/v1/orgs?limit=3${page ? `&page=${encodeURIComponent(page)}` : ''}`);
+      assert.equal(response.status, 200);
+      assert.equal(response.body.count, 4);
+      assert.ok(response.body.items.length <= 3);
+      titles.push(...response.body.items.map((o: { title: string }) => o.title));
+      page = response.body.next?.page;
+    } while (page);
+    assert.deepEqual(titles, ['Page Four', 'Page Three', 'Page Two', 'Page One']);
+    assert.equal((await pager.get('/v1/orgs?limit=1001')).status, 400);
+    assert.equal((await pager.get('/v1/orgs?limit=0')).status, 400);
+    assert.equal((await pager.get('/v1/orgs?page=garbage')).status, 400);
+  });
+
+  it('hides organizations from non-members (404) and tells members the truth about permissions', async () => {
+    const owner = await stack.cli(['bootstrap', '--email', 'owner@example.com', '--org', 'Private Org', '--json']);
+    const outsider = await stack.cli(['bootstrap', '--email', 'outsider@example.com', '--org', 'Elsewhere', '--json']);
+    const reader = await stack.cli(['add-member', '--org', owner.organizationId, '--email', 'reader@example.com', '--role', 'read', '--json']);
+    const guest = await stack.cli(['add-member', '--org', owner.organizationId, '--email', 'guest@example.com', '--role', 'guest', '--json']);
+
+    const hidden = await apiClient(stack.baseUrl, outsider.token).get(`/v1/orgs/${owner.organizationId}`);
+    assert.equal(hidden.status, 404);
+    assert.equal((await admin.get('/v1/orgs/does-not-exist')).status, 404);
+
+    const asReader = await apiClient(stack.baseUrl, reader.token).get(`/v1/orgs/${owner.organizationId}`);
+    assert.equal(asReader.status, 200);
+    assert.equal(asReader.body.permissions.admin, false);
+    assert.equal(asReader.body.permissions.createContent, false);
+    assert.equal(asReader.body.permissions.listMembers, true);
+    assert.equal(asReader.body.permissions.viewBilling, false);
+    assert.equal(asReader.body.billing, undefined);
+
+    const asGuest = await apiClient(stack.baseUrl, guest.token).get(`/v1/orgs/${owner.organizationId}`);
+    assert.equal(asGuest.body.permissions.view, true);
+    assert.equal(asGuest.body.permissions.listMembers, false);
+
+    const forbidden = await apiClient(stack.baseUrl, reader.token).patch(`/v1/orgs/${owner.organizationId}`, { title: 'Mine now' });
+    assert.equal(forbidden.status, 403);
+    const renamed = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { title: 'Renamed Org', hostname: 'renamed-org' });
+    assert.equal(renamed.status, 200);
+    assert.equal(renamed.body.hostname, 'renamed-org');
+    const taken = await apiClient(stack.baseUrl, outsider.token).patch(`/v1/orgs/${outsider.organizationId}`, { hostname: 'renamed-org' });
+    assert.equal(taken.status, 409);
+  });
+
+  it('lets members see each other, and nobody else', async () => {
+    const owner = await stack.cli(['bootstrap', '--email', 'pair-a@example.com', '--org', 'Pair', '--json']);
+    const peer = await stack.cli(['add-member', '--org', owner.organizationId, '--email', 'pair-b@example.com', '--role', 'edit', '--json']);
+    const stranger = await stack.cli(['bootstrap', '--email', 'pair-c@example.com', '--org', 'Alone', '--json']);
+    assert.equal((await apiClient(stack.baseUrl, owner.token).get(`/v1/users/${peer.userId}`)).status, 200);
+    assert.equal((await apiClient(stack.baseUrl, stranger.token).get(`/v1/users/${peer.userId}`)).status, 404);
+  });
+
+  it('CLI add-member is idempotent on the user and refuses bad roles', async () => {
+    const org = await stack.cli(['bootstrap', '--email', 'cli-owner@example.com', '--org', 'CLI Org', '--json']);
+    const first = await stack.cli(['add-member', '--org', org.organizationId, '--email', 'Same@Example.com', '--role', 'edit', '--json']);
+    const second = await stack.cli(['add-member', '--org', org.organizationId, '--email', 'same@example.com', '--role', 'review', '--json']);
+    assert.equal(first.userId, second.userId);
+    assert.notEqual(first.token, second.token);
+    const view = await apiClient(stack.baseUrl, second.token).get(`/v1/orgs/${org.organizationId}`);
+    assert.equal(view.body.permissions.listMembers, true);
+    await assert.rejects(stack.cli(['add-member', '--org', org.organizationId, '--email', 'x@example.com', '--role', 'king', '--json']), /role/);
+  });
+
+  it('works with the official @gitbook/api client unchanged', async () => {
+    // The package's typings import their base class without a file extension, which
+    // CommonJS + nodenext resolution cannot follow; the runtime object is complete.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const client: any = new GitBookAPI({ authToken: stack.adminToken, endpoint: stack.baseUrl });
+    const user = await client.user.getAuthenticatedUser();
+    assert.equal(user.data.object, 'user');
+    const orgs = await client.orgs.listOrganizationsForAuthenticatedUser({ limit: 50 });
+    assert.ok(orgs.data.items.length >= 1);
+    const created = await client.orgs.createOrganization({ title: 'From The Client' });
+    assert.equal(created.status, 201);
+    const org = await client.orgs.getOrganizationById(created.data.id);
+    assert.equal(org.data.title, 'From The Client');
+    await assert.rejects(client.orgs.getOrganizationById('missing-org'), (error: { code?: number }) => error.code === 404);
+  });
+
+  it('keeps tokens out of the logs', async () => {
+    const issued = await stack.cli(['bootstrap', '--email', 'logs@example.com', '--org', 'Logs', '--json']);
+    await apiClient(stack.baseUrl, issued.token).get('/v1/user');
+    await apiClient(stack.baseUrl, `${issued.token}x`).get('/v1/user');
+    const output = stack.output();
+    assert.match(output, /"path":"\/v1\/user"/, 'access log lines are there');
+    assert.ok(!output.includes(stack.adminToken));
+    assert.ok(!output.includes(issued.token));
+  });
+});
+
+describe('npm start lifecycle', () => {
+  it('stops every process it started on SIGTERM', async () => {
+    const stack = await startTestStack();
+    const pids = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')).pid as number;
+    const children = execFileSync('pgrep', ['-P', String(pids)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    assert.equal(children.length, 6, 'five services and the gateway');
+    await stack.stop();
+    const { code } = await stack.exited;
+    assert.equal(code, 0);
+    for (const pid of children) assert.throws(() => process.kill(Number(pid), 0), 'child process must be gone');
+  });
+});
