@@ -1,0 +1,65 @@
+import { performance } from 'node:perf_hooks';
+import { addMembership, withIdentityAdmin } from '@quire/identity';
+import { baseConfigSchema, loadConfig, newId } from '@quire/runtime';
+import { apiClient, startTestStack } from '@quire/testkit';
+import { persistentSecret } from './layout';
+
+/**
+ * `npm run bench`: latency of the hot paths through the whole stack, as medians and p95
+ * over repeated requests. Not a test: it prints numbers for the issue notes.
+ */
+function summary(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return `p50 ${at(0.5).toFixed(2)} ms · p95 ${at(0.95).toFixed(2)} ms · n=${samples.length}`;
+}
+
+async function measure(label: string, runs: number, fn: () => Promise<unknown>) {
+  for (let i = 0; i < 10; i++) await fn(); // warm-up
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await fn();
+    samples.push(performance.now() - started);
+  }
+  console.log(`${label.padEnd(58)} ${summary(samples)}`);
+}
+
+async function main() {
+  const stack = await startTestStack({ LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000' });
+  try {
+    const api = apiClient(stack.baseUrl, stack.adminToken);
+    await measure('GET /healthz (gateway only)', 300, () => api.get('/healthz'));
+    await measure('GET /v1/user (auth cached in Redis)', 300, () => api.get('/v1/user'));
+
+    // A member of 5,000 organizations: the first page and the last page of their list.
+    const config = loadConfig(baseConfigSchema, { ...stack.processEnv, INTERNAL_HMAC_SECRET: persistentSecret(stack.dataDir, 'internal-secret') });
+    const me = (await api.get('/v1/user')).body.id as string;
+    await withIdentityAdmin(config, async (ctx) => {
+      const now = Date.now();
+      const orgs = Array.from({ length: 5_000 }, (_, i) => ({ _id: newId(), title: `Bench ${i}`, createdAt: new Date(now - i), createdBy: me }));
+      for (let i = 0; i < orgs.length; i += 1_000) await ctx.models.Organization.insertMany(orgs.slice(i, i + 1_000));
+      for (let i = 0; i < orgs.length; i += 250) await Promise.all(orgs.slice(i, i + 250).map((o) => addMembership(ctx, o._id, me, 'read')));
+    });
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await api.get(`/v1/orgs?limit=100${cursor ? `&page=${encodeURIComponent(cursor)}` : ''}`);
+      cursor = page.body.next?.page;
+      if (++pages === 49) break; // stop on the cursor to page 50: the last 100 of ~5,000
+    } while (cursor);
+    const deep = cursor!;
+    await measure('GET /v1/orgs?limit=100 first page of 5,000', 100, () => api.get('/v1/orgs?limit=100'));
+    await measure('GET /v1/orgs?limit=100 page 50 of 5,000 (keyset)', 100, () => api.get(`/v1/orgs?limit=100&page=${encodeURIComponent(deep)}`));
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
