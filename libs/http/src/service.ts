@@ -55,6 +55,14 @@ export async function startBackendService<C extends BackendConfig>(options: {
 
   const grpc = createGrpcServer({ host: config.BIND_HOST, port: config.GRPC_PORT, secret: config.INTERNAL_HMAC_SECRET, logger });
   options.grpc?.(grpc, deps);
+  // The gRPC health status (what the gateway's /readyz asks) follows the datastores.
+  const unhealthy = () => grpc.health.setStatus('unhealthy');
+  const recheck = () => void ready().then((ok) => grpc.health.setStatus(ok ? 'healthy' : 'unhealthy'), unhealthy);
+  db.on('disconnected', unhealthy);
+  db.on('reconnected', recheck);
+  redis.on('end', unhealthy);
+  redis.on('error', unhealthy);
+  redis.on('ready', recheck);
 
   const handle = await runService({
     name,

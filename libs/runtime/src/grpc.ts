@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ChannelCredentials,
   ClientError,
   createChannel,
   createClientFactory,
@@ -114,7 +115,11 @@ export function createGrpcClient<S extends CompatServiceDefinition>(
   definition: S,
   options: { address: string; secret: string; caller: string; deadlineMs: number },
 ): Client<S, DeadlineOptions & RetryOptions> {
-  const channel = createChannel(options.address);
+  // Reconnect quickly after a peer restarts (grpc-js waits 1 s, then up to 120 s, by default).
+  const channel = createChannel(options.address, ChannelCredentials.createInsecure(), {
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 2_000,
+  });
   const propagate: ClientMiddleware = async function* (call, callOptions) {
     const metadata = Metadata(callOptions.metadata);
     const requestId = currentRequestId();

@@ -25,12 +25,16 @@ export interface TestStack {
 
 /**
  * Starts the whole stack exactly as `npm start` runs it (tools/stack start script), on
- * free ports, with this suite's databases and Redis prefix and a fresh data dir.
+ * free ports, with this suite's databases and Redis prefix and a fresh data dir
+ * (or, with `reuse`, the data dir and databases of a stack stopped with `keepData`).
  */
-export async function startTestStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<TestStack> {
-  const env = await testEnvironment();
+export async function startTestStack(
+  extraEnv: NodeJS.ProcessEnv = {},
+  options: { reuse?: Pick<TestStack, 'dataDir' | 'env'>; keepData?: boolean } = {},
+): Promise<TestStack> {
+  const env = options.reuse?.env ?? (await testEnvironment());
   const root = repoRoot();
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-stack-'));
+  const dataDir = options.reuse?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'quire-stack-'));
   const processEnv: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',
@@ -80,6 +84,7 @@ export async function startTestStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
+      if (options.keepData) return;
       await dropTestDatabases(env).catch(() => {});
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { HttpError } from '@quire/http';
 import type { RedisClient } from '@quire/runtime';
 
@@ -13,8 +13,8 @@ export function createRateLimiter(options: { redis: RedisClient; points: number;
     keyPrefix: 'ratelimit',
     points: options.points,
     duration: options.durationSeconds,
-    // When Redis is down, keep serving with a per-process limit rather than failing closed.
-    insuranceLimiter: undefined,
+    // While Redis is unreachable, each replica enforces the same limit in its own memory.
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix: 'ratelimit', points: options.points, duration: options.durationSeconds }),
   });
 
   function setHeaders(res: Response, state: RateLimiterRes) {
@@ -29,7 +29,7 @@ export function createRateLimiter(options: { redis: RedisClient; points: number;
     try {
       setHeaders(res, await limiter.consume(key));
     } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) return; // Redis unavailable: do not block traffic.
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
       setHeaders(res, rejection);
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       throw new HttpError(429, `Rate limit exceeded: retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });

@@ -1,4 +1,4 @@
 export { startIdentity } from './service';
 export { withIdentityAdmin, bootstrapAdmin, addMemberWithToken } from './admin';
-export { revokeToken } from './domain/tokens';
+export { revokeToken, revokeTokenBySecret } from './domain/tokens';
 export { addMembership } from './domain/organizations';

@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 import { freePort, startMongo } from '@quire/datastore';
-import { addMemberWithToken, bootstrapAdmin, withIdentityAdmin } from '@quire/identity';
+import { addMemberWithToken, bootstrapAdmin, revokeTokenBySecret, withIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig, ROLES, type Role } from '@quire/runtime';
 import { dataDirOf, persistentSecret, readState, redisPrefixOf } from './layout';
 
 const USAGE = `Usage:
   npm run cli -- bootstrap --email <email> --org <title> [--name <display name>] [--json]
   npm run cli -- add-member --org <organizationId> --email <email> --role <${ROLES.join('|')}|guest> [--json]
+  npm run cli -- revoke-token --token <token> [--json]
 
 Uses the same configuration as npm start (QUIRE_DATA_DIR, MONGODB_URI, REDIS_URL) and
 works whether or not the stack is running.`;
@@ -42,7 +43,7 @@ async function withDatabase<T>(action: Parameters<typeof withIdentityAdmin<T>>[1
   }
 }
 
-function print(result: Record<string, string>, json: boolean) {
+function print(result: Record<string, unknown>, json: boolean) {
   if (json) console.log(JSON.stringify(result));
   else for (const [key, value] of Object.entries(result)) console.log(`${key}: ${value}`);
 }
@@ -58,6 +59,7 @@ async function main() {
       org: { type: 'string' },
       name: { type: 'string' },
       role: { type: 'string' },
+      token: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     strict: true,
@@ -78,6 +80,11 @@ async function main() {
       if (role !== null && !ROLES.includes(role)) fail(`--role: must be one of ${ROLES.join(', ')}, guest\n${USAGE}`);
       const result = await withDatabase((ctx) => addMemberWithToken(ctx, { organizationId: values.org!, email: values.email!, role }));
       return print(result, values.json);
+    }
+    case 'revoke-token': {
+      if (!values.token) fail(`--token: the token to revoke is required\n${USAGE}`);
+      const revoked = await withDatabase((ctx) => revokeTokenBySecret(ctx, values.token!));
+      return print({ revoked }, values.json);
     }
     default:
       fail(USAGE);

@@ -146,6 +146,15 @@ describe('end to end through the gateway', () => {
     await assert.rejects(stack.cli(['add-member', '--org', org.organizationId, '--email', 'x@example.com', '--role', 'king', '--json']), /role/);
   });
 
+  it('CLI revoke-token shuts a token out at once', async () => {
+    const issued = await stack.cli(['bootstrap', '--email', 'revoked@example.com', '--org', 'Revoked', '--json']);
+    const client = apiClient(stack.baseUrl, issued.token);
+    assert.equal((await client.get('/v1/user')).status, 200);
+    assert.deepEqual(await stack.cli(['revoke-token', '--token', issued.token, '--json']), { revoked: true });
+    assert.equal((await client.get('/v1/user')).status, 401);
+    assert.deepEqual(await stack.cli(['revoke-token', '--token', issued.token, '--json']), { revoked: false });
+  });
+
   it('works with the official @gitbook/api client unchanged', async () => {
     // The package's typings import their base class without a file extension, which
     // CommonJS + nodenext resolution cannot follow; the runtime object is complete.
@@ -162,9 +171,13 @@ describe('end to end through the gateway', () => {
     await assert.rejects(client.orgs.getOrganizationById('missing-org'), (error: { code?: number }) => error.code === 404);
   });
 
-  it('keeps tokens out of the logs', async () => {
+  it('keeps tokens out of the logs, and carries the request id into the service logs', async () => {
     const issued = await stack.cli(['bootstrap', '--email', 'logs@example.com', '--org', 'Logs', '--json']);
-    await apiClient(stack.baseUrl, issued.token).get('/v1/user');
+    await apiClient(stack.baseUrl, issued.token).request('GET', '/v1/user', { headers: { 'x-request-id': 'e2e-trace-4242' } });
+    await new Promise((r) => setTimeout(r, 200)); // let the services flush their log lines
+    const traced = stack.output().split('\n').filter((line) => line.includes('e2e-trace-4242'));
+    assert.ok(traced.some((line) => line.includes('"service":"gateway"')), 'gateway logs the request id');
+    assert.ok(traced.some((line) => line.includes('"service":"identity"')), 'identity logs the same request id');
     await apiClient(stack.baseUrl, `${issued.token}x`).get('/v1/user');
     const output = stack.output();
     assert.match(output, /"path":"\/v1\/user"/, 'access log lines are there');
@@ -174,14 +187,30 @@ describe('end to end through the gateway', () => {
 });
 
 describe('npm start lifecycle', () => {
-  it('stops every process it started on SIGTERM', async () => {
-    const stack = await startTestStack();
-    const pids = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')).pid as number;
-    const children = execFileSync('pgrep', ['-P', String(pids)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  it('runs two stacks side by side, stops every process on SIGTERM, and keeps data across restarts', async () => {
+    const [one, two] = await Promise.all([startTestStack({}, { keepData: true }), startTestStack()]);
+    assert.notEqual(one.baseUrl, two.baseUrl);
+    // Each stack has its own admin, unknown to the other.
+    assert.equal((await apiClient(one.baseUrl, one.adminToken).get('/v1/user')).status, 200);
+    assert.equal((await apiClient(two.baseUrl, one.adminToken).get('/v1/user')).status, 401);
+
+    const pid = JSON.parse(readFileSync(path.join(one.dataDir, 'stack.json'), 'utf8')).pid as number;
+    const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
     assert.equal(children.length, 6, 'five services and the gateway');
-    await stack.stop();
-    const { code } = await stack.exited;
-    assert.equal(code, 0);
-    for (const pid of children) assert.throws(() => process.kill(Number(pid), 0), 'child process must be gone');
+    await Promise.all([one.stop(), two.stop()]);
+    assert.equal((await one.exited).code, 0);
+    for (const child of children) assert.throws(() => process.kill(Number(child), 0), 'child process must be gone');
+    assert.ok(!existsSync(path.join(one.dataDir, 'stack.json')), 'the state file goes with the stack');
+
+    // Restarted on the same data: no second admin, the first token still works.
+    const again = await startTestStack({}, { reuse: one });
+    try {
+      assert.equal(readFileSync(path.join(again.dataDir, 'admin-token'), 'utf8').trim(), one.adminToken);
+      const orgs = await apiClient(again.baseUrl, one.adminToken).get('/v1/orgs');
+      assert.equal(orgs.status, 200);
+      assert.equal(orgs.body.count, 1);
+    } finally {
+      await again.stop();
+    }
   });
 });

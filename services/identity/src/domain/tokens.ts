@@ -32,3 +32,9 @@ export async function revokeToken(ctx: IdentityContext, tokenId: string): Promis
   await ctx.redis.del(tokenCacheKey(record.hash));
   return true;
 }
+
+/** Revokes the token with this secret (operators hold the secret, not the id). */
+export async function revokeTokenBySecret(ctx: IdentityContext, token: string): Promise<boolean> {
+  const record = await ctx.models.ApiToken.findOne({ hash: hashSecret(token) }, { _id: 1 }).lean();
+  return record ? revokeToken(ctx, record._id) : false;
+}

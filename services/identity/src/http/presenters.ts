@@ -31,6 +31,7 @@ export function presentOrganization(organization: OrganizationDoc, membership: M
     sso: organization.sso,
     ai: organization.ai,
     inviteLinks: organization.inviteLinks,
+    auditLogs: false,
     plan: organization.plan,
     // Billing details are for those allowed to see them (OpenAPI: "only available for org members").
     ...(permissions.viewBilling ? { billing: freeBilling() } : {}),
