@@ -26,6 +26,7 @@ export async function connectDatabase(
 ): Promise<Database> {
   const connection = mongoose.createConnection(databaseUri(service, config), {
     serverSelectionTimeoutMS: 5_000,
+    heartbeatFrequencyMS: 2_000,
     autoIndex: false,
     autoCreate: true,
   });
