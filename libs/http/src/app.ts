@@ -54,7 +54,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       serializers: { req: (req) => ({ method: req.method, url: req.url }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
-  app.use(express.json({ limit: options.bodyLimit ?? '2mb' }));
+  app.use(express.json({ limit: options.bodyLimit ?? '10mb' }));
   return app;
 }
 
