@@ -14,6 +14,6 @@ export {
   type KeysetPage,
 } from './pagination';
 export { createServiceApp, finishServiceApp, principalOf, type ServiceAppOptions } from './app';
-export { booleanQuery } from './schemas';
+export { booleanQuery, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl } from './urls';

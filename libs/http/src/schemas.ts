@@ -4,3 +4,19 @@ import { z } from 'zod';
 export const booleanQuery = z
   .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1');
+
+/**
+ * Merge rules (spec "Merge rules", OpenAPI MergeRules*). Only the rule the platform
+ * enforces, `require_specific_reviewers`, is accepted: a rule nobody enforces would lie.
+ */
+const mergeRule = z
+  .object({ rule: z.literal('require_specific_reviewers'), users: z.array(z.string().min(1).max(64)).min(1).max(100) })
+  .strict();
+const rulesConfiguration = z.object({ type: z.literal('rules'), rules: z.array(mergeRule).max(20) }).strict();
+const noneConfiguration = z.object({ type: z.literal('none') }).strict();
+const inheritConfiguration = z.object({ type: z.literal('inherit') }).strict();
+
+/** An organization's own merge rules: rules, or none. */
+export const standaloneMergeRulesSchema = z.discriminatedUnion('type', [rulesConfiguration, noneConfiguration]);
+/** A space's merge rules: its own, or inherited from the organization. */
+export const spaceMergeRulesSchema = z.discriminatedUnion('type', [inheritConfiguration, rulesConfiguration, noneConfiguration]);

@@ -125,6 +125,21 @@ describe('end to end through the gateway', () => {
     assert.equal(renamed.body.hostname, 'renamed-org');
     const taken = await apiClient(stack.baseUrl, outsider.token).patch(`/v1/orgs/${outsider.organizationId}`, { hostname: 'renamed-org' });
     assert.equal(taken.status, 409);
+    const invisible = await apiClient(stack.baseUrl, outsider.token).patch(`/v1/orgs/${owner.organizationId}`, { title: 'Hijack' });
+    assert.equal(invisible.status, 404);
+    const invalid = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { hostname: 'Not Valid!', defaultRole: 'boss' });
+    assert.equal(invalid.status, 400);
+    assert.match(invalid.body.error.message, /hostname/);
+    assert.match(invalid.body.error.message, /defaultRole/);
+    const unknownField = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { plan: 'enterprise_2024' });
+    assert.equal(unknownField.status, 400, 'fields outside the update body are refused, not silently ignored');
+    const inherit = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { mergeRules: { type: 'inherit' } });
+    assert.equal(inherit.status, 400, 'an organization has nothing to inherit merge rules from');
+    const rules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [owner.userId] }] };
+    const updated = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { defaultRole: 'read', mergeRules: rules });
+    assert.equal(updated.status, 200);
+    assert.equal(updated.body.defaultRole, 'read');
+    assert.deepEqual(updated.body.mergeRules, rules);
   });
 
   it('lets members see each other, and nobody else', async () => {

@@ -25,7 +25,7 @@ export interface OrganizationDoc {
   ai: boolean;
   inviteLinks: boolean;
   plan: string;
-  mergeRules: { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> } | { type: 'inherit' };
+  mergeRules: { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> } | { type: 'none' };
   logo?: string | null;
   createdBy: string;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { standaloneMergeRulesSchema } from '@quire/http';
 import { ROLES } from '@quire/runtime';
 
 /** OpenAPI OrganizationTitle: 2..255 characters, not blank at either end. */
@@ -8,16 +9,6 @@ const organizationTitle = z
   .max(255)
   .regex(/^\S(.*\S)?$/s, 'must not start or end with whitespace');
 const emailDomains = z.array(z.string().regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name')).max(100);
-const mergeRules = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('inherit') }).strict(),
-  z
-    .object({
-      type: z.literal('rules'),
-      rules: z.array(z.object({ rule: z.literal('require_specific_reviewers'), users: z.array(z.string().min(1)).max(100) }).strict()).max(20),
-    })
-    .strict(),
-]);
-
 export const createOrganizationBody = z.object({
   title: organizationTitle,
   emailDomains: emailDomains.optional(),
@@ -43,7 +34,7 @@ export const updateOrganizationBody = z
     sso: z.boolean(),
     ai: z.boolean(),
     inviteLinks: z.boolean(),
-    mergeRules,
+    mergeRules: standaloneMergeRulesSchema,
   })
   .partial()
   .strict();
