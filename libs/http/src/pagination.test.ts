@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import mongoose, { Schema } from 'mongoose';
 import { databaseUri } from '@quire/runtime';
-import { dropTestDatabases, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { HttpError } from './errors';
 import { decodeCursor, encodeCursor, keysetPage, listEnvelope } from './pagination';
 
@@ -33,7 +33,7 @@ describe('keyset pagination against the real datastore', () => {
 
   after(async () => {
     await connection.close();
-    await dropTestDatabases(env);
+    await cleanupTestEnvironment(env);
   });
 
   async function walk(order: 'asc' | 'desc', limit: number, filter = {}) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Redis from 'ioredis';
 import { MongoClient } from 'mongodb';
 import { ensureRedis, freePort, startMongo } from '@quire/datastore';
 import type { BackendConfig } from '@quire/runtime';
@@ -56,13 +57,21 @@ export function testBackendConfig(env: TestEnvironment, overrides: Partial<Backe
   };
 }
 
-/** Drops the suite's databases so the shared datastore does not fill up. */
-export async function dropTestDatabases(env: TestEnvironment): Promise<void> {
+/** Drops the suite's databases and Redis keys so the shared servers do not fill up. */
+export async function cleanupTestEnvironment(env: TestEnvironment): Promise<void> {
   const client = new MongoClient(env.mongodbUri);
+  const redis = new Redis(env.redisUrl, { maxRetriesPerRequest: 1 });
   try {
     const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
     await Promise.all(databases.filter((d) => d.name.startsWith(env.dbPrefix)).map((d) => client.db(d.name).dropDatabase()));
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${env.redisPrefix}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
   } finally {
     await client.close();
+    redis.disconnect();
   }
 }

@@ -1,3 +1,3 @@
-export { testEnvironment, testBackendConfig, dropTestDatabases, type TestEnvironment } from './environment';
+export { testEnvironment, testBackendConfig, cleanupTestEnvironment, type TestEnvironment } from './environment';
 export { startTestStack, type TestStack } from './stack';
 export { apiClient, type ApiClient, type ApiResponse } from './api';

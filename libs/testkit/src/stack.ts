@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@quire/datastore';
-import { dropTestDatabases, testEnvironment, type TestEnvironment } from './environment';
+import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from './environment';
 
 export interface TestStack {
   baseUrl: string;
@@ -85,7 +85,7 @@ export async function startTestStack(
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
       if (options.keepData) return;
-      await dropTestDatabases(env).catch(() => {});
+      await cleanupTestEnvironment(env).catch(() => {});
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '@quire/datastore';
 import { addMemberWithToken, bootstrapAdmin, revokeToken, startIdentity, withIdentityAdmin } from '@quire/identity';
-import { apiClient, dropTestDatabases, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { gatewayConfigSchema, type GatewayConfig } from './config';
 import { startGateway } from './service';
 
@@ -45,7 +45,7 @@ describe('gateway', () => {
   after(async () => {
     await gateway.stop();
     await identityService.stop();
-    await dropTestDatabases(env);
+    await cleanupTestEnvironment(env);
   });
 
   it('requires a bearer token and refuses unknown ones with 401', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { identity } from '@quire/proto';
 import { ClientError, createGrpcClient, grpcStatus, signPrincipal, type BackendConfig } from '@quire/runtime';
-import { apiClient, dropTestDatabases, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { addMemberWithToken, bootstrapAdmin } from '../admin';
 import { modelsOf } from '../db/models';
 import type { IdentityContext } from '../domain/context';
@@ -41,7 +41,7 @@ describe('identity service (REST + gRPC, real datastore)', () => {
 
   after(async () => {
     await service.stop();
-    await dropTestDatabases(env);
+    await cleanupTestEnvironment(env);
   });
 
   it('answers REST only with a principal the gateway signed', async () => {

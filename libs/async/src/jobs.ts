@@ -1,0 +1,84 @@
+import Redis from 'ioredis';
+import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import type { Logger } from '@quire/runtime';
+
+export interface JobState<Result = unknown> {
+  id: string;
+  state: 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'prioritized' | 'waiting-children' | 'unknown';
+  attemptsMade: number;
+  progress: unknown;
+  result?: Result;
+  failedReason?: string;
+  createdAt: string;
+  finishedAt?: string;
+}
+
+export interface JobQueue<Data, Result> {
+  /** Enqueues a job; a given `jobId` is enqueued at most once while it exists. */
+  add(data: Data, options?: JobsOptions): Promise<string>;
+  /** Starts processing in this process. */
+  work(processor: (job: Job<Data, Result>) => Promise<Result>, options?: { concurrency?: number }): Worker<Data, Result>;
+  state(jobId: string): Promise<JobState<Result> | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * A BullMQ queue under the deployment's Redis prefix, retried with exponential backoff
+ * by default and keeping finished jobs long enough for status endpoints to report them.
+ */
+export function createJobQueue<Data, Result = unknown>(
+  name: string,
+  options: { redisUrl: string; prefix: string; logger: Logger; defaultJobOptions?: JobsOptions },
+): JobQueue<Data, Result> {
+  // BullMQ's blocking commands need maxRetriesPerRequest null; it must not use a keyPrefix.
+  const connection = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const prefix = `${options.prefix}bull`;
+  const queueConnection = connection();
+  const queue = new Queue<Data, Result>(name, {
+    connection: queueConnection,
+    prefix,
+    defaultJobOptions: {
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
+      removeOnFail: { age: 30 * 24 * 3600 },
+      ...options.defaultJobOptions,
+    },
+  });
+  const workers: Array<{ worker: Worker<Data, Result>; redis: Redis }> = [];
+
+  return {
+    async add(data, jobOptions) {
+      const job = await queue.add(name as never, data as never, jobOptions);
+      return job.id!;
+    },
+    work(processor, workOptions = {}) {
+      const redis = connection();
+      const worker = new Worker<Data, Result>(name, processor, { connection: redis, prefix, concurrency: workOptions.concurrency ?? 1 });
+      worker.on('failed', (job, error) => options.logger.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'));
+      worker.on('error', (error) => options.logger.warn({ queue: name, err: error.message }, 'worker error'));
+      workers.push({ worker, redis });
+      return worker;
+    },
+    async state(jobId) {
+      const job = await queue.getJob(jobId);
+      if (!job) return undefined;
+      return {
+        id: job.id!,
+        state: (await job.getState()) as JobState['state'],
+        attemptsMade: job.attemptsMade,
+        progress: job.progress,
+        result: job.returnvalue ?? undefined,
+        failedReason: job.failedReason || undefined,
+        createdAt: new Date(job.timestamp).toISOString(),
+        finishedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : undefined,
+      };
+    },
+    async close() {
+      await Promise.all(workers.map(({ worker }) => worker.close()));
+      await queue.close();
+      for (const { redis } of workers) redis.disconnect();
+      queueConnection.disconnect();
+    },
+  };
+}
