@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
-import { apiClient, startTestStack, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, startTestStack, type TestStack } from '@quire/testkit';
 
 /** The whole stack started as `npm start` starts it, driven over HTTP through the gateway. */
 describe('end to end through the gateway', () => {
@@ -29,6 +29,7 @@ describe('end to end through the gateway', () => {
     assert.deepEqual(Object.keys(me.body).sort(), ['displayName', 'email', 'id', 'object', 'urls']);
     assert.equal(me.body.object, 'user');
     assert.equal(me.body.urls.location, `${stack.baseUrl}/v1/users/${me.body.id}`);
+    assertMatchesOpenApi('User', me.body);
   });
 
   it('is ready when every service and both datastores answer', async () => {
@@ -57,6 +58,10 @@ describe('end to end through the gateway', () => {
     assert.ok(!Number.isNaN(Date.parse(org.createdAt)));
     const fetched = await admin.get(`/v1/orgs/${org.id}`);
     assert.deepEqual(fetched.body, org);
+    assertMatchesOpenApi('Organization', org);
+    const list = await admin.get('/v1/orgs');
+    for (const item of list.body.items) assertMatchesOpenApi('Organization', item);
+    assertMatchesOpenApi('List', list.body);
   });
 
   it('validates organization input with 400 naming the field', async () => {
@@ -114,6 +119,7 @@ describe('end to end through the gateway', () => {
     assert.equal(asReader.body.permissions.viewBilling, false);
     assert.equal(asReader.body.billing, undefined);
 
+    assertMatchesOpenApi('Organization', asReader.body);
     const asGuest = await apiClient(stack.baseUrl, guest.token).get(`/v1/orgs/${owner.organizationId}`);
     assert.equal(asGuest.body.permissions.view, true);
     assert.equal(asGuest.body.permissions.listMembers, false);

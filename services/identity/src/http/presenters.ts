@@ -53,7 +53,13 @@ function freeBilling() {
     interval: 'monthly' as const,
     endDate: null,
     hasPaymentFailed: false,
+    canCheckout: false,
     isScheduledToCancel: false,
+    canChangeInterval: false,
+    // SAML needs no paid plan here: every organization may configure it.
+    canUseSAML: true,
+    creditsBundle: null,
+    aiCreditAlertThreshold: null,
     pricing: {
       members: { plus_2024: zero, pro_2024: zero },
       sites: { premium: zero, ultimate: zero },
