@@ -17,3 +17,4 @@ export { createServiceApp, finishServiceApp, principalOf, type ServiceAppOptions
 export { booleanQuery, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl } from './urls';
+export { presentUser } from './presenters';

@@ -19,3 +19,4 @@ export { createRedis, type RedisClient } from './redis';
 export { createGrpcServer, createGrpcClient, createHealthClient, isServing, grpcStatus, GrpcError, ClientError, type GrpcServerHandle } from './grpc';
 export { runService, runMain, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';
+export { createServiceClients, type ServiceClients } from './clients';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
+import { createServiceClients } from './clients';
 import { baseConfigSchema, loadConfig } from './config';
 import { hashSecret, newId, newSecret } from './ids';
 import { databaseUri } from './mongo';
@@ -88,5 +89,15 @@ describe('roles', () => {
   it('maps to and from the proto enum', () => {
     for (const role of ['read', 'comment', 'edit', 'review', 'create', 'admin'] as const) assert.equal(roleFromProto(roleToProto(role)), role);
     assert.equal(roleFromProto(roleToProto(null)), null);
+  });
+});
+
+describe('service clients', () => {
+  it('are created on first use, and a missing address names its variable', () => {
+    const config = loadConfig(baseConfigSchema, { INTERNAL_HMAC_SECRET: SECRET, IDENTITY_GRPC_ADDR: '127.0.0.1:1' });
+    const clients = createServiceClients(config, 'test');
+    assert.equal(typeof clients.identity.resolveToken, 'function');
+    assert.equal(clients.identity, clients.identity, 'one client per service');
+    assert.throws(() => clients.content, /CONTENT_GRPC_ADDR is required/);
   });
 });

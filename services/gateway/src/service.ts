@@ -1,6 +1,5 @@
 import http from 'node:http';
-import { identity } from '@quire/proto';
-import { createGrpcClient, createHealthClient, createLogger, createRedis, isServing, runService, type Logger } from '@quire/runtime';
+import { createHealthClient, createLogger, createRedis, createServiceClients, isServing, runService, type Logger } from '@quire/runtime';
 import { createGatewayApp } from './app';
 import { createAuthenticator } from './auth';
 import { grpcAddrOf, SERVICES, type GatewayConfig } from './config';
@@ -12,12 +11,7 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
   const logger = options.logger ?? createLogger('gateway', config.LOG_LEVEL);
   const redis = createRedis(config, logger);
   const secret = config.INTERNAL_HMAC_SECRET;
-  const identityClient = createGrpcClient(identity.IdentityServiceDefinition, {
-    address: config.IDENTITY_GRPC_ADDR,
-    secret,
-    caller: 'gateway',
-    deadlineMs: config.GRPC_DEADLINE_MS,
-  });
+  const { identity: identityClient } = createServiceClients(config, 'gateway');
   const health = SERVICES.map((service) => ({ service, client: createHealthClient({ address: grpcAddrOf(config, service), secret, caller: 'gateway' }) }));
 
   const app = createGatewayApp({

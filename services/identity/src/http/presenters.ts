@@ -1,16 +1,9 @@
-import { apiUrl } from '@quire/http';
+import { apiUrl, presentUser as presentUserObject } from '@quire/http';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import { organizationPermissions } from '../domain/permissions';
 
 export function presentUser(user: UserDoc, baseUrl: string) {
-  return {
-    object: 'user' as const,
-    id: user._id,
-    displayName: user.displayName,
-    email: user.email,
-    ...(user.photoURL ? { photoURL: user.photoURL } : {}),
-    urls: { location: apiUrl(baseUrl, `/v1/users/${user._id}`) },
-  };
+  return presentUserObject({ id: user._id, displayName: user.displayName, email: user.email, photoURL: user.photoURL }, baseUrl);
 }
 
 /** The Organization object as the member `membership` sees it. */
