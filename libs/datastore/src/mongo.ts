@@ -9,6 +9,8 @@ export interface MongoHandle {
   uri: string;
   engine: 'external' | 'mongod' | 'ferretdb' | 'mongodb-memory-server';
   stop(): Promise<void>;
+  /** Lets this process exit while the datastore runs; it is killed when this process exits. */
+  detach(): void;
 }
 
 interface StartOptions {
@@ -26,7 +28,7 @@ export async function startMongo({ dataDir, port, log = () => {} }: StartOptions
   const given = process.env.MONGODB_URI;
   if (given) {
     await waitUntilPingable(given, 10_000);
-    return { uri: given, engine: 'external', stop: async () => {} };
+    return { uri: given, engine: 'external', stop: async () => {}, detach: () => {} };
   }
   const mongod = onPath('mongod');
   if (mongod) {
@@ -81,7 +83,16 @@ async function launch(engine: MongoHandle['engine'], command: string, args: stri
     throw error;
   }
   log(`${engine} listening on 127.0.0.1:${port}`);
-  return { uri, engine, stop: () => stopChild(child) };
+  return {
+    uri,
+    engine,
+    stop: () => stopChild(child),
+    detach() {
+      child.unref();
+      for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+      process.once('exit', () => child.kill('SIGTERM'));
+    },
+  };
 }
 
 async function startMemoryServer(port: number): Promise<MongoHandle> {
@@ -93,7 +104,7 @@ async function startMemoryServer(port: number): Promise<MongoHandle> {
     throw new Error('no datastore: set MONGODB_URI, put mongod or ferretdb on PATH, install Go, or install mongodb-memory-server-core');
   }
   const server = await module.MongoMemoryServer.create({ instance: { port, ip: '127.0.0.1' } });
-  return { uri: server.getUri().replace(/\/$/, ''), engine: 'mongodb-memory-server', stop: async () => void (await server.stop()) };
+  return { uri: server.getUri().replace(/\/$/, ''), engine: 'mongodb-memory-server', stop: async () => void (await server.stop()), detach: () => {} };
 }
 
 async function ping(uri: string): Promise<boolean> {

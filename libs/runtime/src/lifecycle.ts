@@ -56,6 +56,17 @@ export async function runService(options: {
       logger.info(`${options.name} stopped`);
     })());
 
+  // Started by a supervisor (npm start)? Then do not outlive it, even if it is killed hard.
+  const supervisor = Number(process.env.QUIRE_SUPERVISOR_PID);
+  if (supervisor > 0 && options.handleSignals !== false) {
+    setInterval(() => {
+      if (process.ppid !== supervisor) {
+        logger.warn('supervisor is gone; stopping');
+        void stop().then(() => process.exit(0));
+      }
+    }, 1_000).unref();
+  }
+
   if (options.handleSignals !== false) {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.on(signal, () => {

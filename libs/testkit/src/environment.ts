@@ -30,7 +30,7 @@ export async function testEnvironment(): Promise<TestEnvironment> {
     if (given) return { mongodbUri: given, redisUrl: redis.url };
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-test-db-'));
     const mongo = await startMongo({ dataDir, port: await freePort() });
-    process.once('exit', () => void mongo.stop());
+    mongo.detach();
     return { mongodbUri: mongo.uri, redisUrl: redis.url };
   })();
   const base = await shared;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
-import { apiClient, assertMatchesOpenApi, startTestStack, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, startTestStack, testEnvironment, type TestStack } from '@quire/testkit';
 
 /** The whole stack started as `npm start` starts it, driven over HTTP through the gateway. */
 describe('end to end through the gateway', () => {
@@ -209,7 +209,13 @@ describe('end to end through the gateway', () => {
 
 describe('npm start lifecycle', () => {
   it('runs two stacks side by side, stops every process on SIGTERM, and keeps data across restarts', async () => {
-    const [one, two] = await Promise.all([startTestStack({}, { keepData: true }), startTestStack()]);
+    const started = await Promise.allSettled([startTestStack({}, { keepData: true }), startTestStack()]);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) {
+      await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+      throw (failed as PromiseRejectedResult).reason;
+    }
+    const [one, two] = started.map((r) => (r as PromiseFulfilledResult<TestStack>).value);
     assert.notEqual(one.baseUrl, two.baseUrl);
     // Each stack has its own admin, unknown to the other.
     assert.equal((await apiClient(one.baseUrl, one.adminToken).get('/v1/user')).status, 200);
@@ -224,7 +230,7 @@ describe('npm start lifecycle', () => {
     assert.ok(!existsSync(path.join(one.dataDir, 'stack.json')), 'the state file goes with the stack');
 
     // Restarted on the same data: no second admin, the first token still works.
-    const again = await startTestStack({}, { reuse: one });
+    const again = await startTestStack({}, { reuse: one, keepData: true });
     try {
       assert.equal(readFileSync(path.join(again.dataDir, 'admin-token'), 'utf8').trim(), one.adminToken);
       const orgs = await apiClient(again.baseUrl, one.adminToken).get('/v1/orgs');
@@ -232,6 +238,16 @@ describe('npm start lifecycle', () => {
       assert.equal(orgs.body.count, 1);
     } finally {
       await again.stop();
+    }
+
+    // Restarted against an empty database: the stale token is replaced by a working one.
+    await cleanupTestEnvironment(one.env);
+    const wiped = await startTestStack({}, { reuse: { dataDir: one.dataDir, env: await testEnvironment() } });
+    try {
+      assert.notEqual(wiped.adminToken, one.adminToken);
+      assert.equal((await apiClient(wiped.baseUrl, wiped.adminToken).get('/v1/user')).status, 200);
+    } finally {
+      await wiped.stop();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ensureRedis, freePort, repoRoot, startMongo, waitFor } from '@quire/datastore';
@@ -22,13 +22,28 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-async function allocatePorts(base: number) {
-  const pick = async (offset: number) => (base > 0 && base + offset < 65536 && (await portIsFree(base + offset)) ? base + offset : freePort());
-  if (base > 0 && !(await portIsFree(base))) throw new Error(`port ${base} is already in use: set PORT to another port`);
-  const gateway = base > 0 ? base : await freePort();
+/**
+ * PORT>0: gateway on PORT, the rest derived from it (or free when taken). PORT=0: a random
+ * base whose twelve ports are all free, so that stacks started at the same moment (tests)
+ * do not race for the same ephemeral ports.
+ */
+async function allocatePorts(requested: number) {
+  const span = 12;
+  const allFree = async (base: number) => (await Promise.all(Array.from({ length: span }, (_, i) => portIsFree(base + i)))).every(Boolean);
+  let base = requested;
+  if (base === 0) {
+    for (let attempt = 0; attempt < 50 && base === 0; attempt++) {
+      const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+      if (await allFree(candidate)) base = candidate;
+    }
+    if (base === 0) throw new Error('no free range of ports found; set PORT');
+  } else if (!(await portIsFree(base))) {
+    throw new Error(`port ${base} is already in use: set PORT to another port`);
+  }
+  const pick = async (offset: number) => (base + offset < 65536 && (await portIsFree(base + offset)) ? base + offset : freePort());
   const services = {} as Record<Backend, { http: number; grpc: number }>;
   for (const [i, name] of BACKENDS.entries()) services[name] = { http: await pick(1 + 2 * i), grpc: await pick(2 + 2 * i) };
-  return { gateway, services, datastore: await pick(11) };
+  return { gateway: base, services, datastore: await pick(11) };
 }
 
 let shutdown: ((code: number) => Promise<void>) | undefined;
@@ -79,6 +94,7 @@ async function main() {
     INTERNAL_HMAC_SECRET: process.env.INTERNAL_HMAC_SECRET || persistentSecret(dataDir, 'internal-secret', 48),
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || gatewayUrl,
     QUIRE_DATA_DIR: dataDir,
+    QUIRE_SUPERVISOR_PID: String(process.pid),
   };
   for (const name of BACKENDS) {
     env[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${ports.services[name].grpc}`;
@@ -124,7 +140,7 @@ async function main() {
   await waitReady('gateway', gatewayUrl);
 
   const tokenFile = path.join(dataDir, 'admin-token');
-  if (!existsSync(tokenFile)) {
+  if (!(await adminTokenWorks(tokenFile, gatewayUrl))) {
     const config = loadConfig(baseConfigSchema, env);
     const admin = await withIdentityAdmin(config, (ctx) =>
       bootstrapAdmin(ctx, { email: process.env.QUIRE_ADMIN_EMAIL || 'admin@quire.local', organizationTitle: process.env.QUIRE_ADMIN_ORG || 'Quire' }),
@@ -142,6 +158,14 @@ async function main() {
   };
   writeFileSync(stateFile(dataDir), JSON.stringify(state, null, 2), { mode: 0o600 });
   log(`Quire is ready at ${gatewayUrl}`);
+}
+
+/** False when there is no admin token yet, or when it no longer opens (e.g. a wiped database). */
+async function adminTokenWorks(tokenFile: string, gatewayUrl: string): Promise<boolean> {
+  if (!existsSync(tokenFile)) return false;
+  const token = readFileSync(tokenFile, 'utf8').trim();
+  const response = await fetch(`${gatewayUrl}/v1/user`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
+  return response.status !== 401;
 }
 
 function stopChild(child: ChildProcess | undefined): Promise<void> {
