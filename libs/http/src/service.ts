@@ -32,12 +32,14 @@ export interface RunningService<C extends BackendConfig> {
  * Boots one backend service the same way for all of them: its own database with its
  * indexes, Redis, the REST app (health, readiness, conventions) and the gRPC server.
  */
-export async function startBackendService<C extends BackendConfig>(options: {
+export async function startBackendService<C extends BackendConfig, X = ServiceDeps<C>>(options: {
   name: string;
   config: C;
   models: (db: Database) => void;
-  routes?: (app: Express, deps: ServiceDeps<C>) => void;
-  grpc?: (server: GrpcServerHandle, deps: ServiceDeps<C>) => void;
+  /** Builds what routes and gRPC methods work with (the domain context), once. */
+  context?: (deps: ServiceDeps<C>) => X;
+  routes?: (app: Express, context: X) => void;
+  grpc?: (server: GrpcServerHandle, context: X) => void;
   onStop?: () => Promise<void>;
   handleSignals?: boolean;
   logger?: Logger;
@@ -47,14 +49,15 @@ export async function startBackendService<C extends BackendConfig>(options: {
   const db = await connectDatabase(name, config, logger, options.models);
   const redis = createRedis(config, logger);
   const deps: ServiceDeps<C> = { name, config, logger, db, redis };
+  const context = options.context ? options.context(deps) : (deps as X);
 
   const ready = async () => db.readyState === 1 && (await redis.ping()) === 'PONG';
   const app = createServiceApp({ logger, secret: config.INTERNAL_HMAC_SECRET, ready });
-  options.routes?.(app, deps);
+  options.routes?.(app, context);
   finishServiceApp(app, logger);
 
   const grpc = createGrpcServer({ host: config.BIND_HOST, port: config.GRPC_PORT, secret: config.INTERNAL_HMAC_SECRET, logger });
-  options.grpc?.(grpc, deps);
+  options.grpc?.(grpc, context);
   // The gRPC health status (what the gateway's /readyz asks) follows the datastores.
   const unhealthy = () => grpc.health.setStatus('unhealthy');
   const recheck = () => void ready().then((ok) => grpc.health.setStatus(ok ? 'healthy' : 'unhealthy'), unhealthy);

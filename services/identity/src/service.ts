@@ -8,18 +8,13 @@ import { identityRouter } from './http/routes';
 
 /** Starts the identity service (REST + gRPC) against its own database. */
 export function startIdentity(config: BackendConfig, options: { handleSignals?: boolean; logger?: Logger } = {}): Promise<RunningService<BackendConfig>> {
-  const contextOf = (deps: { db: Parameters<typeof modelsOf>[0] } & Omit<IdentityContext, 'models'>): IdentityContext => ({
-    models: modelsOf(deps.db),
-    redis: deps.redis,
-    config: deps.config,
-    logger: deps.logger,
-  });
   return startBackendService({
     name: 'identity',
     config,
     models: registerModels,
-    routes: (app, deps) => app.use(identityRouter(contextOf(deps))),
-    grpc: (server, deps) => server.add(identity.IdentityServiceDefinition, identityGrpc(contextOf(deps))),
+    context: (deps): IdentityContext => ({ models: modelsOf(deps.db), redis: deps.redis, config: deps.config, logger: deps.logger }),
+    routes: (app, ctx) => app.use(identityRouter(ctx)),
+    grpc: (server, ctx) => server.add(identity.IdentityServiceDefinition, identityGrpc(ctx)),
     ...options,
   });
 }
