@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { addMembership, withIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig, newId } from '@quire/runtime';
 import { apiClient, startTestStack } from '@quire/testkit';
-import { persistentSecret } from './layout';
+import { internalSecretOf } from './layout';
 
 /**
  * `npm run bench`: latency of the hot paths through the whole stack, as medians and p95
@@ -33,7 +33,7 @@ async function main() {
     await measure('GET /v1/user (auth cached in Redis)', 300, () => api.get('/v1/user'));
 
     // A member of 5,000 organizations: the first page and the last page of their list.
-    const config = loadConfig(baseConfigSchema, { ...stack.processEnv, INTERNAL_HMAC_SECRET: persistentSecret(stack.dataDir, 'internal-secret') });
+    const config = loadConfig(baseConfigSchema, { ...stack.processEnv, INTERNAL_HMAC_SECRET: internalSecretOf(stack.dataDir, stack.processEnv) });
     const me = (await api.get('/v1/user')).body.id as string;
     await withIdentityAdmin(config, async (ctx) => {
       const now = Date.now();

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { freePort, startMongo } from '@quire/datastore';
 import { addMemberWithToken, bootstrapAdmin, revokeTokenBySecret, withIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig, ROLES, type Role } from '@quire/runtime';
-import { dataDirOf, persistentSecret, readState, redisPrefixOf } from './layout';
+import { dataDirOf, dbPrefixOf, internalSecretOf, readState, redisPrefixOf } from './layout';
 
 const USAGE = `Usage:
   npm run cli -- bootstrap --email <email> --org <title> [--name <display name>] [--json]
@@ -32,10 +32,10 @@ async function withDatabase<T>(action: Parameters<typeof withIdentityAdmin<T>>[1
     const config = loadConfig(baseConfigSchema, {
       ...process.env,
       MONGODB_URI: mongodbUri,
-      DB_PREFIX: running?.dbPrefix ?? process.env.DB_PREFIX ?? 'quire_',
+      DB_PREFIX: running?.dbPrefix ?? dbPrefixOf(),
       REDIS_URL: running?.redisUrl ?? process.env.REDIS_URL,
       REDIS_PREFIX: running?.redisPrefix ?? redisPrefixOf(dataDir),
-      INTERNAL_HMAC_SECRET: process.env.INTERNAL_HMAC_SECRET || persistentSecret(dataDir, 'internal-secret', 48),
+      INTERNAL_HMAC_SECRET: internalSecretOf(dataDir),
     });
     return await withIdentityAdmin(config, action);
   } finally {

@@ -45,3 +45,13 @@ export function readState(dataDir: string): StackState | undefined {
 export function redisPrefixOf(dataDir: string, env = process.env): string {
   return env.REDIS_PREFIX || `quire:${persistentSecret(dataDir, 'stack-id', 6)}:`;
 }
+
+/** The HMAC key services share: INTERNAL_HMAC_SECRET, else one generated into the data dir. */
+export function internalSecretOf(dataDir: string, env = process.env): string {
+  return env.INTERNAL_HMAC_SECRET || persistentSecret(dataDir, 'internal-secret', 48);
+}
+
+/** Prefix of the service databases: DB_PREFIX, default quire_. */
+export function dbPrefixOf(env = process.env): string {
+  return env.DB_PREFIX ?? 'quire_';
+}

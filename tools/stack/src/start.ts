@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ensureRedis, freePort, repoRoot, startMongo, waitFor } from '@quire/datastore';
 import { bootstrapAdmin, withIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig } from '@quire/runtime';
-import { BACKENDS, dataDirOf, persistentSecret, redisPrefixOf, stateFile, type Backend, type StackState } from './layout';
+import { BACKENDS, dataDirOf, dbPrefixOf, internalSecretOf, redisPrefixOf, stateFile, type Backend, type StackState } from './layout';
 
 /**
  * `npm start`: the datastore, the five services and the gateway as child processes.
@@ -88,10 +88,10 @@ async function main() {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     MONGODB_URI: mongo.uri,
-    DB_PREFIX: process.env.DB_PREFIX ?? 'quire_',
+    DB_PREFIX: dbPrefixOf(),
     REDIS_URL: redis.url,
     REDIS_PREFIX: redisPrefixOf(dataDir),
-    INTERNAL_HMAC_SECRET: process.env.INTERNAL_HMAC_SECRET || persistentSecret(dataDir, 'internal-secret', 48),
+    INTERNAL_HMAC_SECRET: internalSecretOf(dataDir),
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || gatewayUrl,
     QUIRE_DATA_DIR: dataDir,
     QUIRE_SUPERVISOR_PID: String(process.pid),
