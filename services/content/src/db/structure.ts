@@ -1,0 +1,153 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { ROLES, type Role } from '@quire/runtime';
+
+export type SpaceVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
+
+export type MergeRulesDoc =
+  | { type: 'inherit' }
+  | { type: 'none' }
+  | { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> };
+
+export interface SpaceDoc {
+  _id: string;
+  organizationId: string;
+  title: string;
+  emoji: string;
+  visibility: SpaceVisibility;
+  /** Parent collection id, or null at the organization root. */
+  parentId: string | null;
+  /** Order among siblings (same parent): ascending; moves pick a value between neighbours. */
+  position: number;
+  /** The active (primary) revision. Advanced only by a conditional update on `version`. */
+  revisionId: string;
+  /** Optimistic-concurrency counter: every write of `revisionId` matches and increments it. */
+  version: number;
+  defaultLevel: Role | null;
+  editMode: 'live' | 'locked';
+  mergeRules: MergeRulesDoc;
+  language?: string | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt?: Date | null;
+  /** Open comments; kept true by the code that opens/resolves/deletes comments. */
+  comments: number;
+  changeRequests: number;
+  changeRequestsOpen: number;
+  changeRequestsDraft: number;
+  /** Last change request number handed out (incremented atomically with $inc). */
+  changeRequestSeq: number;
+}
+
+export interface CollectionDoc {
+  _id: string;
+  organizationId: string;
+  title: string;
+  description?: string | null;
+  parentId: string | null;
+  position: number;
+  defaultLevel: Role | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An explicit role for a user or a team on a space or a collection. */
+export interface GrantDoc {
+  _id: string;
+  organizationId: string;
+  resourceType: 'space' | 'collection';
+  resourceId: string;
+  subjectType: 'user' | 'team';
+  subjectId: string;
+  role: Role;
+  createdAt: Date;
+}
+
+const roleField = { type: String, enum: [...ROLES, null], default: null };
+
+const mergeRulesSchema = new Schema(
+  { type: { type: String, enum: ['inherit', 'none', 'rules'], required: true }, rules: { type: [{ _id: false, rule: String, users: [String] }], default: undefined } },
+  { _id: false },
+);
+
+const spaceSchema = new Schema<SpaceDoc>(
+  {
+    _id: String,
+    organizationId: { type: String, required: true },
+    title: { type: String, default: '' },
+    emoji: { type: String, default: '' },
+    visibility: { type: String, required: true },
+    parentId: { type: String, default: null },
+    position: { type: Number, default: 0 },
+    revisionId: { type: String, required: true },
+    version: { type: Number, default: 0 },
+    defaultLevel: roleField,
+    editMode: { type: String, enum: ['live', 'locked'], default: 'live' },
+    mergeRules: { type: mergeRulesSchema, default: () => ({ type: 'inherit' }) },
+    language: { type: String, default: null },
+    createdBy: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    deletedAt: { type: Date, default: null },
+    comments: { type: Number, default: 0 },
+    changeRequests: { type: Number, default: 0 },
+    changeRequestsOpen: { type: Number, default: 0 },
+    changeRequestsDraft: { type: Number, default: 0 },
+    changeRequestSeq: { type: Number, default: 0 },
+  },
+  { versionKey: false },
+);
+
+const collectionSchema = new Schema<CollectionDoc>(
+  {
+    _id: String,
+    organizationId: { type: String, required: true },
+    title: { type: String, default: '' },
+    description: { type: String, default: null },
+    parentId: { type: String, default: null },
+    position: { type: Number, default: 0 },
+    defaultLevel: roleField,
+    createdBy: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+
+const grantSchema = new Schema<GrantDoc>(
+  {
+    _id: String,
+    organizationId: { type: String, required: true },
+    resourceType: { type: String, enum: ['space', 'collection'], required: true },
+    resourceId: { type: String, required: true },
+    subjectType: { type: String, enum: ['user', 'team'], required: true },
+    subjectId: { type: String, required: true },
+    role: { type: String, enum: ROLES, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+
+// Indexes: every list filter and cursor sort (design.md §5). The structure owner adds more as lists need them.
+spaceSchema.index({ organizationId: 1, deletedAt: 1, createdAt: -1, _id: -1 });
+spaceSchema.index({ parentId: 1, deletedAt: 1, position: 1 });
+collectionSchema.index({ organizationId: 1, parentId: 1, position: 1 });
+grantSchema.index({ resourceType: 1, resourceId: 1, subjectType: 1, subjectId: 1 }, { unique: true });
+grantSchema.index({ subjectType: 1, subjectId: 1 });
+
+export interface StructureModels {
+  Space: Model<SpaceDoc>;
+  Collection: Model<CollectionDoc>;
+  Grant: Model<GrantDoc>;
+}
+
+export function registerStructureModels(db: Connection): void {
+  db.model('Space', spaceSchema, 'spaces');
+  db.model('Collection', collectionSchema, 'collections');
+  db.model('Grant', grantSchema, 'grants');
+}
+
+export function structureModelsOf(db: Connection): StructureModels {
+  return { Space: db.model<SpaceDoc>('Space'), Collection: db.model<CollectionDoc>('Collection'), Grant: db.model<GrantDoc>('Grant') };
+}
