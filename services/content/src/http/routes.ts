@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import type { ContentContext } from '../domain/context';
+import { revisionsRouter } from './revisions-router';
+import { structureRouter } from './structure-router';
 
-/**
- * Every REST route of the content service. Each area has its own router module;
- * this only mounts them (order matters only where paths overlap).
- */
+/** Every REST route of the content service; each area has its own router module. */
 export function contentRouter(ctx: ContentContext): Router {
   const router = Router();
-  void ctx;
+  router.use(structureRouter(ctx));
+  router.use(revisionsRouter(ctx));
   return router;
 }
