@@ -14,7 +14,7 @@ import {
   type Principal,
 } from '@quire/runtime';
 import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
-import { serviceFor } from './routes';
+import { routeFor } from './routes';
 
 export interface GatewayParts {
   config: GatewayConfig;
@@ -63,6 +63,14 @@ export function createGatewayApp(parts: GatewayParts): Express {
   const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, config, logger)])) as Record<ServiceName, RequestHandler>;
 
   app.use('/v1', async (req, res, next) => {
+    const path = req.originalUrl.split('?')[0];
+    const route = routeFor(path);
+    if (route?.public) {
+      // No principal is forwarded (incoming internal headers were stripped above).
+      await parts.consumeRate(`ip:${req.ip}`, res);
+      return forward(route.service, req, res, next);
+    }
+
     let principal: Principal & { tokenHash: string };
     try {
       principal = await parts.authenticate(req.get('authorization'));
@@ -73,20 +81,21 @@ export function createGatewayApp(parts: GatewayParts): Express {
     }
     await parts.consumeRate(`token:${principal.tokenHash}`, res);
 
-    const path = req.originalUrl.split('?')[0];
-    const service = serviceFor(path);
-    if (!service) throw new HttpError(404, `No route for ${req.method} ${path}`);
-    const length = Number(req.get('content-length') ?? 0);
-    if (length > config.BODY_LIMIT_BYTES) throw new HttpError(413, `Request body too large (limit ${config.BODY_LIMIT_BYTES} bytes)`);
-
+    if (!route) throw new HttpError(404, `No route for ${req.method} ${path}`);
     const { value, signature } = signPrincipal(config.INTERNAL_HMAC_SECRET, { userId: principal.userId, tokenId: principal.tokenId });
     req.headers[PRINCIPAL_HEADER] = value;
     req.headers[SIGNATURE_HEADER] = signature;
+    forward(route.service, req, res, next);
+  });
+
+  function forward(service: ServiceName, req: Request, res: Response, next: NextFunction): void {
+    const length = Number(req.get('content-length') ?? 0);
+    if (length > config.BODY_LIMIT_BYTES) throw new HttpError(413, `Request body too large (limit ${config.BODY_LIMIT_BYTES} bytes)`);
     res.locals.service = service;
     // The proxy sees the full path: undo express's mount-path stripping.
     req.url = req.originalUrl;
     proxies[service](req, res, next);
-  });
+  }
 
   app.use((req: Request) => {
     throw new HttpError(404, `No route for ${req.method} ${req.path}`);

@@ -81,6 +81,18 @@ describe('gateway', () => {
     assert.equal(anonymous.status, 401);
   });
 
+  it('forwards public routes without a token and without a principal', async () => {
+    // Reaches identity (its own 404 for an unknown provider), not the gateway's 401.
+    const saml = await api().get('/v1/public/saml/unknown-provider/start');
+    assert.notEqual(saml.status, 401);
+    assert.equal(saml.body.error.code, saml.status);
+    // Content is down in this test: the request got past authentication to the proxy.
+    const download = await api().get('/v1/public/content/files/f1');
+    assert.equal(download.status, 503);
+    // Anything else under /v1 still needs a token.
+    assert.equal((await api().get('/v1/orgs')).status, 401);
+  });
+
   it('stops accepting a revoked token at once, despite the cache', async () => {
     const backend = testBackendConfig(env);
     const member = await withIdentityAdmin(backend, (ctx) => addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'leaver@example.com', role: 'edit' }));

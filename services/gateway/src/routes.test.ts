@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { serviceFor } from './routes';
+import { routeFor, serviceFor } from './routes';
 
 describe('gateway route table', () => {
   const cases: Array<[string, string | undefined]> = [
@@ -35,4 +35,11 @@ describe('gateway route table', () => {
   for (const [path, service] of cases) {
     it(`${path} → ${service ?? 'no route'}`, () => assert.equal(serviceFor(path), service));
   }
+
+  it('marks only the token-less browser and download routes public', () => {
+    assert.deepEqual(routeFor('/v1/public/saml/p1/acs'), { service: 'identity', public: true });
+    assert.deepEqual(routeFor('/v1/public/content/files/f1'), { service: 'content', public: true });
+    assert.deepEqual(routeFor('/v1/orgs/o1/saml/p1'), { service: 'identity', public: false });
+    assert.equal(routeFor('/v1/public/other'), undefined);
+  });
 });

@@ -3,9 +3,14 @@ import type { ServiceName } from './config';
 /**
  * The route table of design.md §1, as data: which service owns which /v1 paths.
  * `:name` matches one path segment, a trailing `**` any number of segments (also none).
- * First match wins, so more specific patterns come first.
+ * First match wins, so more specific patterns come first. `public` routes are the few
+ * that callers reach without an API token (SAML browser flows, signed download links):
+ * the owning service authenticates those requests itself.
  */
-export const ROUTE_TABLE: ReadonlyArray<{ pattern: string; service: ServiceName }> = [
+export const ROUTE_TABLE: ReadonlyArray<{ pattern: string; service: ServiceName; public?: true }> = [
+  { pattern: '/v1/public/saml/**', service: 'identity', public: true },
+  { pattern: '/v1/public/content/**', service: 'content', public: true },
+
   { pattern: '/v1/user/**', service: 'identity' },
   { pattern: '/v1/users/**', service: 'identity' },
   { pattern: '/v1/orgs', service: 'identity' },
@@ -46,9 +51,15 @@ function compile(pattern: string): Matcher {
 
 const compiled = ROUTE_TABLE.map((route) => ({ ...route, matches: compile(route.pattern) }));
 
-/** The service that owns `path` (no query string), or undefined. */
-export function serviceFor(path: string): ServiceName | undefined {
+/** The route that owns `path` (no query string), or undefined. */
+export function routeFor(path: string): { service: ServiceName; public: boolean } | undefined {
   const segments = path.split('/').filter(Boolean);
   if (segments.some((s) => s === '..' || s === '.')) return undefined;
-  return compiled.find((route) => route.matches(segments))?.service;
+  const route = compiled.find((candidate) => candidate.matches(segments));
+  return route && { service: route.service, public: route.public === true };
+}
+
+/** The service that owns `path` (no query string), or undefined. */
+export function serviceFor(path: string): ServiceName | undefined {
+  return routeFor(path)?.service;
 }
