@@ -1,4 +1,5 @@
-import { backendConfigSchema, loadConfig, runMain } from '@quire/runtime';
+import { loadConfig, runMain } from '@quire/runtime';
+import { contentConfigSchema } from './config';
 import { startContent } from './service';
 
-runMain('content', () => startContent(loadConfig(backendConfigSchema)));
+runMain('content', () => startContent(loadConfig(contentConfigSchema)));

@@ -1,1 +1,2 @@
 export { startPublishing } from './service';
+export { publishingConfigSchema, type PublishingConfig } from './config';

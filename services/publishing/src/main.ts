@@ -1,4 +1,5 @@
-import { backendConfigSchema, loadConfig, runMain } from '@quire/runtime';
+import { loadConfig, runMain } from '@quire/runtime';
+import { publishingConfigSchema } from './config';
 import { startPublishing } from './service';
 
-runMain('publishing', () => startPublishing(loadConfig(backendConfigSchema)));
+runMain('publishing', () => startPublishing(loadConfig(publishingConfigSchema)));

@@ -1,11 +1,220 @@
-import type { Connection } from 'mongoose';
+import { Schema, type Connection, type Model } from 'mongoose';
 
-// Owned by the revisions work (revisions, page bodies, files, change requests): models arrive with it.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface RevisionModels {}
+/**
+ * One page of a revision's tree. The tree is stored flat in pre-order (a page follows its
+ * parent, siblings keep their order) with parent pointers: no nested arrays (FerretDB v1)
+ * and a revision of thousands of pages stays one small document of ids, titles and hashes.
+ */
+export interface RevisionPageDoc {
+  id: string;
+  /** Parent page id; null at the root of the space. */
+  parent: string | null;
+  title: string;
+  slug: string;
+  emoji: string;
+  description: string;
+  hidden: boolean;
+  /** sha256 of the markdown body in PageBody. */
+  bodyHash: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
 
-export function registerRevisionModels(_db: Connection): void {}
+export interface RevisionFileDoc {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  /** sha256 of the bytes in FileBlob. */
+  blobHash: string;
+}
 
-export function revisionModelsOf(_db: Connection): RevisionModels {
-  return {};
+/** Immutable: written once, never updated. */
+export interface RevisionDoc {
+  _id: string;
+  spaceId: string;
+  parents: string[];
+  type: 'edits';
+  pages: RevisionPageDoc[];
+  files: RevisionFileDoc[];
+  createdBy: string;
+  createdAt: Date;
+  git?: { oid?: string; message?: string; createdByService?: boolean; url?: string; ref?: string } | null;
+}
+
+/** Content-addressed markdown: _id = sha256(markdown); shared by every revision and space. */
+export interface PageBodyDoc {
+  _id: string;
+  markdown: string;
+}
+
+/** Content-addressed file bytes: _id = sha256(data). */
+export interface FileBlobDoc {
+  _id: string;
+  data: Buffer;
+  size: number;
+}
+
+export type ChangeRequestStatus = 'draft' | 'open' | 'archived' | 'merged';
+
+export interface ReviewDoc {
+  id: string;
+  userId: string;
+  status: 'approved' | 'changes-requested';
+  /** The change request revision the review was given on. */
+  revisionId: string;
+  createdAt: Date;
+}
+
+export interface ChangeRequestDoc {
+  _id: string;
+  spaceId: string;
+  organizationId: string;
+  number: number;
+  status: ChangeRequestStatus;
+  subject: string;
+  /** The rich-text description as JSON text: its free-form `data` keys may hold '.' or '$'. */
+  description: string | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+  revisionId: string;
+  revisionInitial: string;
+  revisionMergedAncestor: string | null;
+  revisionMerged: string | null;
+  mergedBy: string | null;
+  mergedAt: Date | null;
+  /** Users who authored a revision of this change request (filter `contributor`). */
+  contributors: string[];
+  requestedReviewers: string[];
+  reviews: ReviewDoc[];
+  comments: number;
+  conversationsIssuesCluster: string | null;
+  /** Optimistic-concurrency counter for writes of `revisionId`. */
+  version: number;
+}
+
+export interface LinkEntryDoc {
+  /** Page holding the link. */
+  pageId: string;
+  status: 'ok' | 'broken' | 'in-app';
+  /** As written in the markdown. */
+  href: string;
+  kind: 'page' | 'file' | 'url';
+  /** Resolved target page or file id (ok links), else null. */
+  target: string | null;
+}
+
+/** Links of one (immutable) revision, computed once. */
+export interface RevisionLinksDoc {
+  _id: string;
+  spaceId: string;
+  links: LinkEntryDoc[];
+}
+
+const pageSchema = new Schema<RevisionPageDoc>(
+  {
+    id: String,
+    parent: { type: String, default: null },
+    title: String,
+    slug: String,
+    emoji: { type: String, default: '' },
+    description: { type: String, default: '' },
+    hidden: { type: Boolean, default: false },
+    bodyHash: String,
+    createdAt: Date,
+    updatedAt: Date,
+  },
+  { _id: false },
+);
+
+const fileSchema = new Schema<RevisionFileDoc>({ id: String, name: String, contentType: String, size: Number, blobHash: String }, { _id: false });
+
+const revisionSchema = new Schema<RevisionDoc>(
+  {
+    _id: String,
+    spaceId: { type: String, required: true },
+    parents: { type: [String], default: [] },
+    type: { type: String, default: 'edits' },
+    pages: { type: [pageSchema], default: [] },
+    files: { type: [fileSchema], default: [] },
+    createdBy: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    git: { type: Schema.Types.Mixed, default: null },
+  },
+  { versionKey: false },
+);
+revisionSchema.index({ spaceId: 1 });
+
+const pageBodySchema = new Schema<PageBodyDoc>({ _id: String, markdown: { type: String, default: '' } }, { versionKey: false });
+const fileBlobSchema = new Schema<FileBlobDoc>({ _id: String, data: Buffer, size: Number }, { versionKey: false });
+
+const reviewSchema = new Schema<ReviewDoc>({ id: String, userId: String, status: String, revisionId: String, createdAt: Date }, { _id: false });
+
+const changeRequestSchema = new Schema<ChangeRequestDoc>(
+  {
+    _id: String,
+    spaceId: { type: String, required: true },
+    organizationId: { type: String, required: true },
+    number: { type: Number, required: true },
+    status: { type: String, required: true },
+    subject: { type: String, default: '' },
+    description: { type: String, default: null },
+    createdBy: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    revisionId: { type: String, required: true },
+    revisionInitial: { type: String, required: true },
+    revisionMergedAncestor: { type: String, default: null },
+    revisionMerged: { type: String, default: null },
+    mergedBy: { type: String, default: null },
+    mergedAt: { type: Date, default: null },
+    contributors: { type: [String], default: [] },
+    requestedReviewers: { type: [String], default: [] },
+    reviews: { type: [reviewSchema], default: [] },
+    comments: { type: Number, default: 0 },
+    conversationsIssuesCluster: { type: String, default: null },
+    version: { type: Number, default: 0 },
+  },
+  { versionKey: false },
+);
+// Lists: per space and per organization, filtered by status (and creator…), newest first.
+changeRequestSchema.index({ spaceId: 1, number: 1 }, { unique: true });
+changeRequestSchema.index({ spaceId: 1, status: 1, createdAt: -1, _id: -1 });
+changeRequestSchema.index({ organizationId: 1, status: 1, createdAt: -1, _id: -1 });
+changeRequestSchema.index({ spaceId: 1, createdBy: 1 });
+changeRequestSchema.index({ spaceId: 1, contributors: 1 });
+changeRequestSchema.index({ spaceId: 1, requestedReviewers: 1 });
+
+const linkEntrySchema = new Schema<LinkEntryDoc>({ pageId: String, status: String, href: String, kind: String, target: { type: String, default: null } }, { _id: false });
+const revisionLinksSchema = new Schema<RevisionLinksDoc>(
+  { _id: String, spaceId: { type: String, required: true }, links: { type: [linkEntrySchema], default: [] } },
+  { versionKey: false },
+);
+revisionLinksSchema.index({ spaceId: 1 });
+
+export interface RevisionModels {
+  Revision: Model<RevisionDoc>;
+  PageBody: Model<PageBodyDoc>;
+  FileBlob: Model<FileBlobDoc>;
+  ChangeRequest: Model<ChangeRequestDoc>;
+  RevisionLinks: Model<RevisionLinksDoc>;
+}
+
+export function registerRevisionModels(db: Connection): void {
+  db.model('Revision', revisionSchema, 'revisions');
+  db.model('PageBody', pageBodySchema, 'page_bodies');
+  db.model('FileBlob', fileBlobSchema, 'file_blobs');
+  db.model('ChangeRequest', changeRequestSchema, 'change_requests');
+  db.model('RevisionLinks', revisionLinksSchema, 'revision_links');
+}
+
+export function revisionModelsOf(db: Connection): RevisionModels {
+  return {
+    Revision: db.model<RevisionDoc>('Revision'),
+    PageBody: db.model<PageBodyDoc>('PageBody'),
+    FileBlob: db.model<FileBlobDoc>('FileBlob'),
+    ChangeRequest: db.model<ChangeRequestDoc>('ChangeRequest'),
+    RevisionLinks: db.model<RevisionLinksDoc>('RevisionLinks'),
+  };
 }

@@ -1,6 +1,13 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { ROLES, type Role } from '@quire/runtime';
 
+/**
+ * A resource's default level (OpenAPI DefaultLevel): a role every organization member
+ * gets on it, null (guest: members get nothing by default) or 'inherit' (take the
+ * parent collection's level; at the organization root, the member's own org role).
+ */
+export type DefaultLevel = Role | null | 'inherit';
+
 export type SpaceVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
 
 export type MergeRulesDoc =
@@ -22,7 +29,8 @@ export interface SpaceDoc {
   revisionId: string;
   /** Optimistic-concurrency counter: every write of `revisionId` matches and increments it. */
   version: number;
-  defaultLevel: Role | null;
+  /** A role, null (guest: no default access) or 'inherit' (parent collection, else the org role). */
+  defaultLevel: DefaultLevel;
   editMode: 'live' | 'locked';
   mergeRules: MergeRulesDoc;
   language?: string | null;
@@ -46,7 +54,7 @@ export interface CollectionDoc {
   description?: string | null;
   parentId: string | null;
   position: number;
-  defaultLevel: Role | null;
+  defaultLevel: DefaultLevel;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
@@ -64,7 +72,7 @@ export interface GrantDoc {
   createdAt: Date;
 }
 
-const roleField = { type: String, enum: [...ROLES, null], default: null };
+const roleField = { type: String, enum: [...ROLES, 'inherit', null], default: 'inherit' as DefaultLevel };
 
 const mergeRulesSchema = new Schema(
   { type: { type: String, enum: ['inherit', 'none', 'rules'], required: true }, rules: { type: [{ _id: false, rule: String, users: [String] }], default: undefined } },
@@ -130,11 +138,18 @@ const grantSchema = new Schema<GrantDoc>(
 );
 
 // Indexes: every list filter and cursor sort (design.md §5). The structure owner adds more as lists need them.
+// Org space lists (keyset on createdAt, _id), sibling order, collection space lists.
 spaceSchema.index({ organizationId: 1, deletedAt: 1, createdAt: -1, _id: -1 });
-spaceSchema.index({ parentId: 1, deletedAt: 1, position: 1 });
+spaceSchema.index({ organizationId: 1, parentId: 1, deletedAt: 1, position: 1 });
+spaceSchema.index({ parentId: 1, deletedAt: 1, position: 1, _id: 1 });
 collectionSchema.index({ organizationId: 1, parentId: 1, position: 1 });
-grantSchema.index({ resourceType: 1, resourceId: 1, subjectType: 1, subjectId: 1 }, { unique: true });
-grantSchema.index({ subjectType: 1, subjectId: 1 });
+collectionSchema.index({ organizationId: 1, createdAt: -1, _id: -1 });
+collectionSchema.index({ parentId: 1 });
+// One grant per subject and resource (ids are unique across spaces and collections).
+grantSchema.index({ resourceId: 1, subjectType: 1, subjectId: 1 }, { unique: true });
+// Permission lists (keyset on createdAt, _id) and the grants of a member/team in an org.
+grantSchema.index({ resourceId: 1, subjectType: 1, createdAt: 1, _id: 1 });
+grantSchema.index({ organizationId: 1, subjectType: 1, subjectId: 1 });
 
 export interface StructureModels {
   Space: Model<SpaceDoc>;

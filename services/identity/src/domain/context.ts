@@ -1,4 +1,5 @@
-import type { BackendConfig, Logger, RedisClient } from '@quire/runtime';
+import type { EventBus } from '@quire/async';
+import type { BackendConfig, Logger, RedisClient, ServiceClients } from '@quire/runtime';
 import type { IdentityModels } from '../db/models';
 
 /** What identity's domain functions work with. */
@@ -7,4 +8,8 @@ export interface IdentityContext {
   redis: RedisClient;
   config: BackendConfig;
   logger: Logger;
+  /** gRPC clients of the other services (content counts and lists a member's spaces). */
+  clients?: ServiceClients;
+  /** The cross-service event stream (member removed, team deleted). */
+  events?: EventBus;
 }

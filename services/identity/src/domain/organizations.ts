@@ -1,6 +1,6 @@
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, type Role } from '@quire/runtime';
-import type { MembershipDoc, OrganizationDoc } from '../db/models';
+import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
 
 export interface OrganizationInput {
@@ -34,12 +34,21 @@ export async function createOrganization(ctx: IdentityContext, creatorId: string
 
 /** Makes the user a member with `role`, or sets the role of an existing member. */
 export async function addMembership(ctx: IdentityContext, organizationId: string, userId: string, role: Role | null): Promise<MembershipDoc> {
+  const user = await ctx.models.User.findById(userId).lean();
   const membership = await ctx.models.Membership.findOneAndUpdate(
     { organizationId, userId },
-    { $set: { role }, $setOnInsert: { _id: newId(), joinedAt: new Date(), sso: false, disabled: false } },
+    {
+      $set: { role, ...(user ? memberSearchFields(user) : {}) },
+      $setOnInsert: { _id: newId(), joinedAt: new Date(), sso: false, disabled: false },
+    },
     { upsert: true, returnDocument: 'after' },
   ).lean();
   return membership!;
+}
+
+/** The copies of the user a membership keeps so the member list can search and sort. */
+export function memberSearchFields(user: Pick<UserDoc, 'email' | 'displayName'>) {
+  return { email: user.email, displayName: user.displayName, sortName: user.displayName.toLowerCase() };
 }
 
 export async function getMembership(ctx: IdentityContext, organizationId: string, userId: string): Promise<MembershipDoc | null> {
@@ -100,4 +109,11 @@ async function claimHostname(ctx: IdentityContext, organizationId: string, hostn
     const claim = await ctx.models.HostnameClaim.findById(hostname).lean();
     if (claim?.organizationId !== organizationId) throw httpError.conflict('hostname: already used by another organization');
   }
+}
+
+/** Which of these organizations the user owns a team in (Organization.permissions.ownTeam). */
+export async function organizationsWithOwnedTeam(ctx: IdentityContext, userId: string, organizationIds: string[]): Promise<Set<string>> {
+  if (organizationIds.length === 0) return new Set();
+  const owned = await ctx.models.TeamMembership.find({ userId, organizationId: { $in: organizationIds }, role: 'owner' }, { organizationId: 1 }).lean();
+  return new Set(owned.map((o) => o.organizationId));
 }

@@ -3,6 +3,7 @@ import { identity } from '@quire/proto';
 import { GrpcError, grpcStatus, roleToProto } from '@quire/runtime';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
+import { teamIdsOfUsers } from '../domain/counts';
 import { getUsers } from '../domain/users';
 import { resolveToken } from '../domain/tokens';
 
@@ -28,14 +29,16 @@ const toOrganization = (organization: OrganizationDoc): identity.Organization =>
   createTime: organization.createdAt,
   defaultRole: roleToProto(organization.defaultRole),
   hostname: organization.hostname ?? '',
+  mergeRulesType: organization.mergeRules?.type ?? 'none',
+  mergeRules: organization.mergeRules?.type === 'rules' ? organization.mergeRules.rules.map((r) => ({ rule: r.rule, users: r.users })) : [],
 });
 
-const toMembership = (membership: MembershipDoc): identity.Membership => ({
+const toMembership = (membership: MembershipDoc, teamIds: string[]): identity.Membership => ({
   organizationId: membership.organizationId,
   userId: membership.userId,
   member: !membership.disabled,
   role: roleToProto(membership.role),
-  teamIds: [],
+  teamIds,
   sso: membership.sso,
   disabled: membership.disabled,
   joinTime: membership.joinedAt,
@@ -63,18 +66,28 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
     },
 
     async getMembership(request) {
-      const membership = await ctx.models.Membership.findOne({ organizationId: request.organizationId, userId: request.userId }).lean();
+      const [membership, teams] = await Promise.all([
+        ctx.models.Membership.findOne({ organizationId: request.organizationId, userId: request.userId }).lean(),
+        ctx.models.TeamMembership.find({ organizationId: request.organizationId, userId: request.userId }, { teamId: 1 }).lean(),
+      ]);
       return {
         membership: membership
-          ? toMembership(membership)
+          ? toMembership(
+              membership,
+              teams.map((t) => t.teamId),
+            )
           : { ...identity.Membership.fromPartial({}), organizationId: request.organizationId, userId: request.userId },
       };
     },
 
     async batchGetMemberships(request) {
       const organizationIds = checkBatch(request.organizationIds);
-      const memberships = await ctx.models.Membership.find({ userId: request.userId, organizationId: { $in: organizationIds } }).lean();
-      return { memberships: memberships.map(toMembership) };
+      const [memberships, teams] = await Promise.all([
+        ctx.models.Membership.find({ userId: request.userId, organizationId: { $in: organizationIds } }).lean(),
+        ctx.models.TeamMembership.find({ userId: request.userId, organizationId: { $in: organizationIds } }, { organizationId: 1, teamId: 1 }).lean(),
+      ]);
+      const teamsOf = (organizationId: string) => teams.filter((t) => t.organizationId === organizationId).map((t) => t.teamId);
+      return { memberships: memberships.map((m) => toMembership(m, teamsOf(m.organizationId))) };
     },
 
     async listMembers(request) {
@@ -86,7 +99,16 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
           limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_BATCH),
           page: request.pageToken || undefined,
         });
-        return { memberships: page.items.map(toMembership), nextPageToken: page.next ?? '', totalSize: page.count };
+        const teams = await teamIdsOfUsers(
+          ctx,
+          request.organizationId,
+          page.items.map((m) => m.userId),
+        );
+        return {
+          memberships: page.items.map((m) => toMembership(m, teams.get(m.userId) ?? [])),
+          nextPageToken: page.next ?? '',
+          totalSize: page.count,
+        };
       } catch (error) {
         if (error instanceof HttpError) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, error.message);
         throw error;

@@ -5,12 +5,16 @@ import {
   createOrganization,
   getVisibleOrganization,
   listOrganizationsOfUser,
+  organizationsWithOwnedTeam,
   updateOrganization,
 } from '../domain/organizations';
+import { membersRouter } from './members-routes';
 import { presentOrganization, presentUser } from './presenters';
+import { samlRouter } from './saml-routes';
 import { createOrganizationBody, organizationParams, updateOrganizationBody, userParams } from './schemas';
+import { teamsRouter } from './teams-routes';
 
-/** /v1/user, /v1/users/{userId} and /v1/orgs[/{organizationId}]. */
+/** /v1/user, /v1/users/{userId}, /v1/orgs[/{organizationId}], and the members, teams and SAML routers. */
 export function identityRouter(ctx: IdentityContext): Router {
   const router = Router();
   const base = ctx.config.PUBLIC_BASE_URL;
@@ -44,9 +48,14 @@ export function identityRouter(ctx: IdentityContext): Router {
     const { userId } = principalOf(req);
     const query = parseInput(listQuerySchema, req.query, 'query');
     const page = await listOrganizationsOfUser(ctx, userId, query);
+    const owning = await organizationsWithOwnedTeam(
+      ctx,
+      userId,
+      page.items.map((i) => i.organization._id),
+    );
     res.json(
       listEnvelope(
-        page.items.map(({ organization, membership }) => presentOrganization(organization, membership, base)),
+        page.items.map(({ organization, membership }) => presentOrganization(organization, membership, base, owning.has(organization._id))),
         page.count,
         page.next,
       ),
@@ -67,7 +76,8 @@ export function identityRouter(ctx: IdentityContext): Router {
     const { userId } = principalOf(req);
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const { organization, membership } = await getVisibleOrganization(ctx, userId, organizationId);
-    res.json(presentOrganization(organization, membership, base));
+    const owning = await organizationsWithOwnedTeam(ctx, userId, [organizationId]);
+    res.json(presentOrganization(organization, membership, base, owning.has(organizationId)));
   });
 
   router.patch('/v1/orgs/:organizationId', async (req, res) => {
@@ -75,8 +85,12 @@ export function identityRouter(ctx: IdentityContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const patch = parseInput(updateOrganizationBody, req.body, 'body');
     const { organization, membership } = await updateOrganization(ctx, userId, organizationId, patch);
-    res.json(presentOrganization(organization, membership, base));
+    const owning = await organizationsWithOwnedTeam(ctx, userId, [organizationId]);
+    res.json(presentOrganization(organization, membership, base, owning.has(organizationId)));
   });
 
+  router.use(membersRouter(ctx));
+  router.use(teamsRouter(ctx));
+  router.use(samlRouter(ctx));
   return router;
 }

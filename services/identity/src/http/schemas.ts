@@ -41,3 +41,9 @@ export const updateOrganizationBody = z
 
 export const organizationParams = z.object({ organizationId: z.string().min(1).max(64) });
 export const userParams = z.object({ userId: z.string().min(1).max(64) });
+
+export const memberParams = z.object({ organizationId: z.string().min(1).max(64), userId: z.string().min(1).max(64) });
+export const teamParams = z.object({ organizationId: z.string().min(1).max(64), teamId: z.string().min(1).max(64) });
+export const teamMemberParams = teamParams.extend({ userId: z.string().min(1).max(64) });
+export const samlParams = z.object({ organizationId: z.string().min(1).max(64), samlProviderId: z.string().min(1).max(64) });
+export const publicSamlParams = z.object({ samlProviderId: z.string().min(1).max(64) });

@@ -100,6 +100,26 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     await assert.rejects(grpc.listMembers({ organizationId: admin.organizationId, pageToken: 'junk' }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
   });
 
+  it('tells team ids with memberships and merge rules with organizations', async () => {
+    const now = new Date();
+    await ctx.models.Team.create({ _id: 'team-1', organizationId: admin.organizationId, title: 'Core', sortTitle: 'core', createdAt: now });
+    await ctx.models.TeamMembership.create({ _id: 'tm-1', organizationId: admin.organizationId, teamId: 'team-1', userId: reader.userId, role: 'member', createdAt: now });
+    const { membership } = await grpc.getMembership({ organizationId: admin.organizationId, userId: reader.userId });
+    assert.deepEqual(membership?.teamIds, ['team-1']);
+    const batch = await grpc.batchGetMemberships({ userId: reader.userId, organizationIds: [admin.organizationId] });
+    assert.deepEqual(batch.memberships[0].teamIds, ['team-1']);
+    const listed = await grpc.listMembers({ organizationId: admin.organizationId, pageSize: 100 });
+    assert.deepEqual(listed.memberships.find((m) => m.userId === reader.userId)?.teamIds, ['team-1']);
+
+    await ctx.models.Organization.updateOne(
+      { _id: admin.organizationId },
+      { $set: { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [admin.userId] }] } } },
+    );
+    const [organization] = (await grpc.batchGetOrganizations({ ids: [admin.organizationId] })).organizations;
+    assert.equal(organization.mergeRulesType, 'rules');
+    assert.deepEqual(organization.mergeRules, [{ rule: 'require_specific_reviewers', users: [admin.userId] }]);
+  });
+
   it('refuses gRPC callers without a valid service signature', async () => {
     const stranger = createGrpcClient(identity.IdentityServiceDefinition, {
       address: `127.0.0.1:${service.grpcPort}`,

@@ -1,0 +1,142 @@
+import { EVENT_TYPES } from '@quire/async';
+import { HttpError, httpError } from '@quire/http';
+import type { ChangeRequestDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import type { SpaceDoc } from '../db/structure';
+import { counterDelta, enforceMergeRules } from './change-requests';
+import type { ContentContext } from './context';
+import { mergeContent, type MergeConflict } from './merge';
+import { loadBodies, loadRevision, storeBodies, writeRevision } from './revisions';
+
+/*
+ * Merge (change request → space) and update (space → change request): the same three-way
+ * merge, base = revisionMergedAncestor ?? revisionInitial. The result is written as a new
+ * revision, then the target's pointer moves with a conditional update (Space.version for
+ * the space, the read revisionId for the change request); a lost race throws the result
+ * away and merges again against the newer content, so no concurrent change is ever lost.
+ */
+
+const MAX_ATTEMPTS = 25;
+
+/** 409 listing the conflicting pages and files; nothing was written. */
+export class MergeConflictError extends HttpError {
+  constructor(readonly conflicts: MergeConflict[]) {
+    const listed = conflicts
+      .slice(0, 20)
+      .map((c) => (c.page ? `page "${c.page.title}" (${c.page.id})` : `file "${c.file?.name}" (${c.file?.id})`) + `: ${c.reason}`)
+      .join('; ');
+    super(409, `Merge conflict: ${listed}${conflicts.length > 20 ? `; and ${conflicts.length - 20} more` : ''}`);
+  }
+}
+
+interface MergedContent {
+  pages: RevisionPageDoc[];
+  files: RevisionFileDoc[];
+}
+
+/** Three-way merge of `theirs` into `ours` from `baseId`, with the fast paths when one side did not move. */
+async function mergeRevisions(ctx: ContentContext, baseId: string, oursId: string, theirsId: string): Promise<MergedContent> {
+  if (theirsId === baseId || theirsId === oursId) return loadRevision(ctx, oursId);
+  if (oursId === baseId) return loadRevision(ctx, theirsId);
+  const [base, ours, theirs] = await Promise.all([loadRevision(ctx, baseId), loadRevision(ctx, oursId), loadRevision(ctx, theirsId)]);
+  const outcome = await mergeContent(base, ours, theirs, (hashes) => loadBodies(ctx, hashes));
+  if (!outcome.ok) throw new MergeConflictError(outcome.conflicts);
+  await storeBodies(ctx, outcome.newBodies);
+  return outcome;
+}
+
+async function freshSpace(ctx: ContentContext, spaceId: string): Promise<SpaceDoc> {
+  const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+  if (!space || space.deletedAt) throw httpError.notFound('Space');
+  return space;
+}
+
+async function freshChangeRequest(ctx: ContentContext, id: string): Promise<ChangeRequestDoc> {
+  const changeRequest = await ctx.models.ChangeRequest.findById(id).lean<ChangeRequestDoc>();
+  if (!changeRequest) throw httpError.notFound('Change request');
+  return changeRequest;
+}
+
+export async function mergeChangeRequest(
+  ctx: ContentContext,
+  spaceId: string,
+  changeRequestId: string,
+  userId: string,
+): Promise<{ revision: string; changeRequest: ChangeRequestDoc }> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const [space, changeRequest] = await Promise.all([freshSpace(ctx, spaceId), freshChangeRequest(ctx, changeRequestId)]);
+    if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+    if (attempt === 0) await enforceMergeRules(ctx, space, changeRequest);
+    const base = changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial;
+    const content = await mergeRevisions(ctx, base, space.revisionId, changeRequest.revisionId);
+    const revision: RevisionDoc = await writeRevision(ctx, {
+      spaceId,
+      parents: [space.revisionId, changeRequest.revisionId],
+      pages: content.pages,
+      files: content.files,
+      createdBy: userId,
+    });
+    const moved = await ctx.models.Space.updateOne(
+      { _id: spaceId, version: space.version, revisionId: space.revisionId },
+      { $set: { revisionId: revision._id, updatedAt: new Date() }, $inc: { version: 1 } },
+    );
+    if (moved.modifiedCount !== 1) {
+      // Another write advanced the space first: merge again on top of it.
+      await ctx.models.Revision.deleteOne({ _id: revision._id });
+      continue;
+    }
+    const now = new Date();
+    const merged = await ctx.models.ChangeRequest.findOneAndUpdate(
+      { _id: changeRequest._id, status: { $ne: 'merged' } },
+      { $set: { status: 'merged', revisionMerged: revision._id, mergedBy: userId, mergedAt: now, updatedAt: now } },
+      { returnDocument: 'after' },
+    ).lean<ChangeRequestDoc>();
+    if (merged) {
+      const delta = counterDelta(changeRequest.status, 'merged');
+      if (Object.keys(delta).length > 0) await ctx.models.Space.updateOne({ _id: spaceId }, { $inc: delta });
+    }
+    await publish(ctx, space, changeRequest._id, revision._id);
+    return { revision: revision._id, changeRequest: merged ?? (await freshChangeRequest(ctx, changeRequest._id)) };
+  }
+  throw httpError.conflict('The space changed too often concurrently; retry the merge');
+}
+
+export async function updateChangeRequestFromSpace(
+  ctx: ContentContext,
+  spaceId: string,
+  changeRequestId: string,
+  userId: string,
+): Promise<{ revision: string; changeRequest: ChangeRequestDoc }> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const [space, changeRequest] = await Promise.all([freshSpace(ctx, spaceId), freshChangeRequest(ctx, changeRequestId)]);
+    if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+    const base = changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial;
+    if (space.revisionId === base) return { revision: changeRequest.revisionId, changeRequest };
+    const content = await mergeRevisions(ctx, base, changeRequest.revisionId, space.revisionId);
+    const revision = await writeRevision(ctx, {
+      spaceId,
+      parents: [changeRequest.revisionId, space.revisionId],
+      pages: content.pages,
+      files: content.files,
+      createdBy: userId,
+    });
+    const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
+      { _id: changeRequest._id, revisionId: changeRequest.revisionId, status: { $ne: 'merged' } },
+      { $set: { revisionId: revision._id, revisionMergedAncestor: space.revisionId, updatedAt: new Date() }, $inc: { version: 1 } },
+      { returnDocument: 'after' },
+    ).lean<ChangeRequestDoc>();
+    if (updated) return { revision: revision._id, changeRequest: updated };
+    await ctx.models.Revision.deleteOne({ _id: revision._id });
+  }
+  throw httpError.conflict('The change request changed too often concurrently; retry the update');
+}
+
+async function publish(ctx: ContentContext, space: SpaceDoc, changeRequestId: string, revisionId: string): Promise<void> {
+  const organizationId = space.organizationId;
+  try {
+    await ctx.events.publish({ type: EVENT_TYPES.changeRequestMerged, organizationId, payload: { organizationId, spaceId: space._id, changeRequestId, revisionId } });
+    await ctx.events.publish({ type: EVENT_TYPES.spaceContentUpdated, organizationId, payload: { organizationId, spaceId: space._id, revisionId } });
+  } catch (error) {
+    // The merge is done and durable; a lost notification must not turn it into an error.
+    ctx.logger.error({ err: error, spaceId: space._id, changeRequestId }, 'could not publish the merge events');
+  }
+}

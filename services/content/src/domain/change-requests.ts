@@ -1,0 +1,240 @@
+import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { newId } from '@quire/runtime';
+import type { QueryFilter } from 'mongoose';
+import type { ChangeRequestDoc, ChangeRequestStatus, ReviewDoc } from '../db/revisions';
+import type { SpaceDoc } from '../db/structure';
+import { applyChanges, type ChangeResult, type ContentChange } from './content-changes';
+import type { ContentContext } from './context';
+import { loadRevision, storeBlobs, storeBodies, writeRevision } from './revisions';
+
+/*
+ * Change requests: numbered per space, holding their own line of immutable revisions.
+ * Every write is one conditional single-document update (FerretDB has no transactions);
+ * the Space counters follow each status move with $inc.
+ */
+
+export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'archived', 'merged'] as const;
+
+/** The counters a status contributes to (changeRequests counts every change request). */
+export function counterDelta(from: ChangeRequestStatus | null, to: ChangeRequestStatus | null): Record<string, number> {
+  const delta: Record<string, number> = {};
+  const bump = (status: ChangeRequestStatus | null, by: number) => {
+    if (status === 'open') delta.changeRequestsOpen = (delta.changeRequestsOpen ?? 0) + by;
+    if (status === 'draft') delta.changeRequestsDraft = (delta.changeRequestsDraft ?? 0) + by;
+  };
+  bump(from, -1);
+  bump(to, 1);
+  for (const key of Object.keys(delta)) if (delta[key] === 0) delete delta[key];
+  return delta;
+}
+
+/** The change request by id or by its number in the space; 404 otherwise. */
+export async function findChangeRequest(ctx: ContentContext, spaceId: string, idOrNumber: string): Promise<ChangeRequestDoc> {
+  const filter = /^\d{1,9}$/.test(idOrNumber) ? { spaceId, number: Number(idOrNumber) } : { spaceId, _id: idOrNumber };
+  const changeRequest = await ctx.models.ChangeRequest.findOne(filter).lean<ChangeRequestDoc>();
+  if (!changeRequest) throw httpError.notFound('Change request');
+  return changeRequest;
+}
+
+export async function createChangeRequest(
+  ctx: ContentContext,
+  space: SpaceDoc,
+  input: { userId: string; subject?: string; status?: 'draft' | 'open' },
+): Promise<ChangeRequestDoc> {
+  const status = input.status ?? 'open';
+  // One atomic update hands out the number, counts the change request and reads the
+  // revision it starts from.
+  const updated = await ctx.models.Space.findOneAndUpdate(
+    { _id: space._id },
+    { $inc: { changeRequestSeq: 1, changeRequests: 1, ...counterDelta(null, status) } },
+    { returnDocument: 'after' },
+  ).lean<SpaceDoc>();
+  if (!updated) throw httpError.notFound('Space');
+  const now = new Date();
+  const doc: ChangeRequestDoc = {
+    _id: newId(),
+    spaceId: space._id,
+    organizationId: space.organizationId,
+    number: updated.changeRequestSeq,
+    status,
+    subject: input.subject ?? '',
+    description: null,
+    createdBy: input.userId,
+    createdAt: now,
+    updatedAt: now,
+    revisionId: updated.revisionId,
+    revisionInitial: updated.revisionId,
+    revisionMergedAncestor: null,
+    revisionMerged: null,
+    mergedBy: null,
+    mergedAt: null,
+    contributors: [],
+    requestedReviewers: [],
+    reviews: [],
+    comments: 0,
+    conversationsIssuesCluster: null,
+    version: 0,
+  };
+  await ctx.models.ChangeRequest.create(doc);
+  return doc;
+}
+
+export interface ChangeRequestFilters {
+  status: ChangeRequestStatus;
+  creator?: string;
+  contributor?: string;
+  requestedReviewer?: string;
+  conversationsIssuesCluster?: string;
+}
+
+export function listChangeRequests(
+  ctx: ContentContext,
+  scope: { spaceIds: string[] },
+  filters: ChangeRequestFilters,
+  page: { limit: number; page?: string },
+): Promise<KeysetPage<ChangeRequestDoc>> {
+  const filter: QueryFilter<ChangeRequestDoc> = {
+    spaceId: scope.spaceIds.length === 1 ? scope.spaceIds[0] : { $in: scope.spaceIds },
+    status: filters.status,
+  };
+  if (filters.creator) filter.createdBy = filters.creator;
+  if (filters.contributor) filter.contributors = filters.contributor;
+  if (filters.requestedReviewer) filter.requestedReviewers = filters.requestedReviewer;
+  if (filters.conversationsIssuesCluster) filter.conversationsIssuesCluster = filters.conversationsIssuesCluster;
+  return keysetPage(ctx.models.ChangeRequest, { filter, sortField: 'createdAt', order: 'desc', limit: page.limit, page: page.page });
+}
+
+export interface ChangeRequestPatch {
+  subject?: string;
+  description?: unknown;
+  status?: ChangeRequestStatus;
+}
+
+export async function patchChangeRequest(ctx: ContentContext, current: ChangeRequestDoc, patch: ChangeRequestPatch): Promise<ChangeRequestDoc> {
+  if (patch.status === 'merged') throw httpError.badRequest('Invalid body: status: a change request becomes merged only by merging it (POST .../merge)');
+  if (current.status === 'merged' && patch.status !== undefined) {
+    throw httpError.badRequest('Invalid body: status: a merged change request cannot change status');
+  }
+  const set: Partial<ChangeRequestDoc> = { updatedAt: new Date() };
+  if (patch.subject !== undefined) set.subject = patch.subject;
+  if (patch.description !== undefined) set.description = patch.description === null ? null : JSON.stringify(patch.description);
+  if (patch.status !== undefined) set.status = patch.status;
+  // Conditional on the status read, so the counters move exactly once per real change.
+  const updated = await ctx.models.ChangeRequest.findOneAndUpdate({ _id: current._id, status: current.status }, { $set: set }, { returnDocument: 'after' }).lean<ChangeRequestDoc>();
+  if (!updated) {
+    const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
+    if (!fresh) throw httpError.notFound('Change request');
+    return patchChangeRequest(ctx, fresh, patch);
+  }
+  const delta = counterDelta(current.status, updated.status);
+  if (Object.keys(delta).length > 0) await ctx.models.Space.updateOne({ _id: current.spaceId }, { $inc: delta });
+  return updated;
+}
+
+const MAX_RETRIES = 20;
+
+/**
+ * Applies an ordered batch of changes as ONE new revision of the change request. A lost
+ * race with another write re-applies the batch on the newer revision.
+ */
+export async function writeChangeRequestContent(
+  ctx: ContentContext,
+  changeRequest: ChangeRequestDoc,
+  userId: string,
+  changes: ContentChange[],
+): Promise<{ changeRequest: ChangeRequestDoc; results: ChangeResult[] }> {
+  let current = changeRequest;
+  for (let attempt = 0; attempt < MAX_RETRIES; attempt += 1) {
+    if (current.status === 'merged') throw httpError.conflict('This change request is merged: its content can no longer change');
+    const revision = await loadRevision(ctx, current.revisionId);
+    const applied = applyChanges(revision, changes);
+    await Promise.all([storeBodies(ctx, applied.bodies), storeBlobs(ctx, applied.blobs)]);
+    const written = await writeRevision(ctx, {
+      spaceId: current.spaceId,
+      parents: [current.revisionId],
+      pages: applied.pages,
+      files: applied.files,
+      createdBy: userId,
+    });
+    const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
+      { _id: current._id, revisionId: current.revisionId, status: { $ne: 'merged' } },
+      { $set: { revisionId: written._id, updatedAt: new Date() }, $addToSet: { contributors: userId }, $inc: { version: 1 } },
+      { returnDocument: 'after' },
+    ).lean<ChangeRequestDoc>();
+    if (updated) return { changeRequest: updated, results: applied.results };
+    await ctx.models.Revision.deleteOne({ _id: written._id });
+    const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
+    if (!fresh) throw httpError.notFound('Change request');
+    current = fresh;
+  }
+  throw httpError.conflict('The change request changed too often concurrently; retry');
+}
+
+/** The users whose approval a merge needs: the space's rules, or its organization's when inherited. */
+export async function requiredReviewers(ctx: ContentContext, space: SpaceDoc): Promise<string[]> {
+  let rules: Array<{ rule: string; users: string[] }> = [];
+  if (space.mergeRules?.type === 'rules') rules = space.mergeRules.rules ?? [];
+  else if (!space.mergeRules || space.mergeRules.type === 'inherit') {
+    const { organizations } = await ctx.clients.identity.batchGetOrganizations({ ids: [space.organizationId] });
+    const organization = organizations[0];
+    if (organization?.mergeRulesType === 'rules') rules = organization.mergeRules;
+  }
+  return [...new Set(rules.filter((rule) => rule.rule === 'require_specific_reviewers').flatMap((rule) => rule.users))];
+}
+
+/** Each user's latest review decides their standing (a later review supersedes an earlier one). */
+export function latestReviews(reviews: readonly ReviewDoc[]): Map<string, ReviewDoc> {
+  const latest = new Map<string, ReviewDoc>();
+  for (const review of reviews) {
+    const previous = latest.get(review.userId);
+    if (!previous || previous.createdAt <= review.createdAt) latest.set(review.userId, review);
+  }
+  return latest;
+}
+
+/**
+ * 'require_specific_reviewers': every listed user (other than the author, who cannot
+ * review their own change request) must have approved; otherwise a 403 naming them.
+ */
+export async function enforceMergeRules(ctx: ContentContext, space: SpaceDoc, changeRequest: ChangeRequestDoc): Promise<void> {
+  const required = (await requiredReviewers(ctx, space)).filter((user) => user !== changeRequest.createdBy);
+  if (required.length === 0) return;
+  const latest = latestReviews(changeRequest.reviews);
+  const missing = required.filter((user) => latest.get(user)?.status !== 'approved');
+  if (missing.length > 0) {
+    throw httpError.forbidden(`The merge rules of this space require an approving review from: ${missing.join(', ')}`);
+  }
+}
+
+export async function submitReview(
+  ctx: ContentContext,
+  changeRequest: ChangeRequestDoc,
+  input: { userId: string; status: ReviewDoc['status'] },
+): Promise<{ changeRequest: ChangeRequestDoc; review: ReviewDoc }> {
+  if (changeRequest.createdBy === input.userId) throw httpError.forbidden('You cannot review your own change request');
+  if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+  const review: ReviewDoc = { id: newId(), userId: input.userId, status: input.status, revisionId: changeRequest.revisionId, createdAt: new Date() };
+  const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
+    { _id: changeRequest._id },
+    { $push: { reviews: review }, $set: { updatedAt: new Date() } },
+    { returnDocument: 'after' },
+  ).lean<ChangeRequestDoc>();
+  if (!updated) throw httpError.notFound('Change request');
+  return { changeRequest: updated, review };
+}
+
+export async function requestReviewers(ctx: ContentContext, changeRequest: ChangeRequestDoc, users: string[]): Promise<ChangeRequestDoc> {
+  const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
+    { _id: changeRequest._id },
+    { $addToSet: { requestedReviewers: { $each: users } }, $set: { updatedAt: new Date() } },
+    { returnDocument: 'after' },
+  ).lean<ChangeRequestDoc>();
+  if (!updated) throw httpError.notFound('Change request');
+  return updated;
+}
+
+/** True when the space moved on since the change request's base (spec field `outdated`). */
+export function isOutdated(changeRequest: ChangeRequestDoc, spaceRevisionId: string): boolean {
+  if (changeRequest.status === 'merged') return false;
+  return spaceRevisionId !== (changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial);
+}

@@ -1,0 +1,156 @@
+import { httpError } from '@quire/http';
+import { newId } from '@quire/runtime';
+import type { RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
+import { contentHash, slugify } from './revisions';
+
+/*
+ * An ordered batch of edits applied to a revision's content in memory: either every
+ * change applies and the caller writes ONE new revision, or the first bad change is a
+ * 400 naming its index and field and nothing is written.
+ */
+
+export const MAX_FILE_BYTES = 5 * 1024 * 1024;
+
+export type ContentChange =
+  | { type: 'insert_page'; title: string; markdown?: string; slug?: string; emoji?: string; description?: string; hidden?: boolean; into?: string; at?: number }
+  | {
+      type: 'update_page';
+      page: string;
+      title?: string;
+      slug?: string;
+      markdown?: string;
+      emoji?: string;
+      description?: string;
+      hidden?: boolean;
+      /** New parent page id; null moves the page to the root. */
+      into?: string | null;
+      at?: number;
+    }
+  | { type: 'delete_page'; page: string }
+  | { type: 'insert_files'; files: Array<{ ref?: string; name: string; contentType: string; data: string }> };
+
+export type ChangeResult = { type: 'insert_page' | 'update_page'; page: string } | { type: 'delete_page'; pages: string[] } | { type: 'insert_files'; files: Array<{ ref?: string; id: string }> };
+
+export interface AppliedChanges {
+  pages: RevisionPageDoc[];
+  files: RevisionFileDoc[];
+  bodies: Map<string, string>;
+  blobs: Map<string, Buffer>;
+  results: ChangeResult[];
+}
+
+function invalid(index: number, field: string, message: string): never {
+  throw httpError.badRequest(`Invalid body: changes.${index}.${field}: ${message}`);
+}
+
+function uniqueSlug(tree: PageTree, parent: string | null, wanted: string, self?: string): string {
+  const taken = new Set(childrenOf(tree, parent).filter((id) => id !== self).map((id) => tree.pages.get(id)?.slug));
+  if (!taken.has(wanted)) return wanted;
+  for (let n = 2; ; n += 1) if (!taken.has(`${wanted}-${n}`)) return `${wanted}-${n}`;
+}
+
+function place(tree: PageTree, parent: string | null, id: string, at: number | undefined): void {
+  const siblings = [...childrenOf(tree, parent)];
+  siblings.splice(at === undefined ? siblings.length : Math.min(at, siblings.length), 0, id);
+  tree.children.set(parent, siblings);
+}
+
+function unplace(tree: PageTree, parent: string | null, id: string): void {
+  tree.children.set(
+    parent,
+    childrenOf(tree, parent).filter((sibling) => sibling !== id),
+  );
+}
+
+export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files: readonly RevisionFileDoc[] }, changes: ContentChange[], now = new Date()): AppliedChanges {
+  const tree = treeOf(content.pages);
+  const files = [...content.files];
+  const bodies = new Map<string, string>();
+  const blobs = new Map<string, Buffer>();
+  const results: ChangeResult[] = [];
+  const requirePage = (index: number, field: string, id: string): RevisionPageDoc => tree.pages.get(id) ?? invalid(index, field, `no page ${id} in this content`);
+  const setBody = (markdown: string): string => {
+    const hash = contentHash(markdown);
+    bodies.set(hash, markdown);
+    return hash;
+  };
+
+  changes.forEach((change, index) => {
+    switch (change.type) {
+      case 'insert_page': {
+        const parent = change.into ?? null;
+        if (parent !== null) requirePage(index, 'into', parent);
+        const wanted = change.slug ?? slugify(change.title);
+        if (change.slug !== undefined && uniqueSlug(tree, parent, wanted) !== wanted) invalid(index, 'slug', `a sibling page already has the slug "${wanted}"`);
+        const page: RevisionPageDoc = {
+          id: newId(),
+          parent,
+          title: change.title,
+          slug: uniqueSlug(tree, parent, wanted),
+          emoji: change.emoji ?? '',
+          description: change.description ?? '',
+          hidden: change.hidden ?? false,
+          bodyHash: setBody(change.markdown ?? ''),
+          createdAt: now,
+          updatedAt: now,
+        };
+        tree.pages.set(page.id, page);
+        place(tree, parent, page.id, change.at);
+        results.push({ type: 'insert_page', page: page.id });
+        return;
+      }
+      case 'update_page': {
+        const current = requirePage(index, 'page', change.page);
+        const page: RevisionPageDoc = { ...current, updatedAt: now };
+        if (change.title !== undefined) page.title = change.title;
+        if (change.emoji !== undefined) page.emoji = change.emoji;
+        if (change.description !== undefined) page.description = change.description;
+        if (change.hidden !== undefined) page.hidden = change.hidden;
+        if (change.markdown !== undefined) page.bodyHash = setBody(change.markdown);
+        const parent = change.into === undefined ? current.parent : change.into;
+        if (parent !== null && parent !== current.parent) {
+          requirePage(index, 'into', parent);
+          if (parent === current.id || descendantsOf(tree, current.id).includes(parent)) invalid(index, 'into', 'a page cannot move under itself');
+        }
+        page.parent = parent;
+        if (change.slug !== undefined && uniqueSlug(tree, parent, change.slug, current.id) !== change.slug) invalid(index, 'slug', `a sibling page already has the slug "${change.slug}"`);
+        if (change.slug !== undefined) page.slug = change.slug;
+        else if (parent !== current.parent) page.slug = uniqueSlug(tree, parent, current.slug, current.id);
+        if (parent !== current.parent || change.at !== undefined) {
+          unplace(tree, current.parent, current.id);
+          place(tree, parent, current.id, change.at);
+        }
+        tree.pages.set(page.id, page);
+        results.push({ type: 'update_page', page: page.id });
+        return;
+      }
+      case 'delete_page': {
+        const page = requirePage(index, 'page', change.page);
+        const removed = [page.id, ...descendantsOf(tree, page.id)];
+        unplace(tree, page.parent, page.id);
+        for (const id of removed) {
+          tree.pages.delete(id);
+          tree.children.delete(id);
+        }
+        results.push({ type: 'delete_page', pages: removed });
+        return;
+      }
+      case 'insert_files': {
+        const inserted: Array<{ ref?: string; id: string }> = [];
+        change.files.forEach((file, fileIndex) => {
+          const data = Buffer.from(file.data, 'base64');
+          if (data.length > MAX_FILE_BYTES) invalid(index, `files.${fileIndex}.data`, `larger than ${MAX_FILE_BYTES} bytes`);
+          const blobHash = contentHash(data);
+          blobs.set(blobHash, data);
+          const id = newId();
+          files.push({ id, name: file.name, contentType: file.contentType, size: data.length, blobHash });
+          inserted.push(file.ref === undefined ? { id } : { ref: file.ref, id });
+        });
+        results.push({ type: 'insert_files', files: inserted });
+        return;
+      }
+    }
+  });
+  return { pages: flattenTree(tree), files, bodies, blobs, results };
+}

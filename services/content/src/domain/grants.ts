@@ -1,0 +1,85 @@
+import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { newId, type Role } from '@quire/runtime';
+import type { GrantDoc } from '../db/structure';
+import type { ContentContext } from './context';
+
+/** The space or collection whose permissions are managed (already access-checked as admin). */
+export interface GrantResource {
+  type: 'space' | 'collection';
+  id: string;
+  organizationId: string;
+}
+
+/**
+ * Invites users and/or teams with a role (OpenAPI InviteUsersAndTeams); role null removes
+ * their explicit access. Users must exist (one identity.BatchGetUsers); a grant only
+ * takes effect for members of the organization (non-members see nothing of it).
+ */
+export async function inviteToResource(
+  ctx: ContentContext,
+  resource: GrantResource,
+  input: { role: Role | null; users?: string[]; teams?: string[] },
+): Promise<void> {
+  const users = [...new Set(input.users ?? [])];
+  const teams = [...new Set(input.teams ?? [])];
+  if (users.length > 0) {
+    const { users: found } = await ctx.clients.identity.batchGetUsers({ ids: users });
+    const known = new Set(found.map((u) => u.id));
+    const unknown = users.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw httpError.badRequest(`Invalid body: users: unknown user ${unknown.slice(0, 5).join(', ')}`);
+  }
+  const subjects = [...users.map((id) => ({ subjectType: 'user' as const, subjectId: id })), ...teams.map((id) => ({ subjectType: 'team' as const, subjectId: id }))];
+  for (const subject of subjects) await setGrant(ctx, resource, subject.subjectType, subject.subjectId, input.role);
+}
+
+/** Sets (or with null removes) one subject's explicit role on a resource. Returns false when there was nothing to remove. */
+export async function setGrant(ctx: ContentContext, resource: GrantResource, subjectType: 'user' | 'team', subjectId: string, role: Role | null): Promise<boolean> {
+  const key = { resourceId: resource.id, subjectType, subjectId };
+  if (role === null) {
+    const removed = await ctx.models.Grant.deleteOne(key);
+    return removed.deletedCount > 0;
+  }
+  await ctx.models.Grant.updateOne(
+    key,
+    {
+      $set: { role, organizationId: resource.organizationId, resourceType: resource.type },
+      $setOnInsert: { _id: newId(), createdAt: new Date() },
+    },
+    { upsert: true },
+  );
+  return true;
+}
+
+/** PATCH of one subject's role: 404 when the subject holds no explicit role there. */
+export async function updateGrant(ctx: ContentContext, resource: GrantResource, subjectType: 'user' | 'team', subjectId: string, role: Role | null): Promise<void> {
+  const existing = await ctx.models.Grant.exists({ resourceId: resource.id, subjectType, subjectId });
+  if (!existing) throw httpError.notFound(subjectType === 'user' ? 'User permission' : 'Team permission');
+  await setGrant(ctx, resource, subjectType, subjectId, role);
+}
+
+export async function removeGrant(ctx: ContentContext, resource: GrantResource, subjectType: 'user' | 'team', subjectId: string): Promise<void> {
+  await ctx.models.Grant.deleteOne({ resourceId: resource.id, subjectType, subjectId });
+}
+
+/** Explicit grants of one kind on a resource, oldest first (keyset on createdAt, _id). */
+export function listGrants(ctx: ContentContext, resource: GrantResource, subjectType: 'user' | 'team', query: { page?: string; limit: number }): Promise<KeysetPage<GrantDoc>> {
+  return keysetPage(ctx.models.Grant, {
+    filter: { resourceId: resource.id, subjectType },
+    sortField: 'createdAt',
+    order: 'asc',
+    limit: query.limit,
+    page: query.page,
+  });
+}
+
+/** identity told us a member left an organization: their grants there go. */
+export async function removeMemberGrants(ctx: ContentContext, organizationId: string, userId: string): Promise<number> {
+  const { deletedCount } = await ctx.models.Grant.deleteMany({ organizationId, subjectType: 'user', subjectId: userId });
+  return deletedCount;
+}
+
+/** identity told us a team was deleted: its grants go. */
+export async function removeTeamGrants(ctx: ContentContext, organizationId: string, teamId: string): Promise<number> {
+  const { deletedCount } = await ctx.models.Grant.deleteMany({ organizationId, subjectType: 'team', subjectId: teamId });
+  return deletedCount;
+}

@@ -1,0 +1,50 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { apiUrl, httpError } from '@quire/http';
+import type { BackendConfig } from '@quire/runtime';
+
+/*
+ * Download addresses that work without a token (files, PDFs): the gateway forwards
+ * /v1/public/content/** unauthenticated, so the address itself carries the proof — an
+ * HMAC over what it designates and its expiry, keyed by a key derived from the internal
+ * secret (never the secret itself, which also signs principals).
+ */
+
+export const DOWNLOAD_URL_LIFETIME_MS = 60 * 60 * 1000;
+
+function downloadKey(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>): Buffer {
+  return createHmac('sha256', config.INTERNAL_HMAC_SECRET).update('quire content download urls v1').digest();
+}
+
+function sign(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>, parts: string[], expires: number): string {
+  return createHmac('sha256', downloadKey(config)).update([...parts, String(expires)].join('\n')).digest('base64url');
+}
+
+/** An absolute public address for `path`, signed over `parts` (the ids the path names). */
+export function signedUrl(
+  config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET' | 'PUBLIC_BASE_URL'>,
+  path: string,
+  parts: string[],
+  query: Record<string, string> = {},
+  now = Date.now(),
+): string {
+  const expires = Math.floor((now + DOWNLOAD_URL_LIFETIME_MS) / 1000);
+  const params = new URLSearchParams({ ...query, expires: String(expires), signature: sign(config, [path, ...parts], expires) });
+  return `${apiUrl(config.PUBLIC_BASE_URL, path)}?${params.toString()}`;
+}
+
+/** 403 unless the signature matches `parts` and has not expired. */
+export function verifySignedUrl(
+  config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>,
+  path: string,
+  parts: string[],
+  query: { expires?: unknown; signature?: unknown },
+  now = Date.now(),
+): void {
+  const expires = Number(query.expires);
+  const signature = typeof query.signature === 'string' ? Buffer.from(query.signature) : Buffer.alloc(0);
+  const expected = Buffer.from(sign(config, [path, ...parts], expires));
+  if (!Number.isInteger(expires) || signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
+    throw httpError.forbidden('This download link is not valid');
+  }
+  if (expires * 1000 < now) throw httpError.forbidden('This download link has expired');
+}

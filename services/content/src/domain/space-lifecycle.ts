@@ -1,0 +1,133 @@
+import { createJobQueue, EVENT_TYPES, type JobQueue } from '@quire/async';
+import { httpError } from '@quire/http';
+import type { ContentConfig } from '../config';
+import type { SpaceDoc } from '../db/structure';
+import { loadSpaceAccess, requireSpaceRole, type SpaceAccess } from './access';
+import type { ContentContext } from './context';
+import { getStanding } from './membership';
+import { lastPosition } from './positions';
+import { SPACE_ACTION_ROLES } from './roles';
+import { purgeSpaceContent } from './space-content';
+import { withRole, type SpaceWithRole } from './spaces';
+
+/** Spec Limits: a deleted space stays restorable for 7 days, then it is purged. */
+export const DEFAULT_SPACE_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/** The configured retention (SPACE_RETENTION_MS, see config.ts); 7 days by default. */
+export function spaceRetentionMs(ctx: ContentContext): number {
+  const configured = (ctx.config as Partial<ContentConfig>).SPACE_RETENTION_MS;
+  return typeof configured === 'number' && configured > 0 ? configured : DEFAULT_SPACE_RETENTION_MS;
+}
+
+interface PurgeJob {
+  spaceId: string;
+}
+
+const queues = new WeakMap<ContentContext, JobQueue<PurgeJob, { purged: boolean }>>();
+
+/** The delayed-purge queue of this service instance (created on first use). */
+export function spacePurgeQueue(ctx: ContentContext): JobQueue<PurgeJob, { purged: boolean }> {
+  let queue = queues.get(ctx);
+  if (!queue) {
+    queue = createJobQueue<PurgeJob, { purged: boolean }>('content-space-purge', {
+      redisUrl: ctx.config.REDIS_URL,
+      prefix: ctx.config.REDIS_PREFIX,
+      logger: ctx.logger,
+    });
+    queues.set(ctx, queue);
+  }
+  return queue;
+}
+
+/** Runs purge jobs in this process (service start). */
+export function startSpacePurgeWorker(ctx: ContentContext): void {
+  spacePurgeQueue(ctx).work(async (job) => ({ purged: await purgeSpace(ctx, job.data.spaceId) }));
+}
+
+export async function closeSpacePurgeQueue(ctx: ContentContext): Promise<void> {
+  await queues.get(ctx)?.close();
+  queues.delete(ctx);
+}
+
+/**
+ * Removes a space for good, only if it is still deleted and its retention is over (a
+ * restore in between, or a newer deletion, makes the job a no-op). Idempotent.
+ */
+export async function purgeSpace(ctx: ContentContext, spaceId: string): Promise<boolean> {
+  const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+  if (!space?.deletedAt) return false;
+  if (Date.now() - new Date(space.deletedAt).getTime() < spaceRetentionMs(ctx)) return false;
+  await purgeSpaceContent(ctx, spaceId);
+  await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: spaceId });
+  const removed = await ctx.models.Space.deleteOne({ _id: spaceId, deletedAt: space.deletedAt });
+  if (removed.deletedCount === 0) return false;
+  await ctx.events.publish({ type: EVENT_TYPES.spacePurged, organizationId: space.organizationId, payload: { organizationId: space.organizationId, spaceId } });
+  return true;
+}
+
+/**
+ * DELETE: into the trash (deletedAt), out of every list, purged after the retention.
+ * Missing, invisible or already deleted spaces answer 204 like any DELETE of nothing.
+ */
+export async function deleteSpace(ctx: ContentContext, userId: string, spaceId: string): Promise<void> {
+  let access: SpaceAccess;
+  try {
+    access = await loadSpaceAccess(ctx, userId, spaceId);
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return;
+    throw error;
+  }
+  requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'delete it');
+  const deletedAt = new Date();
+  const updated = await ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: null }, { $set: { deletedAt, updatedAt: deletedAt } }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  if (!updated) return;
+  const { organizationId } = updated;
+  await ctx.events.publish({ type: EVENT_TYPES.spaceDeleted, organizationId, payload: { organizationId, spaceId } });
+  await spacePurgeQueue(ctx).add({ spaceId }, { delay: spaceRetentionMs(ctx), jobId: `purge-${spaceId}-${deletedAt.getTime()}` });
+}
+
+/** Takes a space out of the trash within the retention; later it is not allowed (403). */
+export async function restoreSpace(ctx: ContentContext, userId: string, spaceId: string): Promise<SpaceWithRole> {
+  const access = await loadSpaceAccess(ctx, userId, spaceId, { includeDeleted: true });
+  requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'restore it');
+  const { space } = access;
+  if (!space.deletedAt) return { space, role: access.role };
+  if (Date.now() - new Date(space.deletedAt).getTime() >= spaceRetentionMs(ctx)) {
+    throw httpError.forbidden('This space was deleted more than 7 days ago: it can no longer be restored');
+  }
+  // Its collection may have been deleted meanwhile: it comes back at the root then.
+  const parentExists = space.parentId ? await ctx.models.Collection.exists({ _id: space.parentId }) : null;
+  const set: Record<string, unknown> = { deletedAt: null, updatedAt: new Date() };
+  if (space.parentId && !parentExists) {
+    set.parentId = null;
+    if (space.visibility === 'in-collection') set.visibility = 'private';
+  }
+  const restored = await ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: space.deletedAt }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  if (!restored) throw httpError.conflict('The space changed while it was being restored; try again');
+  await ctx.events.publish({ type: EVENT_TYPES.spaceRestored, organizationId: restored.organizationId, payload: { organizationId: restored.organizationId, spaceId } });
+  return withRole(ctx, userId, restored);
+}
+
+/**
+ * Moves a space to another organization the caller administers (admin of the space and
+ * of the target). It lands at the target's root; grants of the old organization go.
+ */
+export async function transferSpace(ctx: ContentContext, userId: string, access: SpaceAccess, organizationId: string): Promise<SpaceWithRole> {
+  requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'transfer it');
+  const { space } = access;
+  if (organizationId === space.organizationId) throw httpError.conflict('The space already belongs to this organization');
+  const target = await getStanding(ctx, organizationId, userId);
+  if (!target.member) throw httpError.notFound('Organization');
+  if (target.orgRole !== 'admin') throw httpError.forbidden('You need to be an admin of the target organization to transfer a space to it');
+  const set: Record<string, unknown> = { organizationId, parentId: null, position: await lastPosition(ctx, organizationId, null), updatedAt: new Date() };
+  if (space.visibility === 'in-collection') set.visibility = 'private';
+  const moved = await ctx.models.Space.findOneAndUpdate({ _id: space._id, organizationId: space.organizationId, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  if (!moved) throw httpError.notFound('Space');
+  await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: space._id });
+  await ctx.events.publish({
+    type: EVENT_TYPES.spaceTransferred,
+    organizationId,
+    payload: { spaceId: space._id, fromOrganizationId: space.organizationId, toOrganizationId: organizationId },
+  });
+  return withRole(ctx, userId, moved);
+}

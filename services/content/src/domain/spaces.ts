@@ -1,0 +1,181 @@
+import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { newId, roleAtLeast, type Role } from '@quire/runtime';
+import type { MergeRulesDoc, SpaceDoc, SpaceVisibility } from '../db/structure';
+import { loadCollectionAccess, requireCollectionRole, requireMember, requireSpaceRole, type SpaceAccess } from './access';
+import type { ContentContext } from './context';
+import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
+import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES, type DefaultLevel } from './roles';
+import { copyRevisionToSpace, createInitialRevision } from './space-content';
+import { loadOrgView, spaceRoleIn, visibleSpacesFilter } from './visibility';
+
+export interface SpaceWithRole {
+  space: SpaceDoc;
+  role: Role | null;
+}
+
+const TITLE_MAX = 50;
+
+/** Where a new space or a moved one may go: 'create' on the parent collection, or in the organization at the root. */
+async function requireCreateIn(ctx: ContentContext, userId: string, organizationId: string, parentId: string | null): Promise<void> {
+  if (parentId) {
+    const parent = await loadCollectionAccess(ctx, userId, parentId).catch(() => {
+      throw httpError.notFound('Collection');
+    });
+    if (parent.collection.organizationId !== organizationId) throw httpError.notFound('Collection');
+    requireCollectionRole(parent, COLLECTION_ACTION_ROLES.create, 'add content to it');
+    return;
+  }
+  const standing = await requireMember(ctx, organizationId, userId);
+  if (!roleAtLeast(standing.orgRole, 'create')) throw httpError.forbidden('You need the create role in this organization to add content at its root');
+}
+
+function checkVisibility(visibility: SpaceVisibility, parentId: string | null): void {
+  if (visibility === 'in-collection' && !parentId) {
+    throw httpError.badRequest('Invalid body: visibility: in-collection is only allowed for spaces in a collection');
+  }
+}
+
+export async function createSpace(
+  ctx: ContentContext,
+  userId: string,
+  organizationId: string,
+  input: { title?: string; emoji?: string; parent?: string; visibility?: SpaceVisibility; language?: string; editMode?: 'live' | 'locked' },
+): Promise<SpaceWithRole> {
+  const parentId = input.parent ?? null;
+  const visibility = input.visibility ?? 'private';
+  checkVisibility(visibility, parentId);
+  await requireCreateIn(ctx, userId, organizationId, parentId);
+  const id = newId();
+  const revisionId = await createInitialRevision(ctx, { spaceId: id, organizationId, createdBy: userId });
+  const now = new Date();
+  const created = await ctx.models.Space.create({
+    _id: id,
+    organizationId,
+    title: input.title ?? '',
+    emoji: input.emoji ?? '',
+    visibility,
+    parentId,
+    position: await lastPosition(ctx, organizationId, parentId),
+    revisionId,
+    defaultLevel: 'inherit',
+    editMode: input.editMode ?? 'live',
+    mergeRules: { type: 'inherit' },
+    language: input.language ?? null,
+    createdBy: userId,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return withRole(ctx, userId, created.toObject() as SpaceDoc);
+}
+
+/** The viewer's role on one space (for presenting a space just written). */
+export async function withRole(ctx: ContentContext, userId: string, space: SpaceDoc): Promise<SpaceWithRole> {
+  const view = await loadOrgView(ctx, await requireMember(ctx, space.organizationId, userId));
+  return { space, role: spaceRoleIn(view, space) };
+}
+
+/** Live spaces of an organization the caller can access, newest first (keyset on createdAt, _id). */
+export async function listOrganizationSpaces(
+  ctx: ContentContext,
+  userId: string,
+  organizationId: string,
+  query: { page?: string; limit: number },
+): Promise<KeysetPage<SpaceWithRole>> {
+  const view = await loadOrgView(ctx, await requireMember(ctx, organizationId, userId));
+  const page = await keysetPage(ctx.models.Space, { filter: visibleSpacesFilter(view), sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
+  return { ...page, items: page.items.map((space) => ({ space, role: spaceRoleIn(view, space) })) };
+}
+
+/** Live spaces directly in a collection the caller can access, in their sibling order. */
+export async function listCollectionSpaces(
+  ctx: ContentContext,
+  userId: string,
+  collectionId: string,
+  query: { page?: string; limit: number },
+): Promise<KeysetPage<SpaceWithRole>> {
+  const access = await loadCollectionAccess(ctx, userId, collectionId);
+  const view = await loadOrgView(ctx, await requireMember(ctx, access.collection.organizationId, userId));
+  const filter = { $and: [visibleSpacesFilter(view), { parentId: collectionId }] };
+  const page = await keysetPage(ctx.models.Space, { filter, sortField: 'position', order: 'asc', limit: query.limit, page: query.page });
+  return { ...page, items: page.items.map((space) => ({ space, role: spaceRoleIn(view, space) })) };
+}
+
+export interface SpaceUpdate {
+  title?: string;
+  emoji?: string | null;
+  editMode?: 'live' | 'locked';
+  defaultLevel?: DefaultLevel;
+  language?: string | null;
+  mergeRules?: MergeRulesDoc;
+  visibility?: SpaceVisibility;
+}
+
+/** PATCH: managing a space's settings is the space admin's (permissions.admin). */
+export async function updateSpace(ctx: ContentContext, userId: string, access: SpaceAccess, input: SpaceUpdate): Promise<SpaceWithRole> {
+  requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'change its settings');
+  if (input.visibility) checkVisibility(input.visibility, access.space.parentId);
+  const set: Record<string, unknown> = { updatedAt: new Date() };
+  if (input.title !== undefined) set.title = input.title;
+  if (input.emoji !== undefined) set.emoji = input.emoji ?? '';
+  if (input.editMode !== undefined) set.editMode = input.editMode;
+  if (input.defaultLevel !== undefined) set.defaultLevel = input.defaultLevel;
+  if (input.language !== undefined) set.language = input.language;
+  if (input.mergeRules !== undefined) set.mergeRules = input.mergeRules;
+  if (input.visibility !== undefined) set.visibility = input.visibility;
+  const updated = await ctx.models.Space.findOneAndUpdate({ _id: access.space._id, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  if (!updated) throw httpError.notFound('Space');
+  return withRole(ctx, userId, updated);
+}
+
+/** A new space next to the original, with a copy of its current content. */
+export async function duplicateSpace(ctx: ContentContext, userId: string, access: SpaceAccess): Promise<SpaceWithRole> {
+  const source = access.space;
+  await requireCreateIn(ctx, userId, source.organizationId, source.parentId);
+  const id = newId();
+  const revisionId = await copyRevisionToSpace(ctx, { revisionId: source.revisionId, toSpaceId: id, createdBy: userId });
+  const now = new Date();
+  const copy = await ctx.models.Space.create({
+    _id: id,
+    organizationId: source.organizationId,
+    title: `${source.title} (copy)`.slice(0, TITLE_MAX),
+    emoji: source.emoji,
+    visibility: source.visibility,
+    parentId: source.parentId,
+    position: await lastPosition(ctx, source.organizationId, source.parentId),
+    revisionId,
+    defaultLevel: source.defaultLevel,
+    editMode: source.editMode,
+    mergeRules: source.mergeRules,
+    language: source.language ?? null,
+    createdBy: userId,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return withRole(ctx, userId, copy.toObject() as SpaceDoc);
+}
+
+/** Moves a space to another collection (or the root) and/or next to a sibling. */
+export async function moveSpace(
+  ctx: ContentContext,
+  userId: string,
+  access: SpaceAccess,
+  input: { parent?: string | null; position?: ContentPosition },
+): Promise<SpaceWithRole> {
+  requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'move it');
+  const { space } = access;
+  const placement = await resolvePlacement(ctx, {
+    organizationId: space.organizationId,
+    movingId: space._id,
+    parent: input.parent,
+    position: input.position,
+    currentParent: space.parentId,
+  });
+  if (placement.parentId !== space.parentId) await requireCreateIn(ctx, userId, space.organizationId, placement.parentId);
+  const set: Record<string, unknown> = { parentId: placement.parentId, updatedAt: new Date() };
+  if (placement.position !== undefined) set.position = placement.position;
+  // A space leaving every collection cannot stay 'in-collection': it becomes private.
+  if (!placement.parentId && space.visibility === 'in-collection') set.visibility = 'private';
+  const updated = await ctx.models.Space.findOneAndUpdate({ _id: space._id, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  if (!updated) throw httpError.notFound('Space');
+  return withRole(ctx, userId, updated);
+}

@@ -1,0 +1,177 @@
+import { HttpError, keysetPage } from '@quire/http';
+import type { content } from '@quire/proto';
+import { GrpcError, grpcStatus, type Role } from '@quire/runtime';
+import type { CollectionDoc, GrantDoc, SpaceDoc } from '../db/structure';
+import type { ContentContext } from '../domain/context';
+import { getStandings, nonMember, type MemberStanding } from '../domain/membership';
+import { isRole } from '../domain/roles';
+import { chainIn, loadOrgView, spaceRoleIn, visibleSpacesFilter, type OrgView } from '../domain/visibility';
+import { presentSpace } from '../http/space-presenter';
+
+/** Largest batch one call may ask for; callers split bigger ones. */
+const MAX_BATCH = 1000;
+
+function checkBatch<T>(items: T[], what: string): T[] {
+  if (items.length > MAX_BATCH) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `at most ${MAX_BATCH} ${what} per call`);
+  return items;
+}
+
+function orgRoleOf(name: string): Role | null {
+  if (!name) return null;
+  if (!isRole(name)) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `org_role: unknown role ${name}`);
+  return name;
+}
+
+/** ContentService over gRPC: spaces for other services to embed, list and count. */
+export function contentGrpc(ctx: ContentContext): content.ContentServiceImplementation {
+  const base = ctx.config.PUBLIC_BASE_URL;
+
+  const toSpace = (space: SpaceDoc, viewerRole: Role | null): content.Space => ({
+    id: space._id,
+    organizationId: space.organizationId,
+    title: space.title,
+    emoji: space.emoji,
+    visibility: space.visibility,
+    parentId: space.parentId ?? '',
+    revisionId: space.revisionId,
+    defaultLevel: space.defaultLevel ?? '',
+    createTime: space.createdAt,
+    updateTime: space.updatedAt,
+    deleteTime: space.deletedAt ?? undefined,
+    viewerRole: viewerRole ?? '',
+    restJson: JSON.stringify(presentSpace(space, viewerRole, base)),
+  });
+
+  return {
+    async batchGetSpaces(request) {
+      const ids = [...new Set(checkBatch(request.ids, 'ids'))];
+      if (ids.length === 0) return { spaces: [] };
+      const filter = request.includeDeleted ? { _id: { $in: ids } } : { _id: { $in: ids }, deletedAt: null };
+      const spaces = await ctx.models.Space.find(filter).lean<SpaceDoc[]>();
+      const viewer = request.viewerUserId;
+      const roles = new Map<string, Role | null>();
+      if (viewer) {
+        // One identity call for every organization involved, one view per organization.
+        const organizationIds = [...new Set(spaces.map((s) => s.organizationId))];
+        const standings = await getStandings(ctx, viewer, organizationIds);
+        const views = new Map<string, OrgView>();
+        for (const organizationId of organizationIds) {
+          views.set(organizationId, await loadOrgView(ctx, standings.get(organizationId) ?? nonMember(organizationId, viewer)));
+        }
+        for (const space of spaces) roles.set(space._id, spaceRoleIn(views.get(space.organizationId)!, space));
+      }
+      const byId = new Map(spaces.map((s) => [s._id, s]));
+      return {
+        spaces: ids.flatMap((id) => {
+          const space = byId.get(id);
+          return space ? [toSpace(space, roles.get(id) ?? null)] : [];
+        }),
+      };
+    },
+
+    async listMemberSpaces(request) {
+      if (!request.organizationId || !request.userId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'organization_id and user_id are required');
+      const standing: MemberStanding = {
+        organizationId: request.organizationId,
+        userId: request.userId,
+        member: true,
+        orgRole: orgRoleOf(request.orgRole),
+        teamIds: request.teamIds,
+      };
+      const view = await loadOrgView(ctx, standing);
+      try {
+        const page = await keysetPage(ctx.models.Space, {
+          filter: visibleSpacesFilter(view),
+          sortField: 'createdAt',
+          order: request.order === 'asc' ? 'asc' : 'desc',
+          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_BATCH),
+          page: request.pageToken || undefined,
+        });
+        return {
+          items: page.items.map((space) => {
+            const role = spaceRoleIn(view, space);
+            return { space: toSpace(space, role), role: role ?? '' };
+          }),
+          nextPageToken: page.next ?? '',
+          totalSize: page.count,
+        };
+      } catch (error) {
+        if (error instanceof HttpError) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, error.message);
+        throw error;
+      }
+    },
+
+    async batchCountSpaces(request) {
+      const subjects = checkBatch(request.subjects, 'subjects');
+      for (const subject of subjects) {
+        if (!subject.organizationId || Boolean(subject.userId) === Boolean(subject.teamId)) {
+          throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'each subject needs organization_id and exactly one of user_id or team_id');
+        }
+      }
+      const organizationIds = [...new Set(subjects.map((s) => s.organizationId))];
+      const userIds = [...new Set(subjects.filter((s) => s.userId).map((s) => s.userId))];
+      const teamIds = [...new Set(subjects.flatMap((s) => (s.teamId ? [s.teamId] : s.teamIds)))];
+      // Everything the counts depend on, in three queries: collections, live spaces (projected), grants.
+      const [collections, spaces, grants] = await Promise.all([
+        ctx.models.Collection.find({ organizationId: { $in: organizationIds } }).lean<CollectionDoc[]>(),
+        ctx.models.Space.find({ organizationId: { $in: organizationIds }, deletedAt: null })
+          .select({ _id: 1, organizationId: 1, parentId: 1, defaultLevel: 1, visibility: 1 })
+          .lean<SpaceDoc[]>(),
+        ctx.models.Grant.find({
+          organizationId: { $in: organizationIds },
+          $or: [
+            { subjectType: 'user', subjectId: { $in: userIds } },
+            { subjectType: 'team', subjectId: { $in: teamIds } },
+          ],
+        }).lean<GrantDoc[]>(),
+      ]);
+      const collectionsOf = groupBy(collections, (c) => c.organizationId);
+      const spacesOf = groupBy(spaces, (s) => s.organizationId);
+      const grantsOf = groupBy(grants, (g) => g.organizationId);
+      const maps = new Map<string, Map<string, CollectionDoc>>();
+      const collectionMap = (organizationId: string) => {
+        let map = maps.get(organizationId);
+        if (!map) maps.set(organizationId, (map = new Map((collectionsOf.get(organizationId) ?? []).map((c) => [c._id, c]))));
+        return map;
+      };
+
+      const counts = subjects.map((subject) => {
+        const orgSpaces = spacesOf.get(subject.organizationId) ?? [];
+        const orgGrants = grantsOf.get(subject.organizationId) ?? [];
+        const collectionsById = collectionMap(subject.organizationId);
+        if (subject.teamId) {
+          const granted = new Set(orgGrants.filter((g) => g.subjectType === 'team' && g.subjectId === subject.teamId).map((g) => g.resourceId));
+          if (granted.size === 0) return 0;
+          return orgSpaces.filter((s) => granted.has(s._id) || chainIn(collectionsById, s.parentId).some((c) => granted.has(c._id))).length;
+        }
+        const standing: MemberStanding = {
+          organizationId: subject.organizationId,
+          userId: subject.userId,
+          member: true,
+          orgRole: orgRoleOf(subject.orgRole),
+          teamIds: subject.teamIds,
+        };
+        if (standing.orgRole === 'admin') return orgSpaces.length;
+        const teams = new Set(standing.teamIds);
+        const view: OrgView = {
+          standing,
+          collections: collectionsById,
+          grants: orgGrants.filter((g) => (g.subjectType === 'user' ? g.subjectId === standing.userId : teams.has(g.subjectId))),
+        };
+        return orgSpaces.filter((s) => spaceRoleIn(view, s) !== null).length;
+      });
+      return { counts };
+    },
+  };
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}

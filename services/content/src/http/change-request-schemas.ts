@@ -1,0 +1,142 @@
+import { listQuerySchema } from '@quire/http';
+import { z } from 'zod';
+import { CHANGE_REQUEST_STATUSES } from '../domain/change-requests';
+
+/** Request shapes of the change request routes (spec "Change requests", OpenAPI bodies). */
+
+const id = z.string().min(1).max(64);
+
+export const changeRequestListQuery = listQuerySchema.extend({
+  status: z.enum(CHANGE_REQUEST_STATUSES).default('open'),
+  creator: id.optional(),
+  contributor: id.optional(),
+  requestedReviewer: id.optional(),
+  conversationsIssuesCluster: id.optional(),
+});
+
+// Other properties are allowed (OpenAPI additionalProperties); `template` is accepted and not applied yet.
+export const createChangeRequestBody = z
+  .object({
+    subject: z.string().max(100).optional(),
+    status: z.enum(['draft', 'open']).optional(),
+    template: z.object({ id: z.string().max(100) }).passthrough().optional(),
+  })
+  .passthrough();
+
+/* Rich-text document (spec Conventions): blocks nest recursively; texts carry leaves. */
+const leaf = z.object({ object: z.literal('leaf'), text: z.string().max(100_000), marks: z.array(z.object({ type: z.string().max(100) }).passthrough()).max(20).optional() }).passthrough();
+const text = z.object({ object: z.literal('text'), leaves: z.array(leaf).max(1000) }).passthrough();
+type Node = { object: 'block' | 'inline'; type: string; key?: string; nodes?: unknown[]; isVoid?: boolean; data?: Record<string, unknown> };
+const node: z.ZodType<Node> = z.lazy(() =>
+  z
+    .object({
+      object: z.enum(['block', 'inline']),
+      type: z.string().min(1).max(100),
+      key: z.string().max(100).optional(),
+      nodes: z.array(z.union([node, text])).max(1000).optional(),
+      isVoid: z.boolean().optional(),
+      data: z.object({ align: z.string().max(20).optional() }).passthrough().optional(),
+    })
+    .passthrough(),
+) as z.ZodType<Node>;
+export const richTextDocument = z
+  .object({
+    object: z.literal('document'),
+    data: z.object({ schemaVersion: z.number().int().optional() }).passthrough(),
+    nodes: z.array(node).max(5000),
+  })
+  .passthrough()
+  .refine((doc) => JSON.stringify(doc).length <= 200_000, 'document too large (200,000 characters of JSON at most)');
+
+export const patchChangeRequestBody = z
+  .object({
+    subject: z.string().max(100).optional(),
+    description: richTextDocument.optional(),
+    status: z.enum(CHANGE_REQUEST_STATUSES).optional(),
+  })
+  .strict();
+
+const pageFields = {
+  title: z.string().trim().min(1).max(100),
+  slug: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, dots, dashes or underscores')
+    .max(100),
+  markdown: z.string().max(1_000_000),
+  emoji: z.string().max(50),
+  description: z.string().max(500),
+  hidden: z.boolean(),
+  at: z.number().int().min(0),
+};
+
+const insertPage = z
+  .object({
+    type: z.literal('insert_page'),
+    title: pageFields.title,
+    slug: pageFields.slug.optional(),
+    markdown: pageFields.markdown.optional(),
+    emoji: pageFields.emoji.optional(),
+    description: pageFields.description.optional(),
+    hidden: pageFields.hidden.optional(),
+    into: id.optional(),
+    at: pageFields.at.optional(),
+  })
+  .strict();
+const updatePage = z
+  .object({
+    type: z.literal('update_page'),
+    page: id,
+    title: pageFields.title.optional(),
+    slug: pageFields.slug.optional(),
+    markdown: pageFields.markdown.optional(),
+    emoji: pageFields.emoji.optional(),
+    description: pageFields.description.optional(),
+    hidden: pageFields.hidden.optional(),
+    into: id.nullable().optional(),
+    at: pageFields.at.optional(),
+  })
+  .strict();
+const deletePage = z.object({ type: z.literal('delete_page'), page: id }).strict();
+const insertFiles = z
+  .object({
+    type: z.literal('insert_files'),
+    files: z
+      .array(
+        z
+          .object({
+            ref: z.string().min(1).max(100).optional(),
+            name: z
+              .string()
+              .min(1)
+              .max(255)
+              .regex(/^[^/\\]+$/, 'must not contain slashes'),
+            contentType: z
+              .string()
+              .max(255)
+              .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type like image/png'),
+            data: z.base64('must be base64').max(7_000_000),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(20),
+  })
+  .strict();
+
+export const contentChangesBody = z
+  .object({
+    changes: z.array(z.discriminatedUnion('type', [insertPage, updatePage, deletePage, insertFiles])).min(1).max(50),
+  })
+  .strict();
+
+export const reviewBody = z.object({ status: z.enum(['approved', 'changes-requested']), comment: z.unknown().optional() }).strict();
+
+export const requestedReviewersBody = z.object({ users: z.array(id).min(1).max(100), subject: z.string().max(100).optional(), description: richTextDocument.optional() }).strict();
+
+export const pdfQuery = z.object({
+  only: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1')
+    .optional(),
+  page: id.optional(),
+});

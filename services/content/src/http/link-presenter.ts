@@ -1,0 +1,68 @@
+import { decodeCursor, encodeCursor, listEnvelope } from '@quire/http';
+import type { LinkEntryDoc } from '../db/revisions';
+
+/*
+ * Content link items (spec "Content link item"): one item per distinct target, with every
+ * page that links to it as a location. Lists of computed items page by keyset on a stable
+ * sort key (never by offset), like the stored lists.
+ */
+
+export interface LinkGroup {
+  key: string;
+  status: LinkEntryDoc['status'];
+  kind: LinkEntryDoc['kind'];
+  target: string | null;
+  href: string;
+  pages: string[];
+}
+
+export function groupLinks(links: readonly LinkEntryDoc[]): LinkGroup[] {
+  const groups = new Map<string, LinkGroup>();
+  for (const link of links) {
+    const key = link.target ? `${link.kind}:${link.target}` : `${link.status}:${link.kind}:${link.href}`;
+    const group = groups.get(key) ?? { key, status: link.status, kind: link.kind, target: link.target, href: link.href, pages: [] };
+    if (!group.pages.includes(link.pageId)) group.pages.push(link.pageId);
+    groups.set(key, group);
+  }
+  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+export function presentLinkItem(group: LinkGroup, spaceId: string) {
+  const targetReference =
+    group.target && group.kind === 'page'
+      ? { kind: 'page' as const, page: group.target, space: spaceId }
+      : group.target && group.kind === 'file'
+        ? { kind: 'file' as const, file: group.target }
+        : { kind: 'url' as const, url: group.href };
+  return {
+    status: group.status,
+    relation: 'reference' as const,
+    targetReference,
+    locationReferences: group.pages.map((page) => ({ kind: 'page' as const, page, space: spaceId })),
+  };
+}
+
+/** Backlink item: where (which page of which revision of which space) a link to the target sits. */
+export function presentBacklink(sourcePage: string, context: { organizationId: string; spaceId: string; revisionId: string }) {
+  return {
+    kind: 'page' as const,
+    organization: context.organizationId,
+    space: context.spaceId,
+    versionContext: { type: 'revision' as const, revision: context.revisionId },
+    page: sourcePage,
+  };
+}
+
+/** One keyset page of an in-memory list already sorted by `keyOf` ascending. */
+export function memoryPage<T, R>(items: readonly T[], keyOf: (item: T) => string, query: { limit: number; page?: string }, present: (item: T) => R) {
+  let start = 0;
+  if (query.page) {
+    const { id: after } = decodeCursor('key', query.page);
+    start = items.findIndex((item) => keyOf(item) > after);
+    if (start < 0) start = items.length;
+  }
+  const slice = items.slice(start, start + query.limit);
+  const last = slice[slice.length - 1];
+  const next = start + query.limit < items.length && last !== undefined ? encodeCursor('key', keyOf(last), keyOf(last)) : undefined;
+  return listEnvelope(slice.map(present), items.length, next);
+}

@@ -1,0 +1,116 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { listEnvelope, parseInput, presentUser, principalOf } from '@quire/http';
+import { loadCollectionAccess, loadSpaceAccess, requireCollectionRole, requireSpaceRole } from '../domain/access';
+import type { ContentContext } from '../domain/context';
+import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES } from '../domain/roles';
+import { inviteToResource, listGrants, removeGrant, updateGrant, type GrantResource } from '../domain/grants';
+import type { GrantDoc } from '../db/structure';
+import { collectionParams, inviteBody, listQuery, spaceParams, updatePermissionBody } from './structure-schemas';
+
+const subjectParams = z.object({ userId: z.string().min(1).max(128).optional(), teamId: z.string().min(1).max(128).optional() });
+
+/**
+ * /v1/spaces/{spaceId}/permissions/** and /v1/collections/{collectionId}/permissions/**
+ * (OpenAPI space-permissions, collection-permissions): explicit roles of users and teams,
+ * managed by the resource's admins, feeding the effective role.
+ */
+export function permissionsRouter(ctx: ContentContext): Router {
+  const router = Router();
+  const base = ctx.config.PUBLIC_BASE_URL;
+
+  /** The resource, once the caller is known to administer it (404 invisible, 403 not admin). */
+  async function adminResource(req: Request, kind: 'spaces' | 'collections'): Promise<GrantResource> {
+    const { userId } = principalOf(req);
+    if (kind === 'spaces') {
+      const { spaceId } = parseInput(spaceParams, { spaceId: req.params.spaceId }, 'params');
+      const access = await loadSpaceAccess(ctx, userId, spaceId);
+      requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'manage its permissions');
+      return { type: 'space', id: access.space._id, organizationId: access.space.organizationId };
+    }
+    const { collectionId } = parseInput(collectionParams, { collectionId: req.params.collectionId }, 'params');
+    const access = await loadCollectionAccess(ctx, userId, collectionId);
+    requireCollectionRole(access, COLLECTION_ACTION_ROLES.admin, 'manage its permissions');
+    return { type: 'collection', id: access.collection._id, organizationId: access.collection.organizationId };
+  }
+
+  async function presentUserGrants(grants: GrantDoc[]) {
+    if (grants.length === 0) return [];
+    const { users } = await ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId) });
+    const byId = new Map(users.map((u) => [u.id, u]));
+    return grants.flatMap((grant) => {
+      const user = byId.get(grant.subjectId);
+      if (!user) return [];
+      return [{ permission: grant.role, user: presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, base) }];
+    });
+  }
+
+  // identity exposes no team lookup over gRPC yet: a team is shown by what content knows of it.
+  function presentTeamGrant(grant: GrantDoc) {
+    return {
+      permission: grant.role,
+      team: {
+        object: 'team' as const,
+        id: grant.subjectId,
+        title: grant.subjectId,
+        members: 0,
+        spaces: 0,
+        createdAt: new Date(grant.createdAt).toISOString(),
+        permissions: { admin: false, view: true },
+      },
+    };
+  }
+
+  for (const kind of ['spaces', 'collections'] as const) {
+    const root = kind === 'spaces' ? '/v1/spaces/:spaceId/permissions' : '/v1/collections/:collectionId/permissions';
+
+    router.post(root, async (req, res) => {
+      const body = parseInput(inviteBody, req.body, 'body');
+      const resource = await adminResource(req, kind);
+      await inviteToResource(ctx, resource, body);
+      res.status(204).end();
+    });
+
+    router.get(`${root}/users`, async (req, res) => {
+      const query = parseInput(listQuery, req.query, 'query');
+      const resource = await adminResource(req, kind);
+      const page = await listGrants(ctx, resource, 'user', query);
+      res.json(listEnvelope(await presentUserGrants(page.items), page.count, page.next));
+    });
+
+    router.get(`${root}/teams`, async (req, res) => {
+      const query = parseInput(listQuery, req.query, 'query');
+      const resource = await adminResource(req, kind);
+      const page = await listGrants(ctx, resource, 'team', query);
+      res.json(listEnvelope(page.items.map(presentTeamGrant), page.count, page.next));
+    });
+
+    for (const subject of ['users', 'teams'] as const) {
+      const path = `${root}/${subject}/:${subject === 'users' ? 'userId' : 'teamId'}`;
+      const subjectType = subject === 'users' ? 'user' : 'team';
+
+      router.patch(path, async (req, res) => {
+        const { userId, teamId } = parseInput(subjectParams, req.params, 'params');
+        const body = parseInput(updatePermissionBody, req.body, 'body');
+        const resource = await adminResource(req, kind);
+        await updateGrant(ctx, resource, subjectType, (userId ?? teamId)!, body.role);
+        res.status(204).end();
+      });
+
+      router.delete(path, async (req, res) => {
+        const { userId, teamId } = parseInput(subjectParams, req.params, 'params');
+        let resource: GrantResource;
+        try {
+          resource = await adminResource(req, kind);
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) return void res.status(204).end();
+          throw error;
+        }
+        await removeGrant(ctx, resource, subjectType, (userId ?? teamId)!);
+        res.status(204).end();
+      });
+    }
+  }
+
+  return router;
+}

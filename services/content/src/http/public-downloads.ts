@@ -1,0 +1,79 @@
+import { httpError } from '@quire/http';
+import { Router } from 'express';
+import type { ChangeRequestDoc, FileBlobDoc } from '../db/revisions';
+import type { ContentContext } from '../domain/context';
+import { descendantsOf, treeOf } from '../domain/page-tree';
+import { renderPdf } from '../domain/pdf';
+import { loadBodies, loadRevision } from '../domain/revisions';
+import { verifySignedUrl } from '../domain/signed-urls';
+
+/*
+ * Token-less downloads behind signed, expiring addresses (the gateway forwards
+ * /v1/public/content/** without authentication): the signature is the only proof, so
+ * no principal is read here.
+ */
+
+function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+export function publicDownloadsRouter(ctx: ContentContext): Router {
+  const router = Router();
+
+  router.get('/v1/public/content/files/:fileId', async (req, res) => {
+    const fileId = String(req.params.fileId);
+    const revisionId = typeof req.query.revision === 'string' ? req.query.revision : '';
+    verifySignedUrl(ctx.config, `/v1/public/content/files/${fileId}`, [revisionId], req.query);
+    const revision = await loadRevision(ctx, revisionId).catch(() => null);
+    const file = revision?.files.find((candidate) => candidate.id === fileId);
+    if (!file) throw httpError.notFound('File');
+    const blob = await ctx.models.FileBlob.findById(file.blobHash).lean<FileBlobDoc>();
+    if (!blob) throw httpError.notFound('File');
+    const data = Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
+    res.set({
+      'content-type': file.contentType,
+      'content-disposition': contentDisposition('inline', file.name),
+      'cache-control': 'private, max-age=300',
+      'x-content-type-options': 'nosniff',
+    });
+    res.send(data);
+  });
+
+  router.get('/v1/public/content/pdf/:changeRequestId/:revisionId', async (req, res) => {
+    const changeRequestId = String(req.params.changeRequestId);
+    const revisionId = String(req.params.revisionId);
+    const page = typeof req.query.page === 'string' ? req.query.page : '';
+    const only = req.query.only === '1' ? '1' : '0';
+    verifySignedUrl(ctx.config, `/v1/public/content/pdf/${changeRequestId}/${revisionId}`, [page, only], req.query);
+    const [changeRequest, revision] = await Promise.all([
+      ctx.models.ChangeRequest.findById(changeRequestId).lean<ChangeRequestDoc>(),
+      loadRevision(ctx, revisionId).catch(() => null),
+    ]);
+    if (!changeRequest || !revision || revision.spaceId !== changeRequest.spaceId) throw httpError.notFound('Change request');
+    const tree = treeOf(revision.pages);
+    let selected = revision.pages;
+    if (page) {
+      if (!tree.pages.has(page)) throw httpError.notFound('Page');
+      const ids = new Set(only === '1' ? [page] : [page, ...descendantsOf(tree, page)]);
+      selected = revision.pages.filter((candidate) => ids.has(candidate.id));
+    }
+    const depth = new Map<string, number>();
+    for (const candidate of revision.pages) depth.set(candidate.id, candidate.parent ? (depth.get(candidate.parent) ?? 0) + 1 : 0);
+    const bodies = await loadBodies(
+      ctx,
+      selected.map((candidate) => candidate.bodyHash),
+    );
+    const pdf = await renderPdf({
+      title: changeRequest.subject || `Change request #${changeRequest.number}`,
+      pages: selected.map((candidate) => ({ page: candidate, depth: depth.get(candidate.id) ?? 0, markdown: bodies.get(candidate.bodyHash) ?? '' })),
+    });
+    res.set({
+      'content-type': 'application/pdf',
+      'content-disposition': contentDisposition('inline', `change-request-${changeRequest.number}.pdf`),
+      'cache-control': 'private, max-age=300',
+    });
+    res.send(pdf);
+  });
+  return router;
+}

@@ -1,0 +1,122 @@
+import { apiUrl } from '@quire/http';
+import type { BackendConfig } from '@quire/runtime';
+import type { RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import { childrenOf, pagePaths, treeOf, type PageTree } from '../domain/page-tree';
+import { signedUrl } from '../domain/signed-urls';
+
+/*
+ * Revision, Page and File objects (spec "Revision", "Page", "File"; OpenAPI Revision,
+ * RevisionPageDocument, RevisionFile). Every page carries its markdown: the GitBook
+ * document requires a page body (markdown or document) on RevisionPageDocument.
+ */
+
+type Config = Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'INTERNAL_HMAC_SECRET'>;
+
+const DEFAULT_LAYOUT = {
+  width: 'default',
+  cover: false,
+  coverSize: 'hero',
+  coverMask: 'none',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+} as const;
+
+export interface PagePresentation {
+  spaceId: string;
+  revisionId: string;
+  paths: Map<string, string>;
+  bodies: Map<string, string>;
+  config: Config;
+  /** 'document' answers the body as a JSON document instead of markdown (single page reads). */
+  format?: 'markdown' | 'document';
+}
+
+/** A minimal rich-text document from markdown: one paragraph block per paragraph. */
+export function markdownToDocument(markdown: string) {
+  const paragraphs = markdown.split(/\n{2,}/).filter((text) => text.trim() !== '');
+  return {
+    object: 'document' as const,
+    data: { schemaVersion: 1 },
+    nodes: paragraphs.map((text, index) => ({
+      object: 'block' as const,
+      type: 'paragraph',
+      key: `p${index}`,
+      isVoid: false,
+      data: { align: 'start' },
+      nodes: [{ object: 'text' as const, leaves: [{ object: 'leaf' as const, text, marks: [] }] }],
+    })),
+  };
+}
+
+function presentPageNode(page: RevisionPageDoc, children: unknown[], p: PagePresentation) {
+  const path = p.paths.get(page.id) ?? page.slug;
+  const markdown = p.bodies.get(page.bodyHash) ?? '';
+  return {
+    id: page.id,
+    title: page.title,
+    ...(page.emoji ? { emoji: page.emoji } : {}),
+    createdAt: new Date(page.createdAt).toISOString(),
+    updatedAt: new Date(page.updatedAt).toISOString(),
+    kind: 'sheet' as const,
+    type: 'document' as const,
+    ...(p.format === 'document' ? { document: markdownToDocument(markdown) } : { markdown }),
+    documentId: page.bodyHash,
+    urls: { app: apiUrl(p.config.PUBLIC_BASE_URL, `/s/${p.spaceId}/~/revisions/${p.revisionId}/${path}`) },
+    slug: page.slug,
+    path,
+    ...(page.description ? { description: page.description } : {}),
+    pages: children,
+    layout: DEFAULT_LAYOUT,
+    tags: [],
+    hidden: page.hidden,
+    noIndex: false,
+    noRobotsIndex: false,
+  };
+}
+
+/** The page tree under `parent` (null = whole revision), nested as the GitBook document nests it. */
+export function presentPageTree(tree: PageTree, parent: string | null, p: PagePresentation): unknown[] {
+  return childrenOf(tree, parent).map((id) => presentPageNode(tree.pages.get(id) as RevisionPageDoc, presentPageTree(tree, id, p), p));
+}
+
+export function presentPage(tree: PageTree, page: RevisionPageDoc, p: PagePresentation) {
+  return presentPageNode(page, presentPageTree(tree, page.id, p), p);
+}
+
+export function presentFile(file: RevisionFileDoc, revisionId: string, config: Config) {
+  const path = `/v1/public/content/files/${file.id}`;
+  return {
+    id: file.id,
+    name: file.name,
+    contentType: file.contentType,
+    downloadURL: signedUrl(config, path, [revisionId], { revision: revisionId }),
+    size: file.size,
+  };
+}
+
+export function presentRevision(revision: RevisionDoc, options: { config: Config; bodies: Map<string, string>; metadata: boolean }) {
+  const tree = treeOf(revision.pages);
+  const p: PagePresentation = { spaceId: revision.spaceId, revisionId: revision._id, paths: pagePaths(revision.pages), bodies: options.bodies, config: options.config };
+  const git = options.metadata && revision.git ? { git: revision.git } : {};
+  return {
+    object: 'revision' as const,
+    id: revision._id,
+    parents: revision.parents,
+    pages: presentPageTree(tree, null, p),
+    files: revision.files.map((file) => presentFile(file, revision._id, options.config)),
+    reusableContents: [],
+    tags: [],
+    variables: {},
+    createdAt: new Date(revision.createdAt).toISOString(),
+    ...git,
+    type: 'edits' as const,
+    urls: { app: apiUrl(options.config.PUBLIC_BASE_URL, `/s/${revision.spaceId}/~/revisions/${revision._id}`) },
+  };
+}

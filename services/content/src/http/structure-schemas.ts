@@ -1,0 +1,93 @@
+import { booleanQuery, listQuerySchema, spaceMergeRulesSchema } from '@quire/http';
+import { ROLES } from '@quire/runtime';
+import { z } from 'zod';
+
+/** Request schemas of the spaces, collections and permissions routes (OpenAPI shapes, spec Limits). */
+
+const id = z.string().min(1).max(128);
+const role = z.enum(ROLES);
+/** OpenAPI MemberRoleOrGuest: a role, or null. */
+const roleOrGuest = role.nullable();
+/** OpenAPI DefaultLevel: a role, null (guest) or 'inherit'. */
+const defaultLevel = z.union([role, z.literal('inherit')]).nullable();
+const visibility = z.enum(['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private']);
+const editMode = z.enum(['live', 'locked']);
+const emoji = z.string().max(50);
+const spaceTitle = z.string().max(50);
+/** OpenAPI TranslationLanguage. */
+export const LANGUAGES = [
+  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no',
+  'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
+] as const;
+const language = z.enum(LANGUAGES);
+
+export const organizationParams = z.object({ organizationId: id });
+export const spaceParams = z.object({ spaceId: id });
+export const collectionParams = z.object({ collectionId: id });
+export const spaceUserParams = z.object({ spaceId: id, userId: id });
+export const spaceTeamParams = z.object({ spaceId: id, teamId: id });
+export const collectionUserParams = z.object({ collectionId: id, userId: id });
+export const collectionTeamParams = z.object({ collectionId: id, teamId: id });
+
+export const listQuery = listQuerySchema;
+export const getSpaceQuery = z.object({ shareKey: z.string().max(512).optional() });
+export const listCollectionsQuery = listQuerySchema.extend({ nested: booleanQuery.optional() });
+
+/** OpenAPI CreateSpace (template/computed sources are not supported and are ignored). */
+export const createSpaceBody = z.object({
+  title: spaceTitle.optional(),
+  emoji: emoji.optional(),
+  parent: id.optional(),
+  visibility: visibility.optional(),
+  language: language.optional(),
+  editMode: editMode.optional(),
+});
+
+export const updateSpaceBody = z.object({
+  title: spaceTitle.optional(),
+  emoji: emoji.nullable().optional(),
+  editMode: editMode.optional(),
+  defaultLevel: defaultLevel.optional(),
+  language: language.nullable().optional(),
+  mergeRules: spaceMergeRulesSchema.optional(),
+  visibility: visibility.optional(),
+});
+
+const pointer = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('space'), space: id }),
+  z.object({ type: z.literal('collection'), collection: id }),
+]);
+/** OpenAPI ContentPosition: before or after one sibling space or collection. */
+const position = z
+  .object({ before: pointer.optional(), after: pointer.optional() })
+  .refine((p) => Boolean(p.before) !== Boolean(p.after), { message: 'give exactly one of before or after' });
+
+/** Move bodies (minProperties 1): a parent (collection id, or null for the root) and/or a position. */
+export const moveBody = z
+  .object({ parent: id.nullable().optional(), position: position.optional() })
+  .refine((b) => b.parent !== undefined || b.position !== undefined, { message: 'give parent or position' });
+
+export const transferBody = z.object({ organization: id });
+
+export const createCollectionBody = z.object({
+  title: z.string().max(50).optional(),
+  description: z.string().max(100).optional(),
+  parent: id.optional(),
+});
+
+export const updateCollectionBody = z.object({
+  title: z.string().max(50).optional(),
+  description: z.string().max(100).nullable().optional(),
+  defaultLevel: defaultLevel.optional(),
+});
+
+/** OpenAPI InviteUsersAndTeams. */
+export const inviteBody = z
+  .object({
+    role: roleOrGuest,
+    users: z.array(id).min(1).max(100).optional(),
+    teams: z.array(id).min(1).max(100).optional(),
+  })
+  .refine((b) => b.users !== undefined || b.teams !== undefined, { message: 'give users or teams' });
+
+export const updatePermissionBody = z.object({ role: roleOrGuest });

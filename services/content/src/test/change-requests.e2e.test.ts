@@ -1,0 +1,390 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
+import { createLogger } from '@quire/runtime';
+import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { PDFParse } from 'pdf-parse';
+import { assertMatchesSchema } from './openapi-shapes';
+
+interface Account {
+  userId: string;
+  token: string;
+  api: ApiClient;
+}
+
+/** Revisions, change requests, content batches, merge/update, links and PDF through the gateway. */
+describe('content: change requests and revisions (end to end)', () => {
+  let stack: TestStack;
+  let events: EventBus;
+  const seen: DomainEvent[] = [];
+  let orgId: string;
+  let admin: Account;
+  let reviewer: Account;
+  let editor: Account;
+  let reader: Account;
+  let outsider: Account;
+
+  const account = async (args: string[]) => {
+    const result = await stack.cli([...args, '--json']);
+    return { ...result, api: apiClient(stack.baseUrl, result.token) } as Account & { organizationId?: string };
+  };
+  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
+    assert.equal(response.status, status, JSON.stringify(response.body));
+    assert.equal(response.body.error.code, status);
+    if (field) assert.match(response.body.error.message, new RegExp(`${field.replace(/\./g, '\\.')}\\b`));
+  };
+  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
+    assert.equal(response.status, status, JSON.stringify(response.body));
+    return response.body;
+  };
+  const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
+  const newChangeRequest = async (spaceId: string, subject: string, api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 201);
+  const write = async (spaceId: string, cr: string, changes: unknown[], api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, { changes }));
+  const merge = (spaceId: string, cr: string, api = admin.api) => api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`);
+  const spaceContent = async (spaceId: string) => ok(await reader.api.get(`/v1/spaces/${spaceId}/content`));
+  const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
+  /** A space whose content holds the given pages, merged through a change request. */
+  const seededSpace = async (title: string, pages: Array<{ title: string; markdown?: string }>) => {
+    const space = await newSpace(title);
+    const cr = await newChangeRequest(space.id, 'seed');
+    await write(
+      space.id,
+      cr.id,
+      pages.map((page) => ({ type: 'insert_page', ...page })),
+    );
+    ok(await merge(space.id, cr.id));
+    const content = await spaceContent(space.id);
+    return { space, pages: flat(content.pages) };
+  };
+
+  before(async () => {
+    stack = await startTestStack();
+    admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
+    orgId = (admin as { organizationId?: string }).organizationId as string;
+    reviewer = await account(['add-member', '--org', orgId, '--email', 'rev@acme.test', '--role', 'review']);
+    editor = await account(['add-member', '--org', orgId, '--email', 'ed@acme.test', '--role', 'edit']);
+    reader = await account(['add-member', '--org', orgId, '--email', 'rita@acme.test', '--role', 'read']);
+    outsider = await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
+    events = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
+    await events.subscribe('content-change-requests-e2e-test', async (event) => void seen.push(event), { blockMs: 200 });
+  });
+
+  after(async () => {
+    // Debugging aid: the stack's own log when asked for.
+    if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
+    await events?.close();
+    await stack?.stop();
+  });
+
+  it('creates, reads, lists, filters and patches change requests, keeping the space counters true', async () => {
+    const space = await newSpace('Requests');
+    const first = await newChangeRequest(space.id, 'First change');
+    assertMatchesOpenApi('ChangeRequest', first);
+    assert.equal(first.object, 'change-request');
+    assert.equal(first.number, 1);
+    assert.equal(first.status, 'open');
+    assert.equal(first.createdBy.id, editor.userId);
+    assert.equal(first.revisionInitial, space.revision);
+    assert.equal(first.revision, space.revision);
+    assert.equal(first.outdated, false);
+    assert.equal(first.urls.location, `${stack.baseUrl}/v1/spaces/${space.id}/change-requests/${first.id}`);
+    const draft = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Draft one', status: 'draft', extra: true }), 201);
+    assert.equal(draft.number, 2);
+    assert.deepEqual(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/2`)), draft);
+    assert.deepEqual(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${first.id}`)), first);
+
+    const open = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests`));
+    assertMatchesOpenApi('List', open);
+    assert.deepEqual(
+      open.items.map((cr: any) => cr.id),
+      [first.id],
+    );
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?status=draft`)).items[0].id, draft.id);
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?creator=${admin.userId}`)).count, 0);
+    let counters = ok(await admin.api.get(`/v1/spaces/${space.id}`));
+    assert.deepEqual([counters.changeRequests, counters.changeRequestsOpen, counters.changeRequestsDraft], [2, 1, 1]);
+
+    const description = { object: 'document', data: { schemaVersion: 1 }, nodes: [{ object: 'block', type: 'paragraph', key: 'a', isVoid: false, data: { align: 'start' }, nodes: [] }] };
+    const patched = ok(await editor.api.patch(`/v1/spaces/${space.id}/change-requests/2`, { subject: 'Ready', status: 'open', description }));
+    assert.equal(patched.subject, 'Ready');
+    assert.equal(patched.status, 'open');
+    assert.deepEqual(patched.description, description);
+    counters = ok(await admin.api.get(`/v1/spaces/${space.id}`));
+    assert.deepEqual([counters.changeRequests, counters.changeRequestsOpen, counters.changeRequestsDraft], [2, 2, 0]);
+    ok(await editor.api.patch(`/v1/spaces/${space.id}/change-requests/2`, { status: 'archived' }));
+    counters = ok(await admin.api.get(`/v1/spaces/${space.id}`));
+    assert.deepEqual([counters.changeRequestsOpen, counters.changeRequestsDraft], [1, 0]);
+
+    const url = `/v1/spaces/${space.id}/change-requests/${first.id}`;
+    assertError(await editor.api.patch(url, { subject: 'x'.repeat(101) }), 400, 'subject');
+    assertError(await editor.api.patch(url, { status: 'merged' }), 400, 'status');
+    assertError(await editor.api.patch(url, { description: { object: 'document', data: {}, nodes: [{ object: 'block' }] } }), 400, 'description.nodes.0');
+    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'y'.repeat(101) }), 400, 'subject');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests?status=bogus`), 400, 'status');
+    assertError(await reader.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'no' }), 403);
+    assertError(await reader.api.patch(url, { subject: 'no' }), 403);
+    assertError(await outsider.api.get(url), 404);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/999`), 404);
+
+    const orgList = ok(await reader.api.get(`/v1/orgs/${orgId}/change-requests?status=open&limit=1`));
+    assert.equal(orgList.items.length, 1);
+    assert.ok(orgList.next?.page);
+    const nextPage = ok(await reader.api.get(`/v1/orgs/${orgId}/change-requests?status=open&limit=1&page=${orgList.next.page}`));
+    assert.notEqual(nextPage.items[0]?.id, orgList.items[0].id);
+    assertError(await outsider.api.get(`/v1/orgs/${orgId}/change-requests`), 404);
+  });
+
+  it('applies a batch of changes as one revision, atomically, and serves it back', async () => {
+    const space = await newSpace('Batches');
+    const cr = await newChangeRequest(space.id, 'Write');
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4]);
+    const written = await write(space.id, cr.id, [
+      { type: 'insert_page', title: 'Getting started', markdown: '# Hello\n\nSee [setup](guides/setup.md).' },
+      { type: 'insert_page', title: 'Guides', slug: 'guides' },
+      { type: 'insert_files', files: [{ ref: 'logo', name: 'logo.png', contentType: 'image/png', data: png.toString('base64') }] },
+    ]);
+    const guides = written.results[1].page;
+    const fileId = written.results[2].files[0].id;
+    assert.equal(written.results[2].files[0].ref, 'logo');
+    const second = await write(space.id, cr.id, [{ type: 'insert_page', title: 'Setup', into: guides, markdown: 'Install it.' }]);
+    const fetched = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}`));
+    assert.equal(fetched.revision, second.revision);
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?contributor=${editor.userId}`)).count, 1);
+
+    const before = fetched.revision;
+    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page', title: 'ok' }, { type: 'update_page', page: 'missing' }] }), 400, 'changes.1.page');
+    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page' }] }), 400, 'changes.0.title');
+    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [] }), 400, 'changes');
+    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'explode' }] }), 400, 'changes.0.type');
+    assertError(await reader.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page', title: 'x' }] }), 403);
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}`)).revision, before, 'a bad batch writes nothing');
+
+    const revision = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`));
+    assertMatchesSchema('Revision', revision);
+    assert.equal(revision.id, before);
+    assert.deepEqual(
+      flat(revision.pages).map((page: any) => page.path),
+      ['getting-started', 'guides', 'guides/setup'],
+    );
+    assert.equal(revision.pages[0].markdown, '# Hello\n\nSee [setup](guides/setup.md).');
+    const pages = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/pages`));
+    assert.equal(pages.pages.length, 2);
+    const byPath = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/path/guides/setup`));
+    assertMatchesSchema('RevisionPageDocument', byPath);
+    assert.equal(byPath.markdown, 'Install it.');
+    const asDocument = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${byPath.id}?format=document`));
+    assert.equal(asDocument.document.object, 'document');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/nope`), 404);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${byPath.id}?format=pdf`), 400, 'format');
+
+    const files = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files`));
+    assert.equal(files.count, 1);
+    const file = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files/${fileId}`));
+    assertMatchesSchema('RevisionFile', file);
+    assert.equal(file.size, png.length);
+    const download = await fetch(file.downloadURL);
+    assert.equal(download.status, 200);
+    assert.equal(download.headers.get('content-type'), 'image/png');
+    assert.deepEqual(Buffer.from(await download.arrayBuffer()), png);
+    const forged = new URL(file.downloadURL);
+    forged.searchParams.set('signature', 'A'.repeat(43));
+    assert.equal((await fetch(forged)).status, 403);
+    const stretched = new URL(file.downloadURL);
+    stretched.searchParams.set('expires', String(Number(stretched.searchParams.get('expires')) + 3600));
+    assert.equal((await fetch(stretched)).status, 403);
+
+    // The space's own content is untouched until a merge.
+    assert.deepEqual((await spaceContent(space.id)).pages, []);
+    const spaceRevision = ok(await reader.api.get(`/v1/spaces/${space.id}/revisions/${space.revision}`));
+    assertMatchesSchema('Revision', spaceRevision);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/revisions/${before}x`), 404);
+    const other = await newSpace('Other');
+    assertError(await reader.api.get(`/v1/spaces/${other.id}/revisions/${before}`), 404);
+  });
+
+  it('merges three-way, answers 409 on real conflicts without writing, and updates from the space', async () => {
+    const { space, pages } = await seededSpace('Merging', [
+      { title: 'Alpha', markdown: 'a1\na2\na3' },
+      { title: 'Beta', markdown: 'b1\nb2' },
+    ]);
+    const [alpha, beta] = pages;
+    const crX = await newChangeRequest(space.id, 'X edits alpha line 1');
+    const crY = await newChangeRequest(space.id, 'Y edits alpha line 1 too');
+    const crZ = await newChangeRequest(space.id, 'Z edits alpha line 3 and beta');
+    await write(space.id, crX.id, [{ type: 'update_page', page: alpha.id, markdown: 'X1\na2\na3' }]);
+    await write(space.id, crY.id, [{ type: 'update_page', page: alpha.id, markdown: 'Y1\na2\na3' }]);
+    await write(space.id, crZ.id, [
+      { type: 'update_page', page: alpha.id, markdown: 'a1\na2\nZ3' },
+      { type: 'update_page', page: beta.id, title: 'Beta renamed' },
+    ]);
+
+    assertError(await merge(space.id, crX.id, editor.api), 403);
+    const merged = ok(await merge(space.id, crX.id, reviewer.api));
+    assert.equal(merged.result, 'merge');
+    const afterX = ok(await admin.api.get(`/v1/spaces/${space.id}`));
+    assert.equal(afterX.revision, merged.revision);
+    const crXNow = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${crX.id}`));
+    assert.equal(crXNow.status, 'merged');
+    assert.equal(crXNow.revisionMerged, merged.revision);
+    assert.equal(crXNow.mergedBy.id, reviewer.userId);
+    assertMatchesOpenApi('ChangeRequest', crXNow);
+    assertError(await merge(space.id, crX.id), 409);
+    assertError(await editor.api.patch(`/v1/spaces/${space.id}/change-requests/${crX.id}`, { status: 'open' }), 400, 'status');
+
+    const crYNow = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${crY.id}`));
+    assert.equal(crYNow.outdated, true);
+    const conflict = await merge(space.id, crY.id);
+    assertError(conflict, 409);
+    assert.match(conflict.body.error.message, new RegExp(`"Alpha" \\(${alpha.id}\\)`));
+    assert.equal(ok(await admin.api.get(`/v1/spaces/${space.id}`)).revision, merged.revision, 'a conflict changes nothing');
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${crY.id}`)).status, 'open');
+    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${crY.id}/update`), 409);
+
+    const updated = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${crZ.id}/update`));
+    assert.equal(updated.result, 'update');
+    const crZNow = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${crZ.id}`));
+    assert.equal(crZNow.revisionMergedAncestor, merged.revision);
+    assert.equal(crZNow.outdated, false);
+    assert.equal(crZNow.revision, updated.revision);
+    const zAlpha = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${crZ.id}/content/page/${alpha.id}`));
+    assert.equal(zAlpha.markdown, 'X1\na2\nZ3');
+    ok(await merge(space.id, crZ.id));
+    const final = flat((await spaceContent(space.id)).pages);
+    assert.equal(final.find((page) => page.id === alpha.id).markdown, 'X1\na2\nZ3');
+    assert.equal(final.find((page) => page.id === beta.id).title, 'Beta renamed');
+    const counters = ok(await admin.api.get(`/v1/spaces/${space.id}`));
+    assert.deepEqual([counters.changeRequests, counters.changeRequestsOpen], [4, 1]);
+
+    for (let i = 0; i < 100 && !seen.some((e) => e.type === EVENT_TYPES.changeRequestMerged && (e.payload as any).changeRequestId === crX.id); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const event = seen.find((e) => e.type === EVENT_TYPES.changeRequestMerged && (e.payload as any).changeRequestId === crX.id);
+    assert.deepEqual(event?.payload, { organizationId: orgId, spaceId: space.id, changeRequestId: crX.id, revisionId: merged.revision });
+    assert.ok(seen.some((e) => e.type === EVENT_TYPES.spaceContentUpdated && (e.payload as any).revisionId === merged.revision));
+  });
+
+  it('never loses either of two concurrent merges into one space', async () => {
+    const { space, pages } = await seededSpace(
+      'Concurrent',
+      Array.from({ length: 6 }, (_, i) => ({ title: `Page ${i}`, markdown: `body ${i}` })),
+    );
+    for (let round = 0; round < 3; round++) {
+      const one = await newChangeRequest(space.id, `one ${round}`);
+      const two = await newChangeRequest(space.id, `two ${round}`);
+      await write(space.id, one.id, [{ type: 'update_page', page: pages[round * 2].id, markdown: `one ${round}` }]);
+      await write(space.id, two.id, [{ type: 'update_page', page: pages[round * 2 + 1].id, markdown: `two ${round}` }]);
+      const results = await Promise.all([merge(space.id, one.id), merge(space.id, two.id)]);
+      for (const result of results) ok(result);
+      const content = flat((await spaceContent(space.id)).pages);
+      assert.equal(content.find((page) => page.id === pages[round * 2].id).markdown, `one ${round}`);
+      assert.equal(content.find((page) => page.id === pages[round * 2 + 1].id).markdown, `two ${round}`);
+    }
+  });
+
+  it('enforces require_specific_reviewers from the space or, inherited, from the organization', async () => {
+    const space = await newSpace('Reviewed');
+    ok(await admin.api.patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewer.userId] }] } }));
+    const cr = await newChangeRequest(space.id, 'Needs review');
+    await write(space.id, cr.id, [{ type: 'insert_page', title: 'Reviewed page' }]);
+    const refused = await merge(space.id, cr.id);
+    assertError(refused, 403);
+    assert.match(refused.body.error.message, new RegExp(reviewer.userId));
+    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`, { status: 'approved' }), 403);
+    assertError(await reviewer.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`, { status: 'maybe' }), 400, 'status');
+    ok(await reviewer.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`, { status: 'changes-requested' }), 201);
+    assertError(await merge(space.id, cr.id), 403);
+    const approval = ok(await reviewer.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`, { status: 'approved' }), 201);
+    assertMatchesOpenApi('ChangeRequestReview', approval);
+    const reviews = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`));
+    assert.deepEqual(
+      reviews.items.map((r: any) => [r.status, r.outdated]),
+      [
+        ['approved', false],
+        ['changes-requested', true],
+      ],
+    );
+    ok(await merge(space.id, cr.id));
+
+    // Inherited: the organization's rules apply to a space left on 'inherit'.
+    const inheriting = await newSpace('Inheriting');
+    ok(await admin.api.patch(`/v1/orgs/${orgId}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewer.userId] }] } }));
+    try {
+      const request = await newChangeRequest(inheriting.id, 'Inherits rules');
+      ok(await editor.api.post(`/v1/spaces/${inheriting.id}/change-requests/${request.id}/requested-reviewers`, { users: [reviewer.userId] }));
+      assert.equal(ok(await reader.api.get(`/v1/spaces/${inheriting.id}/change-requests?requestedReviewer=${reviewer.userId}`)).count, 1);
+      assertError(await merge(inheriting.id, request.id), 403);
+      ok(await reviewer.api.post(`/v1/spaces/${inheriting.id}/change-requests/${request.id}/reviews`, { status: 'approved' }), 201);
+      ok(await merge(inheriting.id, request.id));
+    } finally {
+      ok(await admin.api.patch(`/v1/orgs/${orgId}`, { mergeRules: { type: 'rules', rules: [] } }));
+    }
+  });
+
+  it('classifies links and answers links and backlinks for the space and change requests', async () => {
+    const { space, pages } = await seededSpace('Linked', [
+      { title: 'Home', markdown: `[guide](guide.md) [gone](missing.md) [app](${stack.baseUrl}/s/x) [web](https://example.org)` },
+      { title: 'Guide', markdown: 'Just text.' },
+    ]);
+    const [home, guide] = pages;
+    const links = ok(await reader.api.get(`/v1/spaces/${space.id}/links`));
+    assert.deepEqual(links.stats, { total: 4, broken: { total: 1, changeRequest: 0 } });
+    assert.deepEqual(links.items.map((item: any) => item.status).sort(), ['broken', 'in-app', 'ok', 'ok']);
+    const broken = ok(await reader.api.get(`/v1/spaces/${space.id}/links?status=broken`));
+    assert.equal(broken.count, 1);
+    assert.deepEqual(broken.items[0].locationReferences, [{ kind: 'page', page: home.id, space: space.id }]);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/links?status=weird`), 400, 'status');
+    const pageLinks = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${home.id}/links?limit=2`));
+    assert.equal(pageLinks.count, 4);
+    assert.equal(pageLinks.items.length, 2);
+    const rest = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${home.id}/links?limit=2&page=${pageLinks.next.page}`));
+    assert.equal(rest.items.length, 2);
+    const backlinks = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${guide.id}/backlinks`));
+    assert.deepEqual(backlinks.items, [{ kind: 'page', organization: orgId, space: space.id, versionContext: { type: 'revision', revision: ok(await admin.api.get(`/v1/spaces/${space.id}`)).revision }, page: home.id }]);
+
+    const cr = await newChangeRequest(space.id, 'Fix links');
+    const added = await write(space.id, cr.id, [
+      { type: 'insert_files', files: [{ name: 'diagram.png', contentType: 'image/png', data: Buffer.from('png').toString('base64') }] },
+      { type: 'update_page', page: guide.id, markdown: `![d](.gitbook/assets/diagram.png) [home](/pages/${home.id}) [bad](nowhere.md)` },
+    ]);
+    const fileId = added.results[0].files[0].id;
+    const crBase = `/v1/spaces/${space.id}/change-requests/${cr.id}/content`;
+    assert.equal(ok(await reader.api.get(`${crBase}/files/${fileId}/backlinks`)).items[0].page, guide.id);
+    assert.equal(ok(await reader.api.get(`${crBase}/page/${home.id}/backlinks`)).count, 1);
+    assert.equal(ok(await reader.api.get(`${crBase}/page/${guide.id}/links?status=broken`)).count, 1);
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/links`)).stats.broken.changeRequest, 1);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files/${fileId}/backlinks`), 404);
+    assertError(await outsider.api.get(`/v1/spaces/${space.id}/links`), 404);
+  });
+
+  it('renders a change request as a PDF behind a signed, expiring address', async () => {
+    const { space, pages } = await seededSpace('Printed', [{ title: 'Printed Intro', markdown: '# Welcome\n\nSome text.' }]);
+    const cr = await newChangeRequest(space.id, 'Print me');
+    await write(space.id, cr.id, [{ type: 'insert_page', title: 'Printed Appendix', markdown: '- item one\n- item two' }]);
+    const { url } = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/pdf`));
+    assert.ok(url.startsWith(`${stack.baseUrl}/v1/public/content/pdf/`));
+    const response = await fetch(url);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/pdf');
+    const text = async (bytes: ArrayBuffer) => {
+      const parser = new PDFParse({ data: new Uint8Array(bytes) });
+      try {
+        return (await parser.getText()).text;
+      } finally {
+        await parser.destroy();
+      }
+    };
+    const all = await text(await response.arrayBuffer());
+    assert.match(all, /Printed Intro/);
+    assert.match(all, /Printed Appendix/);
+    const single = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/pdf?only=true&page=${pages[0].id}`));
+    const one = await text(await (await fetch(single.url)).arrayBuffer());
+    assert.match(one, /Printed Intro/);
+    assert.doesNotMatch(one, /Printed Appendix/);
+    const forged = new URL(single.url);
+    forged.searchParams.set('page', 'other');
+    assert.equal((await fetch(forged)).status, 403);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/pdf?only=true`), 400, 'page');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/pdf?page=nope`), 404);
+    assertError(await outsider.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/pdf`), 404);
+  });
+});

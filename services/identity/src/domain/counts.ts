@@ -1,0 +1,79 @@
+import { httpError } from '@quire/http';
+import { ClientError, grpcStatus, type Role, type ServiceClients } from '@quire/runtime';
+import type { MembershipDoc } from '../db/models';
+import type { IdentityContext } from './context';
+
+function contentClient(ctx: IdentityContext): ServiceClients['content'] {
+  if (!ctx.clients) throw httpError.unavailable('Content service is not configured');
+  return ctx.clients.content;
+}
+
+/** Runs a content call; a bad page token is the caller's 400, anything else a 503. */
+export async function callContent<T>(ctx: IdentityContext, call: (content: ServiceClients['content']) => Promise<T>): Promise<T> {
+  try {
+    return await call(contentClient(ctx));
+  } catch (error) {
+    if (error instanceof ClientError && error.code === grpcStatus.INVALID_ARGUMENT) {
+      throw httpError.badRequest(`Invalid query: page: ${error.details}`);
+    }
+    ctx.logger.error({ err: error }, 'content service call failed');
+    throw httpError.unavailable('Content service unavailable');
+  }
+}
+
+/** The team ids of each of these users in the organization, in one query. */
+export async function teamIdsOfUsers(ctx: IdentityContext, organizationId: string, userIds: string[]): Promise<Map<string, string[]>> {
+  const byUser = new Map<string, string[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return byUser;
+  const rows = await ctx.models.TeamMembership.find({ organizationId, userId: { $in: [...new Set(userIds)] } }, { userId: 1, teamId: 1 }).lean();
+  for (const row of rows) byUser.get(row.userId)?.push(row.teamId);
+  return byUser;
+}
+
+export interface MemberCounts {
+  spaces: number;
+  teams: number;
+}
+
+/**
+ * Spaces and teams of each member of a page: one team-membership query and one batched
+ * content call for the whole page (never one call per member).
+ */
+export async function memberCounts(
+  ctx: IdentityContext,
+  organizationId: string,
+  memberships: Array<Pick<MembershipDoc, 'userId' | 'role'>>,
+): Promise<Map<string, MemberCounts>> {
+  const counts = new Map<string, MemberCounts>();
+  if (memberships.length === 0) return counts;
+  const teams = await teamIdsOfUsers(
+    ctx,
+    organizationId,
+    memberships.map((m) => m.userId),
+  );
+  const subjects = memberships.map((m) => memberSubject(organizationId, m.userId, m.role, teams.get(m.userId) ?? []));
+  const { counts: spaces } = await callContent(ctx, (content) => content.batchCountSpaces({ subjects }));
+  memberships.forEach((m, i) => counts.set(m.userId, { spaces: spaces[i] ?? 0, teams: teams.get(m.userId)?.length ?? 0 }));
+  return counts;
+}
+
+/** What content needs to resolve a member's access: their org role and teams. */
+export function memberSubject(organizationId: string, userId: string, role: Role | null, teamIds: string[]) {
+  return { organizationId, userId, orgRole: role ?? '', teamIds };
+}
+
+/** Members and spaces of each team, in one aggregation and one batched content call. */
+export async function teamCounts(ctx: IdentityContext, organizationId: string, teamIds: string[]): Promise<Map<string, { members: number; spaces: number }>> {
+  const result = new Map<string, { members: number; spaces: number }>();
+  if (teamIds.length === 0) return result;
+  const [grouped, spaces] = await Promise.all([
+    ctx.models.TeamMembership.aggregate<{ _id: string; n: number }>([
+      { $match: { teamId: { $in: teamIds } } },
+      { $group: { _id: '$teamId', n: { $sum: 1 } } },
+    ]),
+    callContent(ctx, (content) => content.batchCountSpaces({ subjects: teamIds.map((teamId) => ({ organizationId, teamId })) })),
+  ]);
+  const members = new Map(grouped.map((g) => [g._id, g.n]));
+  teamIds.forEach((id, i) => result.set(id, { members: members.get(id) ?? 0, spaces: spaces.counts[i] ?? 0 }));
+  return result;
+}

@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { inflateRawSync } from 'node:zlib';
+import { generate } from 'selfsigned';
+import { SignedXml } from 'xml-crypto';
+import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+
+const IDP_ENTITY_ID = 'https://idp.example.test/metadata';
+const IDP_SSO_URL = 'https://idp.example.test/sso';
+
+/** A SAMLResponse as an identity provider sends it: the assertion signed with its key. */
+function samlResponse(options: {
+  privateKey: string;
+  cert: string;
+  acsURL: string;
+  audience: string;
+  inResponseTo: string;
+  email: string;
+  name?: string;
+  validForMs?: number;
+}): string {
+  const now = Date.now();
+  const iso = (offset: number) => new Date(now + offset).toISOString();
+  const validFor = options.validForMs ?? 5 * 60_000;
+  const notOnOrAfter = iso(validFor);
+  // An expired response was also issued before it expired.
+  const issueOffset = Math.min(0, validFor - 60_000);
+  const assertion = `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_a${randomUUID()}" Version="2.0" IssueInstant="${iso(issueOffset)}"><saml:Issuer>${IDP_ENTITY_ID}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${options.email}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${notOnOrAfter}" Recipient="${options.acsURL}" InResponseTo="${options.inResponseTo}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${iso(issueOffset - 60_000)}" NotOnOrAfter="${notOnOrAfter}"><saml:AudienceRestriction><saml:Audience>${options.audience}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${iso(issueOffset)}" SessionIndex="_s1"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement><saml:Attribute Name="displayName"><saml:AttributeValue>${options.name ?? 'Sam Sso'}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement></saml:Assertion>`;
+  const response = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomUUID()}" Version="2.0" IssueInstant="${iso(issueOffset)}" Destination="${options.acsURL}" InResponseTo="${options.inResponseTo}"><saml:Issuer>${IDP_ENTITY_ID}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${assertion}</samlp:Response>`;
+  const signer = new SignedXml({
+    privateKey: options.privateKey,
+    publicCert: options.cert,
+    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+  });
+  signer.addReference({
+    xpath: "//*[local-name(.)='Assertion']",
+    transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
+    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+  });
+  signer.computeSignature(response, { location: { reference: "//*[local-name(.)='Assertion']/*[local-name(.)='Issuer']", action: 'after' } });
+  return signer.getSignedXml();
+}
+
+/** SAML providers, SSO login info and a real SAML sign-in, through the gateway. */
+describe('identity: SAML providers and SSO login (end to end)', () => {
+  let stack: TestStack;
+  let orgId: string;
+  let admin: ApiClient;
+  let reader: ApiClient;
+  let outsider: ApiClient;
+  let teamId: string;
+  let idp: { privateKey: string; cert: string };
+  let providerId: string;
+  let service: { acsURL: string; startURL: string; entityID: string };
+
+  const saml = (path = '') => `/v1/orgs/${orgId}/saml${path}`;
+  const pathOf = (url: string) => new URL(url).pathname;
+
+  /** Opens the start URL as a browser would; returns the AuthnRequest id the IdP must answer. */
+  const startLogin = async (): Promise<string> => {
+    const started = await fetch(`${stack.baseUrl}${pathOf(service.startURL)}`, { redirect: 'manual' });
+    assert.equal(started.status, 302);
+    const location = new URL(started.headers.get('location')!);
+    assert.equal(`${location.origin}${location.pathname}`, IDP_SSO_URL);
+    const request = inflateRawSync(Buffer.from(location.searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');
+    assert.match(request, /AuthnRequest/);
+    assert.ok(request.includes(service.acsURL), 'the request names our ACS');
+    return /ID="([^"]+)"/.exec(request)![1];
+  };
+  const postResponse = (xml: string) =>
+    fetch(`${stack.baseUrl}${pathOf(service.acsURL)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ SAMLResponse: Buffer.from(xml).toString('base64') }).toString(),
+    });
+  const memberCount = async (search: string) => (await admin.get(`/v1/orgs/${orgId}/members?search=${encodeURIComponent(search)}`)).body.count;
+
+  before(async () => {
+    stack = await startTestStack();
+    const boss = await stack.cli(['bootstrap', '--email', 'boss@corp.test', '--org', 'Corp', '--json']);
+    orgId = boss.organizationId;
+    admin = apiClient(stack.baseUrl, boss.token);
+    reader = apiClient(stack.baseUrl, (await stack.cli(['add-member', '--org', orgId, '--email', 'reader@corp.test', '--role', 'read', '--json'])).token);
+    outsider = apiClient(stack.baseUrl, (await stack.cli(['bootstrap', '--email', 'eve@other.test', '--org', 'Other', '--json'])).token);
+    teamId = (await admin.put(`/v1/orgs/${orgId}/teams`, { title: 'Everyone' })).body.id;
+    const pems = await generate([{ name: 'commonName', value: 'idp.example.test' }], { keySize: 2048, algorithm: 'sha256' });
+    idp = { privateKey: pems.private, cert: pems.cert };
+  });
+
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('creates providers (admins only) with validated fields and the service endpoints', async () => {
+    const pending = await admin.post(saml(), { label: 'Draft' });
+    assert.equal(pending.status, 201);
+    assert.equal(pending.body.status, 'pending', 'not usable until configured');
+    assert.equal((await admin.get('/v1/orgs/' + orgId + '/sso')).body.items.length, 0);
+
+    const created = await admin.post(saml(), {
+      label: 'Corp IdP',
+      entityID: IDP_ENTITY_ID,
+      ssoURL: IDP_SSO_URL,
+      certificate: idp.cert,
+      defaultTeam: teamId,
+      defaultRole: 'edit',
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assertMatchesOpenApi('OrganizationSAMLProvider', created.body);
+    assert.equal(created.body.object, 'saml-provider');
+    assert.equal(created.body.status, 'active');
+    assert.equal(created.body.defaultTeam.id, teamId);
+    assert.equal(created.body.defaultTeam.object, 'team');
+    assert.equal(created.body.defaultRole, 'edit');
+    assert.equal(created.headers.get('location'), created.body.urls.location);
+    providerId = created.body.id;
+    service = created.body.service;
+    assert.equal(service.startURL, `${stack.baseUrl}/v1/public/saml/${providerId}/start`);
+    assert.equal(service.acsURL, `${stack.baseUrl}/v1/public/saml/${providerId}/acs`);
+    assert.equal(JSON.stringify(created.body).includes('PRIVATE KEY'), false);
+
+    const bare = idp.cert.replace(/-----[A-Z ]+-----|\s/g, '');
+    assert.equal((await admin.post(saml(), { label: 'Bare base64', certificate: bare })).status, 201, 'bare base64 certificates are accepted');
+
+    for (const [body, field] of [
+      [{}, 'label'],
+      [{ label: '' }, 'label'],
+      [{ label: 'x'.repeat(31) }, 'label'],
+      [{ label: 'ok', entityID: 'e'.repeat(1025) }, 'entityID'],
+      [{ label: 'ok', certificate: 'not a certificate' }, 'certificate'],
+      [{ label: 'ok', certificate: 'QUJD' }, 'certificate'],
+      [{ label: 'ok', certificate: 'A'.repeat(10001) }, 'certificate'],
+      [{ label: 'ok', ssoURL: 'not a url' }, 'ssoURL'],
+      [{ label: 'ok', ssoURL: `https://idp.test/${'a'.repeat(2048)}` }, 'ssoURL'],
+      [{ label: 'ok', defaultRole: 'owner' }, 'defaultRole'],
+      [{ label: 'ok', defaultTeam: 'no-such-team' }, 'defaultTeam'],
+      [{ label: 'ok', secret: 'x' }, 'body'],
+    ] as const) {
+      const bad = await admin.post(saml(), body);
+      assert.equal(bad.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.match(bad.body.error.message, new RegExp(field), JSON.stringify(body).slice(0, 80));
+    }
+    assert.equal((await reader.post(saml(), { label: 'Mine' })).status, 403);
+    assert.equal((await outsider.post(saml(), { label: 'Theirs' })).status, 404);
+  });
+
+  it('reads, lists, updates and deletes providers; members see only the login info', async () => {
+    const fetched = await admin.get(saml(`/${providerId}`));
+    assert.equal(fetched.status, 200);
+    assertMatchesOpenApi('OrganizationSAMLProvider', fetched.body);
+    const listed = await admin.get(saml('?limit=2'));
+    assert.equal(listed.status, 200);
+    assert.equal(listed.body.count, 3);
+    assert.equal(listed.body.items.length, 2);
+    const rest = await admin.get(saml(`?limit=2&page=${listed.body.next.page}`));
+    assert.equal(rest.body.items.length, 1);
+
+    const patched = await admin.patch(saml(`/${providerId}`), { label: 'Corp SSO' });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.label, 'Corp SSO');
+    assert.equal(patched.body.certificate, idp.cert, 'fields not sent stay');
+    assert.equal((await admin.patch(saml(`/${providerId}`), { ssoURL: 'ftp//x' })).status, 400);
+    assert.equal((await admin.patch(saml('/missing'), { label: 'x' })).status, 404);
+
+    assert.equal((await reader.get(saml())).status, 403);
+    assert.equal((await reader.get(saml(`/${providerId}`))).status, 403);
+    assert.equal((await outsider.get(saml(`/${providerId}`))).status, 404);
+    const sso = await reader.get(`/v1/orgs/${orgId}/sso`);
+    assert.equal(sso.status, 200);
+    assert.deepEqual(sso.body, { items: [{ id: providerId, label: 'Corp SSO', startURL: service.startURL }] });
+    for (const item of sso.body.items) assertMatchesOpenApi('OrganizationSSOProviderLogin', item);
+    assert.equal((await outsider.get(`/v1/orgs/${orgId}/sso`)).status, 404);
+
+    const draft = (await admin.get(saml())).body.items.find((p: any) => p.label === 'Draft');
+    assert.equal((await reader.delete(saml(`/${draft.id}`))).status, 403);
+    assert.equal((await admin.delete(saml(`/${draft.id}`))).status, 204);
+    assert.equal((await admin.delete(saml(`/${draft.id}`))).status, 204);
+    assert.equal((await admin.get(saml(`/${draft.id}`))).status, 404);
+  });
+
+  it('signs a user in with a signed SAMLResponse: SSO member with the default role and team, and a token', async () => {
+    const metadata = await fetch(`${stack.baseUrl}/v1/public/saml/${providerId}/metadata`);
+    assert.equal(metadata.status, 200);
+    assert.match(await metadata.text(), /EntityDescriptor/);
+
+    const requestId = await startLogin();
+    const xml = samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: requestId, email: 'New.Hire@corp.test', name: 'New Hire' });
+    const accepted = await postResponse(xml);
+    const body = (await accepted.json()) as any;
+    assert.equal(accepted.status, 200, JSON.stringify(body));
+    assert.equal(body.user.email, 'new.hire@corp.test');
+    assert.equal(body.organization.id, orgId);
+    assert.match(body.token, /^qr_/);
+
+    const me = await apiClient(stack.baseUrl, body.token).get('/v1/user');
+    assert.equal(me.status, 200);
+    assert.equal(me.body.email, 'new.hire@corp.test');
+    assert.equal(me.body.displayName, 'New Hire');
+    const member = await admin.get(`/v1/orgs/${orgId}/members/${me.body.id}`);
+    assert.equal(member.body.sso, true);
+    assert.equal(member.body.role, 'edit');
+    const team = await admin.get(`/v1/orgs/${orgId}/teams/${teamId}/members`);
+    assert.deepEqual(team.body.items.map((i: any) => i.organization.id), [me.body.id]);
+
+    const replay = await postResponse(xml);
+    assert.equal(replay.status, 401, 'a response cannot be used twice');
+  });
+
+  it('refuses tampered, expired, unsolicited and foreign responses and creates nothing', async () => {
+    const other = await generate([{ name: 'commonName', value: 'evil.test' }], { keySize: 2048, algorithm: 'sha256' });
+    const cases: Array<[string, (id: string) => string, RegExp]> = [
+      ['tampered', (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'victim@corp.test' }).replace('victim@corp.test', 'intruder@corp.test'), /signature/i],
+      [
+        'expired',
+        (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'late@corp.test', validForMs: -10 * 60_000 }),
+        /subject confirmation|expired|NotOnOrAfter/i,
+      ],
+      ['signed by another key', (id) => samlResponse({ privateKey: other.private, cert: other.cert, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'forged@corp.test' }), /signature/i],
+      ['for another audience', (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: 'https://elsewhere.test', inResponseTo: id, email: 'misdirected@corp.test' }), /audience/i],
+      ['unsolicited', () => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: '_never-asked', email: 'unasked@corp.test' }), /InResponseTo/],
+    ];
+    for (const [name, make, reason] of cases) {
+      const refused = await postResponse(make(await startLogin()));
+      const error = ((await refused.json()) as any).error;
+      assert.ok(refused.status >= 400 && refused.status < 500, `${name}: ${refused.status}`);
+      assert.equal(error.code, refused.status);
+      assert.match(error.message, reason, name);
+    }
+    for (const email of ['victim', 'intruder', 'late', 'forged', 'misdirected', 'unasked']) assert.equal(await memberCount(email), 0, email);
+
+    const garbage = await fetch(`${stack.baseUrl}${pathOf(service.acsURL)}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'RelayState=x' });
+    assert.equal(garbage.status, 400);
+    assert.match(((await garbage.json()) as any).error.message, /SAMLResponse/);
+    assert.equal((await fetch(`${stack.baseUrl}/v1/public/saml/missing/start`, { redirect: 'manual' })).status, 404);
+  });
+
+  it('deleting the default team unsets it on the provider', async () => {
+    assert.equal((await admin.delete(`/v1/orgs/${orgId}/teams/${teamId}`)).status, 204);
+    const provider = await admin.get(saml(`/${providerId}`));
+    assert.equal(provider.body.defaultTeam, undefined);
+    assertMatchesOpenApi('OrganizationSAMLProvider', provider.body);
+  });
+});

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { backendConfigSchema } from '@quire/runtime';
+
+/** Publishing's settings: the backend ones plus where sites without a custom hostname live. */
+export const publishingConfigSchema = backendConfigSchema.extend({
+  /**
+   * Domain under which published sites without their own hostname are served:
+   * https://<SITES_BASE_DOMAIN>/<organization id>/<basename or site id>.
+   */
+  SITES_BASE_DOMAIN: z
+    .string()
+    .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?$/, 'must be a domain name (optionally with a port)')
+    .default('sites.quire.local'),
+});
+export type PublishingConfig = z.infer<typeof publishingConfigSchema>;

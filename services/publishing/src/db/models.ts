@@ -1,0 +1,215 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+
+export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
+export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
+export type SiteVisibility = (typeof SITE_VISIBILITIES)[number];
+
+export interface SiteDoc {
+  _id: string;
+  organizationId: string;
+  type: (typeof SITE_TYPES)[number];
+  title: string;
+  visibility: SiteVisibility;
+  published: boolean;
+  hostname?: string | null;
+  basename?: string | null;
+  /** Proxy origin ("company.com/docs"); null when the site is not proxied. */
+  proxy?: string | null;
+  agentsContext: 'excluded' | 'included';
+  adaptiveContent: boolean;
+  /** The default section; when it points nowhere, the first section in order is the default. */
+  defaultSectionId?: string | null;
+  /** The default site space among those at the site root (sites without sections). */
+  defaultSiteSpaceId?: string | null;
+  /** Last position handed out to a section, group or site space of this site ($inc). */
+  positionSeq: number;
+  /** HS256 key visitor tokens of `visitor-auth` sites are signed with. */
+  visitorAuth: { privateKey: string; backend: 'custom'; fallbackURL?: string | null; logoutURL?: string | null };
+  /**
+   * The adaptive JSON schema, as JSON text: it holds keys such as `$schema` that stored
+   * keys may not have (design.md §5).
+   */
+  adaptiveSchema?: { json: string; updatedAt: Date } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface SiteSectionDoc {
+  _id: string;
+  siteId: string;
+  organizationId: string;
+  title: string;
+  description?: string | null;
+  /** Unique within the site. */
+  path: string;
+  condition?: string | null;
+  icon?: string | null;
+  sectionGroupId?: string | null;
+  /** The default variant; when it points nowhere, the first variant in order is. */
+  defaultSiteSpaceId?: string | null;
+  position: number;
+  createdAt: Date;
+}
+
+export interface SiteSectionGroupDoc {
+  _id: string;
+  siteId: string;
+  organizationId: string;
+  title: string;
+  icon?: string | null;
+  parentId?: string | null;
+  position: number;
+  createdAt: Date;
+}
+
+export interface SiteSpaceDoc {
+  _id: string;
+  siteId: string;
+  organizationId: string;
+  /** null: at the root of a site that has no sections. */
+  sectionId: string | null;
+  spaceId: string;
+  /** Unique among the site spaces of the same section (or of the root). */
+  path: string;
+  condition?: string | null;
+  position: number;
+  /** The space is in content's trash: hidden until it is restored (or removed when purged). */
+  spaceDeleted: boolean;
+  createdAt: Date;
+}
+
+export interface ShareLinkDoc {
+  _id: string;
+  siteId: string;
+  organizationId: string;
+  name: string;
+  active: boolean;
+  /** The secret visitors present (`?share=`); it is part of the link, so it is kept readable. */
+  key: string;
+  createdAt: Date;
+}
+
+const nullableString = { type: String, default: null };
+
+const siteSchema = new Schema<SiteDoc>(
+  {
+    _id: String,
+    organizationId: { type: String, required: true },
+    type: { type: String, enum: SITE_TYPES, default: 'basic' },
+    title: { type: String, required: true },
+    visibility: { type: String, enum: SITE_VISIBILITIES, default: 'public' },
+    published: { type: Boolean, default: false },
+    hostname: nullableString,
+    basename: nullableString,
+    proxy: nullableString,
+    agentsContext: { type: String, enum: ['excluded', 'included'], default: 'included' },
+    adaptiveContent: { type: Boolean, default: false },
+    defaultSectionId: nullableString,
+    defaultSiteSpaceId: nullableString,
+    positionSeq: { type: Number, default: 0 },
+    visitorAuth: { type: Schema.Types.Mixed, required: true },
+    adaptiveSchema: { type: Schema.Types.Mixed, default: null },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+siteSchema.index({ organizationId: 1, createdAt: -1, _id: -1 });
+siteSchema.index({ organizationId: 1, published: 1, createdAt: -1, _id: -1 });
+
+const sectionSchema = new Schema<SiteSectionDoc>(
+  {
+    _id: String,
+    siteId: { type: String, required: true },
+    organizationId: { type: String, required: true },
+    title: { type: String, required: true },
+    description: nullableString,
+    path: { type: String, required: true },
+    condition: nullableString,
+    icon: nullableString,
+    sectionGroupId: nullableString,
+    defaultSiteSpaceId: nullableString,
+    position: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+sectionSchema.index({ siteId: 1, path: 1 }, { unique: true });
+sectionSchema.index({ siteId: 1, position: 1, _id: 1 });
+sectionSchema.index({ siteId: 1, sectionGroupId: 1 });
+
+const groupSchema = new Schema<SiteSectionGroupDoc>(
+  {
+    _id: String,
+    siteId: { type: String, required: true },
+    organizationId: { type: String, required: true },
+    title: { type: String, required: true },
+    icon: nullableString,
+    parentId: nullableString,
+    position: { type: Number, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+groupSchema.index({ siteId: 1, position: 1, _id: 1 });
+
+const siteSpaceSchema = new Schema<SiteSpaceDoc>(
+  {
+    _id: String,
+    siteId: { type: String, required: true },
+    organizationId: { type: String, required: true },
+    sectionId: nullableString,
+    spaceId: { type: String, required: true },
+    path: { type: String, required: true },
+    condition: nullableString,
+    position: { type: Number, required: true },
+    spaceDeleted: { type: Boolean, default: false },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+siteSpaceSchema.index({ siteId: 1, sectionId: 1, path: 1 }, { unique: true });
+siteSpaceSchema.index({ siteId: 1, position: 1, _id: 1 });
+siteSpaceSchema.index({ spaceId: 1 });
+siteSpaceSchema.index({ organizationId: 1, spaceId: 1 });
+
+const shareLinkSchema = new Schema<ShareLinkDoc>(
+  {
+    _id: String,
+    siteId: { type: String, required: true },
+    organizationId: { type: String, required: true },
+    name: { type: String, required: true },
+    active: { type: Boolean, default: true },
+    key: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+shareLinkSchema.index({ siteId: 1, createdAt: -1, _id: -1 });
+shareLinkSchema.index({ siteId: 1, key: 1 }, { unique: true });
+
+export interface PublishingModels {
+  Site: Model<SiteDoc>;
+  SiteSection: Model<SiteSectionDoc>;
+  SiteSectionGroup: Model<SiteSectionGroupDoc>;
+  SiteSpace: Model<SiteSpaceDoc>;
+  ShareLink: Model<ShareLinkDoc>;
+}
+
+export function registerModels(db: Connection): void {
+  db.model('Site', siteSchema, 'sites');
+  db.model('SiteSection', sectionSchema, 'site_sections');
+  db.model('SiteSectionGroup', groupSchema, 'site_section_groups');
+  db.model('SiteSpace', siteSpaceSchema, 'site_spaces');
+  db.model('ShareLink', shareLinkSchema, 'share_links');
+}
+
+export function modelsOf(db: Connection): PublishingModels {
+  return {
+    Site: db.model<SiteDoc>('Site'),
+    SiteSection: db.model<SiteSectionDoc>('SiteSection'),
+    SiteSectionGroup: db.model<SiteSectionGroupDoc>('SiteSectionGroup'),
+    SiteSpace: db.model<SiteSpaceDoc>('SiteSpace'),
+    ShareLink: db.model<ShareLinkDoc>('ShareLink'),
+  };
+}

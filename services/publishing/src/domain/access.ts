@@ -1,0 +1,71 @@
+import { httpError } from '@quire/http';
+import { ClientError, roleAtLeast, roleFromProto, type Role } from '@quire/runtime';
+import type { SiteDoc } from '../db/models';
+import type { PublishingContext } from './context';
+
+/** The caller's standing in an organization: only members holding a role see its sites. */
+export interface OrgAccess {
+  organizationId: string;
+  userId: string;
+  role: Role;
+}
+
+export interface SitePermissions {
+  view: boolean;
+  access: boolean;
+  edit: boolean;
+  create: boolean;
+  admin: boolean;
+  installIntegration: boolean;
+  viewAdaptiveSchema: boolean;
+  editAdaptiveSchema: boolean;
+}
+
+/**
+ * The caller's role in the organization; 404 when they are not an active member with a
+ * role (guests and outsiders never learn which sites exist).
+ */
+export async function loadOrgAccess(ctx: PublishingContext, userId: string, organizationId: string): Promise<OrgAccess> {
+  const { membership } = await ctx.clients.identity.getMembership({ organizationId, userId }).catch((error: unknown) => {
+    if (error instanceof ClientError) throw httpError.unavailable('Membership is temporarily unavailable; try again');
+    throw error;
+  });
+  const role = membership && membership.member && !membership.disabled ? roleFromProto(membership.role) : null;
+  if (!role) throw httpError.notFound('Organization');
+  return { organizationId, userId, role };
+}
+
+/** Site permissions (OpenAPI Site.permissions), from the organization role (design.md §4). */
+export function sitePermissions(access: OrgAccess): SitePermissions {
+  const admin = roleAtLeast(access.role, 'admin');
+  return {
+    view: true,
+    access: true,
+    edit: roleAtLeast(access.role, 'edit'),
+    create: roleAtLeast(access.role, 'create'),
+    admin,
+    installIntegration: admin,
+    viewAdaptiveSchema: true,
+    editAdaptiveSchema: admin,
+  };
+}
+
+/** 403 unless the caller administers the organization's sites (every site write needs it). */
+export function requireSiteAdmin(access: OrgAccess, action: string): void {
+  if (!roleAtLeast(access.role, 'admin')) throw httpError.forbidden(`Only organization admins can ${action}`);
+}
+
+/** The site if it belongs to the organization; 404 otherwise. */
+export async function loadSite(ctx: PublishingContext, access: OrgAccess, siteId: string): Promise<SiteDoc> {
+  const site = await ctx.models.Site.findOne({ _id: siteId, organizationId: access.organizationId }).lean();
+  if (!site) throw httpError.notFound('Site');
+  return site;
+}
+
+/** Org access plus the site, for every route under /sites/{siteId}. */
+export async function loadSiteAccess(ctx: PublishingContext, userId: string, organizationId: string, siteId: string) {
+  const access = await loadOrgAccess(ctx, userId, organizationId);
+  const site = await loadSite(ctx, access, siteId);
+  return { access, site };
+}
+

@@ -1,0 +1,44 @@
+import type { SiteDoc } from '../db/models';
+import { isPresentable, presentChildren, presentSite, presentSiteSpace, structureView, type StructureView } from '../http/presenters';
+import type { OrgAccess } from './access';
+import { conditionHolds, type VisitorClaims } from './conditions';
+import type { PublishingContext } from './context';
+import { fetchSpaces } from './spaces';
+import { loadStructure } from './structure';
+
+/** The site's structure with its spaces, fetched in one BatchGetSpaces for the whole response. */
+export async function loadView(ctx: PublishingContext, access: OrgAccess, site: SiteDoc, shareKey?: string): Promise<StructureView> {
+  const structure = await loadStructure(ctx, site);
+  const spaces = await fetchSpaces(ctx, site.organizationId, structure.siteSpaces.map((s) => s.spaceId), access.userId);
+  return structureView(structure, spaces, ctx.config, shareKey);
+}
+
+/**
+ * GET .../published (OpenAPI PublishedContentSite): the site and what a visitor with
+ * `claims` sees of it. Sections and site spaces whose condition is false for the visitor
+ * are left out, and so are site spaces whose space is gone and sections or groups left
+ * empty: the structure only ever points at content that can be shown. A site without
+ * sections is structured as its site spaces (GitBook's `siteSpaces` form).
+ */
+export function publishedContent(view: StructureView, access: OrgAccess, claims: VisitorClaims) {
+  const { structure } = view;
+  const shown = { section: (s: { condition?: string | null }) => conditionHolds(s.condition, claims) };
+  const site = presentSite(structure.site, structure.siteSpaces.filter((s) => isPresentable(view, s)).length, access, view.config, view.shareKey);
+  const hasSections = structure.sections.length > 0;
+  return {
+    object: 'published-content-site' as const,
+    site,
+    structure: hasSections
+      ? {
+          type: 'sections' as const,
+          structure: presentChildren(view, null, { section: shown.section, siteSpace: shown.section, pruneEmpty: true }),
+        }
+      : {
+          type: 'siteSpaces' as const,
+          structure: structure.siteSpaces
+            .filter((s) => s.sectionId === null && isPresentable(view, s) && shown.section(s))
+            .map((s) => presentSiteSpace(view, s)),
+        },
+    scripts: [],
+  };
+}

@@ -1,0 +1,133 @@
+import { httpError, keysetPage, type ListQuery } from '@quire/http';
+import { newId, newSecret } from '@quire/runtime';
+import type { SiteDoc, SiteVisibility } from '../db/models';
+import type { OrgAccess } from './access';
+import type { PublishingContext } from './context';
+import { addSiteSpaces } from './site-spaces';
+import { LIVE } from './structure';
+
+export interface CreateSiteInput {
+  type?: SiteDoc['type'];
+  title?: string;
+  visibility?: SiteVisibility;
+  spaces?: string[];
+}
+
+export async function createSite(ctx: PublishingContext, access: OrgAccess, input: CreateSiteInput): Promise<SiteDoc> {
+  const now = new Date();
+  const site: SiteDoc = {
+    _id: newId(),
+    organizationId: access.organizationId,
+    type: input.type ?? 'basic',
+    title: input.title ?? 'Untitled site',
+    visibility: input.visibility ?? 'public',
+    published: false,
+    hostname: null,
+    basename: null,
+    proxy: null,
+    agentsContext: 'included',
+    adaptiveContent: false,
+    defaultSectionId: null,
+    defaultSiteSpaceId: null,
+    positionSeq: 0,
+    visitorAuth: { privateKey: newSecret(32), backend: 'custom' },
+    adaptiveSchema: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await ctx.models.Site.create(site);
+  if (input.spaces?.length) {
+    try {
+      await addSiteSpaces(ctx, access, site, [...new Set(input.spaces)].map((spaceId) => ({ spaceId, sectionId: null })), 'spaces');
+    } catch (error) {
+      // The site was created for these spaces: without them it is not what was asked for.
+      await deleteSite(ctx, site._id);
+      throw error;
+    }
+  }
+  return (await ctx.models.Site.findById(site._id).lean()) ?? site;
+}
+
+export interface SiteFilters {
+  space?: string;
+  title?: string;
+  published?: boolean;
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export async function listSites(ctx: PublishingContext, access: OrgAccess, filters: SiteFilters, query: ListQuery) {
+  const filter: Record<string, unknown> = { organizationId: access.organizationId };
+  if (filters.published !== undefined) filter.published = filters.published;
+  if (filters.title) filter.title = { $regex: escapeRegex(filters.title), $options: 'i' };
+  if (filters.space) {
+    const using = await ctx.models.SiteSpace.find({ organizationId: access.organizationId, spaceId: filters.space, ...LIVE }, { siteId: 1 }).lean();
+    filter._id = { $in: [...new Set(using.map((s) => s.siteId))] };
+  }
+  return keysetPage(ctx.models.Site, { filter, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
+}
+
+/** Number of (live) site spaces of each site, in one query. */
+export async function countSiteSpaces(ctx: PublishingContext, siteIds: string[]): Promise<Map<string, number>> {
+  const counts = new Map(siteIds.map((id) => [id, 0]));
+  if (!siteIds.length) return counts;
+  const rows = await ctx.models.SiteSpace.find({ siteId: { $in: siteIds }, ...LIVE }, { siteId: 1 }).lean();
+  for (const row of rows) counts.set(row.siteId, (counts.get(row.siteId) ?? 0) + 1);
+  return counts;
+}
+
+export interface UpdateSiteInput {
+  title?: string;
+  visibility?: SiteVisibility;
+  basename?: string;
+  hostname?: string | null;
+  proxy?: string | null;
+  agentsContext?: SiteDoc['agentsContext'];
+  adaptiveContent?: { enabled: boolean };
+  defaultSiteSpace?: string;
+  defaultSiteSection?: string;
+}
+
+export async function updateSite(ctx: PublishingContext, site: SiteDoc, input: UpdateSiteInput): Promise<SiteDoc> {
+  const set: Partial<SiteDoc> = { updatedAt: new Date() };
+  if (input.title !== undefined) set.title = input.title;
+  if (input.visibility !== undefined) set.visibility = input.visibility;
+  if (input.basename !== undefined) set.basename = input.basename;
+  if (input.hostname !== undefined) set.hostname = input.hostname;
+  if (input.proxy !== undefined) set.proxy = input.proxy;
+  if (input.agentsContext !== undefined) set.agentsContext = input.agentsContext;
+  if (input.adaptiveContent !== undefined) set.adaptiveContent = input.adaptiveContent.enabled;
+
+  if (input.defaultSiteSection !== undefined) {
+    const section = await ctx.models.SiteSection.exists({ _id: input.defaultSiteSection, siteId: site._id });
+    if (!section) throw httpError.badRequest('Invalid body: defaultSiteSection: not a section of this site');
+    set.defaultSectionId = input.defaultSiteSection;
+  }
+  if (input.defaultSiteSpace !== undefined) {
+    const siteSpace = await ctx.models.SiteSpace.findOne({ _id: input.defaultSiteSpace, siteId: site._id, ...LIVE }).lean();
+    if (!siteSpace) throw httpError.badRequest('Invalid body: defaultSiteSpace: not a site space of this site');
+    // The default of the container it is in: the root, or its section.
+    if (siteSpace.sectionId) await ctx.models.SiteSection.updateOne({ _id: siteSpace.sectionId }, { $set: { defaultSiteSpaceId: siteSpace._id } });
+    else set.defaultSiteSpaceId = siteSpace._id;
+  }
+  const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: set }, { returnDocument: 'after' }).lean();
+  if (!updated) throw httpError.notFound('Site');
+  return updated;
+}
+
+export async function setPublished(ctx: PublishingContext, site: SiteDoc, published: boolean): Promise<SiteDoc> {
+  const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: { published, updatedAt: new Date() } }, { returnDocument: 'after' }).lean();
+  if (!updated) throw httpError.notFound('Site');
+  return updated;
+}
+
+/** Removes the site first (it stops resolving at once), then what belonged to it. */
+export async function deleteSite(ctx: PublishingContext, siteId: string): Promise<void> {
+  await ctx.models.Site.deleteOne({ _id: siteId });
+  await Promise.all([
+    ctx.models.SiteSection.deleteMany({ siteId }),
+    ctx.models.SiteSectionGroup.deleteMany({ siteId }),
+    ctx.models.SiteSpace.deleteMany({ siteId }),
+    ctx.models.ShareLink.deleteMany({ siteId }),
+  ]);
+}

@@ -1,0 +1,35 @@
+import { EVENT_TYPES, type DomainEvent, type EventBus, type EventSubscription } from '@quire/async';
+import type { PublishingContext } from './context';
+
+/** Removes every site space pointing at the spaces (they are gone for good); returns how many. */
+export async function detachSpaces(ctx: PublishingContext, spaceIds: string[]): Promise<number> {
+  if (!spaceIds.length) return 0;
+  const { deletedCount } = await ctx.models.SiteSpace.deleteMany({ spaceId: { $in: spaceIds } });
+  return deletedCount;
+}
+
+/**
+ * Keeps sites consistent with content's spaces: a space in the trash hides its site
+ * spaces (restoring it shows them again), a purged or transferred space removes them. Idempotent, as
+ * at-least-once delivery needs. Reads also drop site spaces whose space content no longer
+ * returns, so a late or missed event never breaks a site.
+ */
+export async function applySpaceEvent(ctx: PublishingContext, event: Pick<DomainEvent, 'type' | 'payload'>): Promise<void> {
+  const spaceId = (event.payload as { spaceId?: unknown } | null)?.spaceId;
+  if (typeof spaceId !== 'string') return;
+  if (event.type === EVENT_TYPES.spacePurged) await detachSpaces(ctx, [spaceId]);
+  else if (event.type === EVENT_TYPES.spaceDeleted) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: true } });
+  else if (event.type === EVENT_TYPES.spaceRestored) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: false } });
+  else if (event.type === EVENT_TYPES.spaceTransferred) {
+    // A site only shows its own organization's spaces: the old organization's sites let it go.
+    const from = (event.payload as { fromOrganizationId?: unknown }).fromOrganizationId;
+    if (typeof from === 'string') await ctx.models.SiteSpace.deleteMany({ spaceId, organizationId: from });
+  }
+}
+
+export function subscribeToSpaceEvents(ctx: PublishingContext, bus: EventBus): Promise<EventSubscription> {
+  return bus.subscribe('publishing', (event) => applySpaceEvent(ctx, event), {
+    types: [EVENT_TYPES.spaceDeleted, EVENT_TYPES.spacePurged, EVENT_TYPES.spaceRestored, EVENT_TYPES.spaceTransferred],
+    retryAfterMs: 5_000,
+  });
+}

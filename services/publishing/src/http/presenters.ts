@@ -1,0 +1,176 @@
+import { apiUrl } from '@quire/http';
+import type { PublishingConfig } from '../config';
+import type { ShareLinkDoc, SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
+import { sitePermissions, type OrgAccess } from '../domain/access';
+import type { EmbeddedSpace } from '../domain/spaces';
+import { childrenOf, defaultSectionOf, defaultSiteSpaceIds, type SiteStructure } from '../domain/structure';
+import { defaultSiteAddress, joinAddress, siteAddress, siteApiUrl, withShareKey } from '../domain/urls';
+
+/** The Site object (spec "Site", OpenAPI Site) as `access` sees it. */
+export function presentSite(site: SiteDoc, siteSpaces: number, access: OrgAccess, config: PublishingConfig, shareKey?: string) {
+  return {
+    object: 'site' as const,
+    id: site._id,
+    type: site.type,
+    appliedType: site.type,
+    title: site.title,
+    ...(site.hostname ? { hostname: site.hostname } : {}),
+    ...(site.basename ? { basename: site.basename } : {}),
+    ...(site.proxy ? { proxy: { origin: site.proxy, target: defaultSiteAddress(site, config) } } : {}),
+    visibility: site.visibility,
+    // Sites have no access list of their own: members get their organization role on them.
+    defaultLevel: 'inherit' as const,
+    permissions: sitePermissions(access),
+    published: site.published,
+    siteSpaces,
+    createdAt: site.createdAt.toISOString(),
+    adaptiveContent: { enabled: site.adaptiveContent },
+    agentsContext: site.agentsContext,
+    features: [],
+    urls: {
+      location: siteApiUrl(config, site.organizationId, site._id),
+      app: apiUrl(config.PUBLIC_BASE_URL, `/o/${site.organizationId}/sites/${site._id}`),
+      preview: apiUrl(config.PUBLIC_BASE_URL, `/o/${site.organizationId}/sites/${site._id}/preview`),
+      ...(site.published ? { published: withShareKey(siteAddress(site, config), shareKey) } : {}),
+    },
+  };
+}
+
+/** What presenting sections and site spaces of one site needs, computed once per response. */
+export interface StructureView {
+  structure: SiteStructure;
+  spaces: Map<string, EmbeddedSpace>;
+  config: PublishingConfig;
+  shareKey?: string;
+  defaults: Set<string>;
+  defaultSection?: SiteSectionDoc;
+  sectionsById: Map<string, SiteSectionDoc>;
+}
+
+export function structureView(structure: SiteStructure, spaces: Map<string, EmbeddedSpace>, config: PublishingConfig, shareKey?: string): StructureView {
+  return {
+    structure,
+    spaces,
+    config,
+    shareKey,
+    defaults: defaultSiteSpaceIds(structure),
+    defaultSection: defaultSectionOf(structure.site, structure.sections),
+    sectionsById: new Map(structure.sections.map((s) => [s._id, s])),
+  };
+}
+
+/** A site space is shown only while content still returns its space. */
+export const isPresentable = (view: StructureView, siteSpace: SiteSpaceDoc) => view.spaces.has(siteSpace.spaceId);
+
+function sectionAddress(view: StructureView, section: SiteSectionDoc): string {
+  const base = siteAddress(view.structure.site, view.config);
+  return view.defaultSection?._id === section._id ? base : joinAddress(base, section.path);
+}
+
+function published(view: StructureView, address: () => string) {
+  return view.structure.site.published ? { published: withShareKey(address(), view.shareKey) } : {};
+}
+
+export function presentSiteSpace(view: StructureView, siteSpace: SiteSpaceDoc) {
+  const space = view.spaces.get(siteSpace.spaceId);
+  const isDefault = view.defaults.has(siteSpace._id);
+  const section = siteSpace.sectionId ? view.sectionsById.get(siteSpace.sectionId) : undefined;
+  return {
+    object: 'site-space' as const,
+    id: siteSpace._id,
+    path: siteSpace.path,
+    ...(siteSpace.sectionId ? { section: siteSpace.sectionId } : {}),
+    space: space?.rest ?? {},
+    title: space?.title ?? '',
+    default: isDefault,
+    ...(siteSpace.condition ? { condition: siteSpace.condition } : {}),
+    draft: false,
+    hidden: false,
+    hasAdvancedCustomizationFeature: false,
+    urls: published(view, () => {
+      const base = section ? sectionAddress(view, section) : siteAddress(view.structure.site, view.config);
+      return isDefault ? base : joinAddress(base, siteSpace.path);
+    }),
+  };
+}
+
+/** A section with its variants; `visible` narrows them (published structure for a visitor). */
+export function presentSection(view: StructureView, section: SiteSectionDoc, visible: (s: SiteSpaceDoc) => boolean = () => true) {
+  const variants = view.structure.siteSpaces.filter((s) => s.sectionId === section._id && isPresentable(view, s) && visible(s));
+  return {
+    object: 'site-section' as const,
+    id: section._id,
+    title: section.title,
+    ...(section.description ? { description: section.description } : {}),
+    default: view.defaultSection?._id === section._id,
+    draft: false,
+    path: section.path,
+    ...(section.condition ? { condition: section.condition } : {}),
+    ...(section.sectionGroupId ? { sectionGroup: section.sectionGroupId } : {}),
+    ...(section.icon ? { icon: section.icon } : {}),
+    siteSpaces: variants.map((s) => presentSiteSpace(view, s)),
+    urls: published(view, () => sectionAddress(view, section)),
+  };
+}
+
+type PresentedSection = ReturnType<typeof presentSection>;
+export interface PresentedGroup {
+  object: 'site-section-group';
+  id: string;
+  title: string;
+  sectionGroup?: string;
+  icon?: string;
+  draft: false;
+  sections: PresentedSection[];
+  children: Array<PresentedSection | PresentedGroup>;
+}
+
+/** Filters used by the published structure to hide what a visitor may not see. */
+export interface Visibility {
+  section: (s: SiteSectionDoc) => boolean;
+  siteSpace: (s: SiteSpaceDoc) => boolean;
+  /** Drop sections without a visible variant and groups without visible children. */
+  pruneEmpty: boolean;
+}
+const everything: Visibility = { section: () => true, siteSpace: () => true, pruneEmpty: false };
+
+/** Presented children of a group (or of the site root when `groupId` is null). */
+export function presentChildren(view: StructureView, groupId: string | null, visibility: Visibility = everything): Array<PresentedSection | PresentedGroup> {
+  const presented: Array<PresentedSection | PresentedGroup> = [];
+  for (const child of childrenOf(view.structure, groupId)) {
+    if (child.kind === 'section') {
+      if (!visibility.section(child.doc)) continue;
+      const section = presentSection(view, child.doc, visibility.siteSpace);
+      if (!visibility.pruneEmpty || section.siteSpaces.length > 0) presented.push(section);
+    } else {
+      const group = presentGroup(view, child.doc, visibility);
+      if (!visibility.pruneEmpty || group.children.length > 0) presented.push(group);
+    }
+  }
+  return presented;
+}
+
+export function presentGroup(view: StructureView, group: SiteSectionGroupDoc, visibility: Visibility = everything): PresentedGroup {
+  const children = presentChildren(view, group._id, visibility);
+  return {
+    object: 'site-section-group',
+    id: group._id,
+    title: group.title,
+    ...(group.parentId ? { sectionGroup: group.parentId } : {}),
+    ...(group.icon ? { icon: group.icon } : {}),
+    draft: false,
+    sections: children.filter((c): c is PresentedSection => c.object === 'site-section'),
+    children,
+  };
+}
+
+export function presentShareLink(link: ShareLinkDoc, site: SiteDoc, config: PublishingConfig) {
+  return {
+    object: 'share-link' as const,
+    id: link._id,
+    createdAt: link.createdAt.toISOString(),
+    name: link.name,
+    active: link.active,
+    urls: { published: withShareKey(siteAddress(site, config), link.key) },
+  };
+}

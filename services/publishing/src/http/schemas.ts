@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { booleanQuery, listQuerySchema } from '@quire/http';
+import { SITE_TYPES, SITE_VISIBILITIES } from '../db/models';
+
+/** Limits of the spec's Limits table and the OpenAPI document. */
+const id = z.string().min(1).max(64);
+const siteTitle = z.string().min(2).max(128);
+const sectionTitle = z.string().min(2).max(128);
+const icon = z.string().max(50);
+const path = z.string().min(1).max(100);
+const condition = z.string().max(1024);
+const hostname = z
+  .string()
+  .max(512)
+  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a host name such as docs.example.com');
+const proxy = z
+  .string()
+  .max(512)
+  .regex(/^([\w-]+\.)*[\w-]+\.[a-zA-Z]{2,}(\/[\w-]+)+$/, 'must be a host plus a subdirectory path, such as example.com/docs');
+
+export const organizationParams = z.object({ organizationId: id });
+export const siteParams = organizationParams.extend({ siteId: id });
+export const sectionParams = siteParams.extend({ siteSectionId: id });
+export const groupParams = siteParams.extend({ siteSectionGroupId: id });
+export const groupSectionParams = groupParams.extend({ siteSectionId: id });
+export const siteSpaceParams = siteParams.extend({ siteSpaceId: id });
+export const shareLinkParams = siteParams.extend({ shareLinkId: id });
+
+export const listSitesQuery = listQuerySchema.extend({
+  space: id.optional(),
+  title: z.string().max(128).optional(),
+  published: booleanQuery.optional(),
+});
+
+export const createSiteBody = z
+  .object({
+    type: z.enum(SITE_TYPES),
+    title: siteTitle,
+    visibility: z.enum(SITE_VISIBILITIES),
+    spaces: z.array(id).max(100),
+  })
+  .partial();
+
+export const updateSiteBody = z
+  .object({
+    title: siteTitle,
+    visibility: z.enum(SITE_VISIBILITIES),
+    basename: z.string().min(1).max(100),
+    hostname: hostname.nullable(),
+    proxy: proxy.nullable(),
+    agentsContext: z.enum(['excluded', 'included']),
+    adaptiveContent: z.object({ enabled: z.boolean() }),
+    defaultSiteSpace: id,
+    defaultSiteSection: id,
+  })
+  .partial();
+
+/** Only the share key changes what is returned; the rest is paging. */
+export const shareKeyQuery = z.object({ shareKey: z.string().min(1).max(256).optional() });
+export const structureListQuery = listQuerySchema.extend(shareKeyQuery.shape);
+export const listSiteSpacesQuery = structureListQuery.extend({ default: booleanQuery.optional() });
+export const publishedQuery = shareKeyQuery.extend({
+  /** The visitor's JWT; `jwt_token` is the name published sites take it under. */
+  visitorAuthToken: z.string().min(1).max(8192).optional(),
+  jwt_token: z.string().min(1).max(8192).optional(),
+});
+
+export const createSectionBody = z.object({
+  spaceId: id,
+  title: sectionTitle.nullable().optional(),
+  icon: icon.nullable().optional(),
+});
+
+export const updateSectionBody = z
+  .object({
+    title: sectionTitle,
+    path,
+    defaultSiteSpace: id,
+    condition: condition.nullable(),
+    icon: icon.nullable(),
+    description: z.string().max(256).nullable(),
+  })
+  .partial();
+
+const sectionPointer = z.object({ type: z.literal('site-section'), siteSection: id });
+export const moveSectionBody = z.object({
+  position: z
+    .object({ before: sectionPointer, after: sectionPointer })
+    .partial()
+    .refine((p) => Boolean(p.before) !== Boolean(p.after), 'give exactly one of before or after'),
+});
+
+const spacePointer = z.object({ type: z.literal('site-space'), siteSpace: id });
+export const moveSiteSpaceBody = z.object({
+  position: z
+    .object({ before: spacePointer, after: spacePointer })
+    .partial()
+    .refine((p) => Boolean(p.before) !== Boolean(p.after), 'give exactly one of before or after'),
+});
+
+const groupPointer = z.object({ type: z.enum(['site-section', 'site-section-group']), id });
+export const moveGroupBody = z.object({
+  position: z
+    .object({ before: groupPointer, after: groupPointer })
+    .partial()
+    .refine((p) => Boolean(p.before) !== Boolean(p.after), 'give exactly one of before or after'),
+});
+
+export const createGroupBody = z.object({
+  title: z.string().min(1).max(100),
+  icon: icon.nullable().optional(),
+  sections: z.array(id).max(500).optional(),
+  parent: id.optional(),
+});
+export const updateGroupBody = z.object({ title: z.string().min(1).max(100), icon: icon.nullable() }).partial();
+export const addGroupSectionBody = z.object({ sectionId: id });
+
+export const createSiteSpaceBody = z.object({ spaceId: id, sectionId: id.optional() });
+export const updateSiteSpaceBody = z.object({ path, condition: condition.nullable(), spaceId: id }).partial();
+
+export const createShareLinkBody = z.object({ name: z.string().max(50) });
+export const updateShareLinkBody = z.object({ active: z.boolean(), name: z.string().max(50) }).partial();
+
+export const adaptiveSchemaBody = z.object({ jsonSchema: z.unknown().refine((v) => v !== undefined, 'Required') });
+
+export const updatePublishingAuthBody = z
+  .object({
+    backend: z.literal('custom'),
+    fallbackURL: z.string().url().max(2048).nullable(),
+    logoutURL: z.string().url().max(2048).nullable(),
+  })
+  .partial();

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { publishing } from '@quire/proto';
+import { ClientError, createGrpcClient, grpcStatus } from '@quire/runtime';
+import { cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import type { PublishingConfig } from '../config';
+import { defaultAdaptiveSchema, templateConditions, validateAdaptiveSchema } from '../domain/adaptive-schema';
+import { checkCondition, conditionHolds } from '../domain/conditions';
+import { positionNextTo, slugify, uniquePath } from '../domain/positions';
+import { applySpaceEvent } from '../domain/space-events';
+import { EVENT_TYPES } from '@quire/async';
+import { startPublishing } from '../service';
+
+describe('conditions (jsep AST, no eval)', () => {
+  it('accepts member access, literals, equality, comparisons, !, && and ||', () => {
+    for (const expression of [
+      'visitor.claims.beta === true',
+      'visitor.claims.beta == true && !visitor.claims.unsigned.internal',
+      'visitor.claims.plan != "free" || visitor.claims.seats >= 10',
+      'visitor.claims["beta"] !== false',
+      '(visitor.claims.age > 17) && (visitor.claims.age <= 65)',
+    ]) {
+      assert.equal(checkCondition(expression).ok, true, expression);
+    }
+  });
+
+  it('refuses what it cannot evaluate safely, saying why', () => {
+    for (const [expression, why] of [
+      ['visitor.claims.beta ===', /not a valid expression/],
+      ['alert(1)', /function calls|unknown name/],
+      ['visitor.claims.x.toString()', /function calls/],
+      ['process.env', /unknown name "process"/],
+      ['visitor.constructor', /not allowed/],
+      ['visitor.claims[visitor.key]', /literal key/],
+      ['visitor.claims.a + 1', /operator "\+"/],
+      ['a; b', /.+/],
+      ['visitor.claims.a = 1', /.+/],
+    ] as const) {
+      const checked = checkCondition(expression);
+      assert.equal(checked.ok, false, expression);
+      if (!checked.ok) assert.match(checked.message, why, expression);
+    }
+  });
+
+  it('evaluates against the visitor claims', () => {
+    const claims = { beta: true, plan: 'pro', seats: 12, unsigned: { internal: false } };
+    assert.equal(conditionHolds(undefined, {}), true);
+    assert.equal(conditionHolds('visitor.claims.beta === true', claims), true);
+    assert.equal(conditionHolds('visitor.claims.beta === true', {}), false);
+    assert.equal(conditionHolds('visitor.claims.plan == "pro" && visitor.claims.seats > 10', claims), true);
+    assert.equal(conditionHolds('visitor.claims.seats < 10 || visitor.claims.unsigned.internal', claims), false);
+    assert.equal(conditionHolds('!visitor.claims.unsigned.internal', claims), true);
+    assert.equal(conditionHolds('visitor.claims.missing == null', claims), true);
+    assert.equal(conditionHolds('visitor.claims.seats > "9"', claims), false, 'no coercion between types');
+    assert.equal(conditionHolds('visitor.claims.__proto__', claims), false);
+    assert.equal(conditionHolds('not valid ===', claims), false, 'an unreadable condition hides');
+  });
+});
+
+describe('adaptive schema', () => {
+  it('accepts boolean claims with an unsigned object and no additional properties', () => {
+    const checked = validateAdaptiveSchema({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: {
+        beta: { type: 'boolean', description: 'Beta tester' },
+        unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: { internal: { type: 'boolean', description: 'Staff' } }, additionalProperties: false },
+      },
+      additionalProperties: false,
+    });
+    assert.equal(checked.ok, true);
+    assert.equal(validateAdaptiveSchema(defaultAdaptiveSchema()).ok, true);
+  });
+
+  it('refuses anything else with a message naming jsonSchema', () => {
+    for (const schema of [
+      'not an object',
+      { type: 'object', properties: {} },
+      { type: 'object', properties: { beta: { type: 'string' } }, additionalProperties: false },
+      { type: 'array', additionalProperties: false },
+      { type: 'object', properties: { beta: { type: 'boolean', minimum: 'x' } }, additionalProperties: false },
+      { type: 'object', properties: { beta: { type: 'boolean' } }, additionalProperties: false },
+      { type: 'object', properties: { unsigned: { type: 'object', properties: {} } }, additionalProperties: false },
+      { type: 'object', properties: { 'a.b': { type: 'boolean' } }, additionalProperties: false },
+      { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: {}, additionalProperties: false },
+      { type: 'object', properties: 3, additionalProperties: false },
+    ]) {
+      const checked = validateAdaptiveSchema(schema);
+      assert.equal(checked.ok, false, JSON.stringify(schema));
+      if (!checked.ok) assert.match(checked.message, /^jsonSchema\b/);
+    }
+  });
+
+  it('derives template conditions the evaluator understands', () => {
+    const checked = validateAdaptiveSchema({
+      type: 'object',
+      properties: {
+        beta: { type: 'boolean', description: 'Beta tester' },
+        unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: { internal: { type: 'boolean', description: 'Staff' } }, additionalProperties: false },
+      },
+      additionalProperties: false,
+    });
+    assert.ok(checked.ok);
+    const items = templateConditions(checked.schema);
+    const conditions = items.map((i) => i.condition);
+    assert.ok(conditions.includes('visitor.claims.beta === true'));
+    assert.ok(conditions.includes('visitor.claims.unsigned.internal === true'));
+    for (const item of items) {
+      assert.equal(typeof item.description, 'string');
+      assert.equal(checkCondition(item.condition).ok, true);
+    }
+    assert.equal(conditionHolds('visitor.claims.beta === true', { beta: true }), true);
+  });
+});
+
+describe('ordering and paths', () => {
+  it('places items between neighbours and asks for a renumbering when they touch', () => {
+    const siblings = [
+      { _id: 'a', position: 1024 },
+      { _id: 'b', position: 2048 },
+    ];
+    assert.equal(positionNextTo(siblings, 'b', 'before'), 1536);
+    assert.equal(positionNextTo(siblings, 'a', 'before'), 512);
+    assert.equal(positionNextTo(siblings, 'b', 'after'), 2560);
+    assert.equal(positionNextTo([{ _id: 'a', position: 1 }, { _id: 'b', position: 1 + Number.EPSILON }], 'b', 'before'), null);
+    assert.equal(slugify('  Getting Started: Ünïcode!  '), 'getting-started-unicode');
+    assert.equal(uniquePath('api', ['api', 'api-2']), 'api-3');
+  });
+});
+
+describe('publishing gRPC (real datastore)', () => {
+  let env: TestEnvironment;
+  let service: Awaited<ReturnType<typeof startPublishing>>;
+  let client: publishing.PublishingServiceClient;
+
+  before(async () => {
+    env = await testEnvironment();
+    const config: PublishingConfig = { ...testBackendConfig(env), SITES_BASE_DOMAIN: 'sites.test' };
+    service = await startPublishing(config, { handleSignals: false, subscribeToEvents: false });
+    client = createGrpcClient(publishing.PublishingServiceDefinition, {
+      address: `127.0.0.1:${service.grpcPort}`,
+      secret: config.INTERNAL_HMAC_SECRET,
+      caller: 'test',
+      deadlineMs: 5_000,
+    });
+  });
+
+  after(async () => {
+    await service?.stop();
+    if (env) await cleanupTestEnvironment(env);
+  });
+
+  it('returns sites in one batch and detaches the site spaces of deleted spaces', async () => {
+    const { Site, SiteSpace } = service.context.models;
+    const now = new Date();
+    const base = { organizationId: 'org1', type: 'basic' as const, visibility: 'public' as const, published: true, agentsContext: 'included' as const };
+    await Site.create([
+      { ...base, _id: 'site1', title: 'First', visitorAuth: { privateKey: 'k', backend: 'custom' }, createdAt: now, updatedAt: now },
+      { ...base, _id: 'site2', title: 'Second', published: false, visitorAuth: { privateKey: 'k', backend: 'custom' }, createdAt: now, updatedAt: now },
+    ]);
+    const siteSpace = { siteId: 'site1', organizationId: 'org1', sectionId: null, position: 1, createdAt: now };
+    await SiteSpace.create([
+      { ...siteSpace, _id: 'ss1', spaceId: 'space1', path: 'one' },
+      { ...siteSpace, _id: 'ss2', spaceId: 'space1', path: 'two' },
+      { ...siteSpace, _id: 'ss3', spaceId: 'space2', path: 'three' },
+    ]);
+
+    const { sites } = await client.batchGetSites({ ids: ['site1', 'site2', 'missing'] });
+    assert.deepEqual(sites.map((s) => [s.id, s.title, s.published, s.organizationId]).sort(), [
+      ['site1', 'First', true, 'org1'],
+      ['site2', 'Second', false, 'org1'],
+    ]);
+    assert.equal(sites[0].createTime instanceof Date, true);
+
+    assert.equal((await client.detachSpaces({ spaceIds: ['space1'] })).detachedCount, 2);
+    assert.equal((await client.detachSpaces({ spaceIds: ['space1'] })).detachedCount, 0, 'detaching twice is harmless');
+    assert.deepEqual((await SiteSpace.find({ siteId: 'site1' }).lean()).map((s) => s._id), ['ss3']);
+    await assert.rejects(client.batchGetSites({ ids: Array.from({ length: 1001 }, (_, i) => `s${i}`) }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+  });
+
+  it('hides site spaces of trashed spaces, shows them again on restore and removes them on purge', async () => {
+    const { SiteSpace } = service.context.models;
+    const ctx = service.context;
+    const now = new Date();
+    await SiteSpace.create({ _id: 'ev1', siteId: 'site1', organizationId: 'org1', sectionId: null, spaceId: 'space9', path: 'nine', position: 9, createdAt: now });
+    const state = async () => (await SiteSpace.findById('ev1').lean())?.spaceDeleted;
+    const event = (type: string) => ({ type, payload: { organizationId: 'org1', spaceId: 'space9' } });
+    await applySpaceEvent(ctx, event(EVENT_TYPES.spaceDeleted));
+    assert.equal(await state(), true);
+    await applySpaceEvent(ctx, event(EVENT_TYPES.spaceDeleted));
+    assert.equal(await state(), true, 'redelivery changes nothing');
+    await applySpaceEvent(ctx, event(EVENT_TYPES.spaceRestored));
+    assert.equal(await state(), false);
+    await applySpaceEvent(ctx, { type: EVENT_TYPES.spaceDeleted, payload: { nonsense: true } });
+    assert.equal(await state(), false, 'payloads without a space id are ignored');
+    await applySpaceEvent(ctx, event(EVENT_TYPES.spacePurged));
+    assert.equal(await state(), undefined);
+
+    await SiteSpace.create({ _id: 'ev2', siteId: 'site1', organizationId: 'org1', sectionId: null, spaceId: 'space8', path: 'eight', position: 8, createdAt: now });
+    await applySpaceEvent(ctx, { type: EVENT_TYPES.spaceTransferred, payload: { spaceId: 'space8', fromOrganizationId: 'org1', toOrganizationId: 'org2' } });
+    assert.equal(await SiteSpace.exists({ _id: 'ev2' }), null, 'a transferred space leaves the old organization\'s sites');
+  });
+});
