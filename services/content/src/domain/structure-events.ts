@@ -5,7 +5,9 @@ import { removeMemberGrants, removeTeamGrants } from './grants';
 /**
  * identity's events that change who holds grants: a member leaving an organization and a
  * team being deleted. Consumer group 'content' (each instance shares the work); the
- * handlers are idempotent deletes, so a redelivery is harmless.
+ * handlers are idempotent deletes, so a redelivery is harmless. The bus acknowledges
+ * events outside a subscription's `types` for the whole group: other consumers in this
+ * service must subscribe under another group name, not 'content'.
  */
 export function subscribeStructureEvents(ctx: ContentContext): Promise<EventSubscription> {
   return ctx.events.subscribe(

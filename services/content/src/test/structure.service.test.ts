@@ -35,6 +35,10 @@ const members: Record<string, { role: Role | null; teamIds: string[] }> = {
   [`${OTHER_ORG}/ada`]: { role: 'admin', teamIds: [] },
 };
 
+/** identity calls content made, by method: to check they are batched and cached per request. */
+const identityCalls = new Map<string, number>();
+const counted = (method: string) => identityCalls.set(method, (identityCalls.get(method) ?? 0) + 1);
+
 function membership(organizationId: string, userId: string): identity.Membership {
   const found = members[`${organizationId}/${userId}`];
   return identity.Membership.fromPartial({ organizationId, userId, member: Boolean(found), role: roleToProto(found?.role), teamIds: found?.teamIds ?? [] });
@@ -53,9 +57,11 @@ function fakeIdentity(secret: string): GrpcServerHandle {
       return { users: request.ids.map((id) => identity.User.fromPartial({ id, displayName: id, email: `${id}@example.test` })) };
     },
     async getMembership(request) {
+      counted('getMembership');
       return { membership: membership(request.organizationId, request.userId) };
     },
     async batchGetMemberships(request) {
+      counted('batchGetMemberships');
       return { memberships: request.organizationIds.map((o) => membership(o, request.userId)).filter((m) => m.member) };
     },
   });
@@ -174,6 +180,19 @@ describe('content service: gRPC and trash rules (real datastore)', () => {
     assert.ok(Object.values(inside.permissions).every((v) => v === false), 'no role, no permission');
     const forOutsider = await grpc.batchGetSpaces({ ids: [spaces.open], viewerUserId: 'eve' });
     assert.equal(forOutsider.spaces[0].viewerRole, '');
+  });
+
+  it('asks identity for the caller\'s membership once per request, and batches viewers', async () => {
+    identityCalls.clear();
+    const patched = await call('ada', 'PATCH', `/v1/spaces/${spaces.inside}`, { title: 'Inside v2' });
+    assert.equal(patched.status, 200);
+    assert.equal(identityCalls.get('getMembership'), 1);
+    identityCalls.clear();
+    assert.equal((await call('mia', 'GET', `/v1/orgs/${ORG}/spaces`)).status, 200);
+    assert.equal(identityCalls.get('getMembership'), 1);
+    identityCalls.clear();
+    await grpc.batchGetSpaces({ ids: Object.values(spaces), includeDeleted: true, viewerUserId: 'mia' });
+    assert.deepEqual(Object.fromEntries(identityCalls), { batchGetMemberships: 1 });
   });
 
   it('refuses to restore a space deleted longer ago than the retention (403), restores a recent one', async () => {
