@@ -21,6 +21,9 @@ export interface EventBus {
   /**
    * Delivers every event to `handler` once per consumer `group` (consumers sharing a group
    * share the work). A handler that throws gets the event again after `retryAfterMs`.
+   * With `types`, other events are acknowledged for the whole group without a call: so a
+   * group name belongs to one subscription (e.g. `content-grants`), never to two that
+   * filter different types.
    */
   subscribe(
     group: string,

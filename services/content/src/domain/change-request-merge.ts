@@ -4,6 +4,7 @@ import type { ChangeRequestDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } 
 import type { SpaceDoc } from '../db/structure';
 import { counterDelta, enforceMergeRules } from './change-requests';
 import type { ContentContext } from './context';
+import { changeRequestLock, spaceLock, withLock } from './locks';
 import { mergeContent, type MergeConflict } from './merge';
 import { loadBodies, loadRevision, storeBodies, writeRevision } from './revisions';
 
@@ -75,27 +76,32 @@ export async function mergeChangeRequest(
       files: content.files,
       createdBy: userId,
     });
-    const moved = await ctx.models.Space.updateOne(
-      { _id: spaceId, version: space.version, revisionId: space.revisionId },
-      { $set: { revisionId: revision._id, updatedAt: new Date() }, $inc: { version: 1 } },
+    // Compare-and-set under the locks: the space and the change request must be as read.
+    const merged = await withLock(ctx, spaceLock(spaceId), () =>
+      withLock(ctx, changeRequestLock(changeRequest._id), async () => {
+        const [nowSpace, nowChangeRequest] = await Promise.all([freshSpace(ctx, spaceId), freshChangeRequest(ctx, changeRequest._id)]);
+        if (nowChangeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+        if (nowSpace.revisionId !== space.revisionId || nowSpace.version !== space.version || nowChangeRequest.revisionId !== changeRequest.revisionId) return null;
+        const moved = await ctx.models.Space.updateOne(
+          { _id: spaceId, version: space.version, revisionId: space.revisionId },
+          { $set: { revisionId: revision._id, updatedAt: new Date() }, $inc: { version: 1, ...counterDelta(nowChangeRequest.status, 'merged') } },
+        );
+        if (moved.modifiedCount !== 1) return null;
+        const now = new Date();
+        return ctx.models.ChangeRequest.findOneAndUpdate(
+          { _id: changeRequest._id },
+          { $set: { status: 'merged', revisionMerged: revision._id, mergedBy: userId, mergedAt: now, updatedAt: now } },
+          { returnDocument: 'after' },
+        ).lean<ChangeRequestDoc>();
+      }),
     );
-    if (moved.modifiedCount !== 1) {
-      // Another write advanced the space first: merge again on top of it.
+    if (!merged) {
+      // Another write advanced the space (or the change request) first: merge again on top of it.
       await ctx.models.Revision.deleteOne({ _id: revision._id });
       continue;
     }
-    const now = new Date();
-    const merged = await ctx.models.ChangeRequest.findOneAndUpdate(
-      { _id: changeRequest._id, status: { $ne: 'merged' } },
-      { $set: { status: 'merged', revisionMerged: revision._id, mergedBy: userId, mergedAt: now, updatedAt: now } },
-      { returnDocument: 'after' },
-    ).lean<ChangeRequestDoc>();
-    if (merged) {
-      const delta = counterDelta(changeRequest.status, 'merged');
-      if (Object.keys(delta).length > 0) await ctx.models.Space.updateOne({ _id: spaceId }, { $inc: delta });
-    }
     await publish(ctx, space, changeRequest._id, revision._id);
-    return { revision: revision._id, changeRequest: merged ?? (await freshChangeRequest(ctx, changeRequest._id)) };
+    return { revision: revision._id, changeRequest: merged };
   }
   throw httpError.conflict('The space changed too often concurrently; retry the merge');
 }
@@ -119,11 +125,13 @@ export async function updateChangeRequestFromSpace(
       files: content.files,
       createdBy: userId,
     });
-    const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
-      { _id: changeRequest._id, revisionId: changeRequest.revisionId, status: { $ne: 'merged' } },
-      { $set: { revisionId: revision._id, revisionMergedAncestor: space.revisionId, updatedAt: new Date() }, $inc: { version: 1 } },
-      { returnDocument: 'after' },
-    ).lean<ChangeRequestDoc>();
+    const updated = await withLock(ctx, changeRequestLock(changeRequest._id), () =>
+      ctx.models.ChangeRequest.findOneAndUpdate(
+        { _id: changeRequest._id, revisionId: changeRequest.revisionId, status: { $ne: 'merged' } },
+        { $set: { revisionId: revision._id, revisionMergedAncestor: space.revisionId, updatedAt: new Date() }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ).lean<ChangeRequestDoc>(),
+    );
     if (updated) return { revision: revision._id, changeRequest: updated };
     await ctx.models.Revision.deleteOne({ _id: revision._id });
   }

@@ -5,6 +5,7 @@ import type { ChangeRequestDoc, ChangeRequestStatus, ReviewDoc } from '../db/rev
 import type { SpaceDoc } from '../db/structure';
 import { applyChanges, type ChangeResult, type ContentChange } from './content-changes';
 import type { ContentContext } from './context';
+import { changeRequestLock, spaceLock, withLock } from './locks';
 import { loadRevision, storeBlobs, storeBodies, writeRevision } from './revisions';
 
 /*
@@ -44,11 +45,13 @@ export async function createChangeRequest(
   const status = input.status ?? 'open';
   // One atomic update hands out the number, counts the change request and reads the
   // revision it starts from.
-  const updated = await ctx.models.Space.findOneAndUpdate(
-    { _id: space._id },
-    { $inc: { changeRequestSeq: 1, changeRequests: 1, ...counterDelta(null, status) } },
-    { returnDocument: 'after' },
-  ).lean<SpaceDoc>();
+  const updated = await withLock(ctx, spaceLock(space._id), () =>
+    ctx.models.Space.findOneAndUpdate(
+      { _id: space._id },
+      { $inc: { changeRequestSeq: 1, changeRequests: 1, ...counterDelta(null, status) } },
+      { returnDocument: 'after' },
+    ).lean<SpaceDoc>(),
+  );
   if (!updated) throw httpError.notFound('Space');
   const now = new Date();
   const doc: ChangeRequestDoc = {
@@ -112,23 +115,24 @@ export interface ChangeRequestPatch {
 
 export async function patchChangeRequest(ctx: ContentContext, current: ChangeRequestDoc, patch: ChangeRequestPatch): Promise<ChangeRequestDoc> {
   if (patch.status === 'merged') throw httpError.badRequest('Invalid body: status: a change request becomes merged only by merging it (POST .../merge)');
-  if (current.status === 'merged' && patch.status !== undefined) {
-    throw httpError.badRequest('Invalid body: status: a merged change request cannot change status');
-  }
-  const set: Partial<ChangeRequestDoc> = { updatedAt: new Date() };
-  if (patch.subject !== undefined) set.subject = patch.subject;
-  if (patch.description !== undefined) set.description = patch.description === null ? null : JSON.stringify(patch.description);
-  if (patch.status !== undefined) set.status = patch.status;
-  // Conditional on the status read, so the counters move exactly once per real change.
-  const updated = await ctx.models.ChangeRequest.findOneAndUpdate({ _id: current._id, status: current.status }, { $set: set }, { returnDocument: 'after' }).lean<ChangeRequestDoc>();
-  if (!updated) {
-    const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
-    if (!fresh) throw httpError.notFound('Change request');
-    return patchChangeRequest(ctx, fresh, patch);
-  }
-  const delta = counterDelta(current.status, updated.status);
-  if (Object.keys(delta).length > 0) await ctx.models.Space.updateOne({ _id: current.spaceId }, { $inc: delta });
-  return updated;
+  return withLock(ctx, spaceLock(current.spaceId), () =>
+    withLock(ctx, changeRequestLock(current._id), async () => {
+      const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
+      if (!fresh) throw httpError.notFound('Change request');
+      if (fresh.status === 'merged' && patch.status !== undefined) {
+        throw httpError.badRequest('Invalid body: status: a merged change request cannot change status');
+      }
+      const set: Partial<ChangeRequestDoc> = { updatedAt: new Date() };
+      if (patch.subject !== undefined) set.subject = patch.subject;
+      if (patch.description !== undefined) set.description = patch.description === null ? null : JSON.stringify(patch.description);
+      if (patch.status !== undefined) set.status = patch.status;
+      const updated = await ctx.models.ChangeRequest.findOneAndUpdate({ _id: fresh._id, status: fresh.status }, { $set: set }, { returnDocument: 'after' }).lean<ChangeRequestDoc>();
+      if (!updated) throw httpError.conflict('The change request changed concurrently; retry');
+      const delta = counterDelta(fresh.status, updated.status);
+      if (Object.keys(delta).length > 0) await ctx.models.Space.updateOne({ _id: fresh.spaceId }, { $inc: delta });
+      return updated;
+    }),
+  );
 }
 
 const MAX_RETRIES = 20;
@@ -156,11 +160,13 @@ export async function writeChangeRequestContent(
       files: applied.files,
       createdBy: userId,
     });
-    const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
-      { _id: current._id, revisionId: current.revisionId, status: { $ne: 'merged' } },
-      { $set: { revisionId: written._id, updatedAt: new Date() }, $addToSet: { contributors: userId }, $inc: { version: 1 } },
-      { returnDocument: 'after' },
-    ).lean<ChangeRequestDoc>();
+    const updated = await withLock(ctx, changeRequestLock(current._id), () =>
+      ctx.models.ChangeRequest.findOneAndUpdate(
+        { _id: current._id, revisionId: current.revisionId, status: { $ne: 'merged' } },
+        { $set: { revisionId: written._id, updatedAt: new Date() }, $addToSet: { contributors: userId }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ).lean<ChangeRequestDoc>(),
+    );
     if (updated) return { changeRequest: updated, results: applied.results };
     await ctx.models.Revision.deleteOne({ _id: written._id });
     const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
@@ -214,21 +220,25 @@ export async function submitReview(
   if (changeRequest.createdBy === input.userId) throw httpError.forbidden('You cannot review your own change request');
   if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
   const review: ReviewDoc = { id: newId(), userId: input.userId, status: input.status, revisionId: changeRequest.revisionId, createdAt: new Date() };
-  const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
-    { _id: changeRequest._id },
-    { $push: { reviews: review }, $set: { updatedAt: new Date() } },
-    { returnDocument: 'after' },
-  ).lean<ChangeRequestDoc>();
+  const updated = await withLock(ctx, changeRequestLock(changeRequest._id), () =>
+    ctx.models.ChangeRequest.findOneAndUpdate(
+      { _id: changeRequest._id },
+      { $push: { reviews: review }, $set: { updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    ).lean<ChangeRequestDoc>(),
+  );
   if (!updated) throw httpError.notFound('Change request');
   return { changeRequest: updated, review };
 }
 
 export async function requestReviewers(ctx: ContentContext, changeRequest: ChangeRequestDoc, users: string[]): Promise<ChangeRequestDoc> {
-  const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
-    { _id: changeRequest._id },
-    { $addToSet: { requestedReviewers: { $each: users } }, $set: { updatedAt: new Date() } },
-    { returnDocument: 'after' },
-  ).lean<ChangeRequestDoc>();
+  const updated = await withLock(ctx, changeRequestLock(changeRequest._id), () =>
+    ctx.models.ChangeRequest.findOneAndUpdate(
+      { _id: changeRequest._id },
+      { $addToSet: { requestedReviewers: { $each: users } }, $set: { updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    ).lean<ChangeRequestDoc>(),
+  );
   if (!updated) throw httpError.notFound('Change request');
   return updated;
 }

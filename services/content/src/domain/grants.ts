@@ -2,6 +2,7 @@ import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, type Role } from '@quire/runtime';
 import type { GrantDoc } from '../db/structure';
 import type { ContentContext } from './context';
+import { countSpaces } from './space-counts';
 
 /** The space or collection whose permissions are managed (already access-checked as admin). */
 export interface GrantResource {
@@ -69,6 +70,35 @@ export function listGrants(ctx: ContentContext, resource: GrantResource, subject
     order: 'asc',
     limit: query.limit,
     page: query.page,
+  });
+}
+
+/** A team's grant with what identity knows of the team and how many spaces it reaches. */
+export interface TeamGrantView {
+  grant: GrantDoc;
+  team: { id: string; title: string; members: number; createdAt: Date };
+  spaces: number;
+}
+
+/**
+ * The teams behind a page of team grants: one identity.BatchGetTeams for the page (title,
+ * members) and one count of each team's spaces from content's own grants. A team identity
+ * no longer knows (deleted, its grants not yet dropped by the event) is left out, as
+ * unknown users are in the user list.
+ */
+export async function teamGrantViews(ctx: ContentContext, organizationId: string, grants: GrantDoc[]): Promise<TeamGrantView[]> {
+  if (grants.length === 0) return [];
+  const ids = grants.map((g) => g.subjectId);
+  const [{ teams }, spaces] = await Promise.all([
+    ctx.clients.identity.batchGetTeams({ organizationId, ids }),
+    countSpaces(ctx, ids.map((teamId) => ({ organizationId, teamId }))),
+  ]);
+  const byId = new Map(teams.map((t) => [t.id, t]));
+  return grants.flatMap((grant, i) => {
+    const team = byId.get(grant.subjectId);
+    if (!team) return [];
+    const createdAt = team.createTime ?? new Date(grant.createdAt);
+    return [{ grant, team: { id: team.id, title: team.title, members: team.memberCount, createdAt }, spaces: spaces[i] ?? 0 }];
   });
 }
 

@@ -4,14 +4,13 @@ import { removeMemberGrants, removeTeamGrants } from './grants';
 
 /**
  * identity's events that change who holds grants: a member leaving an organization and a
- * team being deleted. Consumer group 'content' (each instance shares the work); the
- * handlers are idempotent deletes, so a redelivery is harmless. The bus acknowledges
- * events outside a subscription's `types` for the whole group: other consumers in this
- * service must subscribe under another group name, not 'content'.
+ * team being deleted. Consumer group 'content-grants' (each instance shares the work); the
+ * handlers are idempotent deletes, so a redelivery is harmless. The group name belongs to
+ * this subscription alone (see EventBus.subscribe).
  */
 export function subscribeStructureEvents(ctx: ContentContext): Promise<EventSubscription> {
   return ctx.events.subscribe(
-    'content',
+    'content-grants',
     async (event) => {
       const payload = event.payload as { organizationId?: string; userId?: string; teamId?: string };
       const organizationId = payload.organizationId ?? event.organizationId;

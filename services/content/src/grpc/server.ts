@@ -1,11 +1,12 @@
 import { HttpError, keysetPage } from '@quire/http';
 import type { content } from '@quire/proto';
 import { GrpcError, grpcStatus, type Role } from '@quire/runtime';
-import type { CollectionDoc, GrantDoc, SpaceDoc } from '../db/structure';
+import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from '../domain/context';
 import { getStandings, nonMember, type MemberStanding } from '../domain/membership';
 import { isRole } from '../domain/roles';
-import { chainIn, loadOrgView, spaceRoleIn, visibleSpacesFilter, type OrgView } from '../domain/visibility';
+import { countSpaces, type SpaceCountSubject } from '../domain/space-counts';
+import { loadOrgView, spaceRoleIn, visibleSpacesFilter, type OrgView } from '../domain/visibility';
 import { presentSpace } from '../http/space-presenter';
 
 /** Largest batch one call may ask for; callers split bigger ones. */
@@ -108,70 +109,15 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
           throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'each subject needs organization_id and exactly one of user_id or team_id');
         }
       }
-      const organizationIds = [...new Set(subjects.map((s) => s.organizationId))];
-      const userIds = [...new Set(subjects.filter((s) => s.userId).map((s) => s.userId))];
-      const teamIds = [...new Set(subjects.flatMap((s) => (s.teamId ? [s.teamId] : s.teamIds)))];
-      // Everything the counts depend on, in three queries: collections, live spaces (projected), grants.
-      const [collections, spaces, grants] = await Promise.all([
-        ctx.models.Collection.find({ organizationId: { $in: organizationIds } }).lean<CollectionDoc[]>(),
-        ctx.models.Space.find({ organizationId: { $in: organizationIds }, deletedAt: null })
-          .select({ _id: 1, organizationId: 1, parentId: 1, defaultLevel: 1, visibility: 1 })
-          .lean<SpaceDoc[]>(),
-        ctx.models.Grant.find({
-          organizationId: { $in: organizationIds },
-          $or: [
-            { subjectType: 'user', subjectId: { $in: userIds } },
-            { subjectType: 'team', subjectId: { $in: teamIds } },
-          ],
-        }).lean<GrantDoc[]>(),
-      ]);
-      const collectionsOf = groupBy(collections, (c) => c.organizationId);
-      const spacesOf = groupBy(spaces, (s) => s.organizationId);
-      const grantsOf = groupBy(grants, (g) => g.organizationId);
-      const maps = new Map<string, Map<string, CollectionDoc>>();
-      const collectionMap = (organizationId: string) => {
-        let map = maps.get(organizationId);
-        if (!map) maps.set(organizationId, (map = new Map((collectionsOf.get(organizationId) ?? []).map((c) => [c._id, c]))));
-        return map;
-      };
-
-      const counts = subjects.map((subject) => {
-        const orgSpaces = spacesOf.get(subject.organizationId) ?? [];
-        const orgGrants = grantsOf.get(subject.organizationId) ?? [];
-        const collectionsById = collectionMap(subject.organizationId);
-        if (subject.teamId) {
-          const granted = new Set(orgGrants.filter((g) => g.subjectType === 'team' && g.subjectId === subject.teamId).map((g) => g.resourceId));
-          if (granted.size === 0) return 0;
-          return orgSpaces.filter((s) => granted.has(s._id) || chainIn(collectionsById, s.parentId).some((c) => granted.has(c._id))).length;
-        }
-        const standing: MemberStanding = {
-          organizationId: subject.organizationId,
-          userId: subject.userId,
-          member: true,
-          orgRole: orgRoleOf(subject.orgRole),
-          teamIds: subject.teamIds,
-        };
-        if (standing.orgRole === 'admin') return orgSpaces.length;
-        const teams = new Set(standing.teamIds);
-        const view: OrgView = {
-          standing,
-          collections: collectionsById,
-          grants: orgGrants.filter((g) => (g.subjectType === 'user' ? g.subjectId === standing.userId : teams.has(g.subjectId))),
-        };
-        return orgSpaces.filter((s) => spaceRoleIn(view, s) !== null).length;
-      });
+      const counts = await countSpaces(
+        ctx,
+        subjects.map((s): SpaceCountSubject =>
+          s.teamId
+            ? { organizationId: s.organizationId, teamId: s.teamId }
+            : { organizationId: s.organizationId, userId: s.userId, orgRole: orgRoleOf(s.orgRole), teamIds: s.teamIds },
+        ),
+      );
       return { counts };
     },
   };
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
 }

@@ -4,7 +4,8 @@ import { listEnvelope, parseInput, presentUser, principalOf } from '@quire/http'
 import { loadCollectionAccess, loadSpaceAccess, requireCollectionRole, requireSpaceRole } from '../domain/access';
 import type { ContentContext } from '../domain/context';
 import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES } from '../domain/roles';
-import { inviteToResource, listGrants, removeGrant, updateGrant, type GrantResource } from '../domain/grants';
+import { inviteToResource, listGrants, removeGrant, teamGrantViews, updateGrant, type GrantResource } from '../domain/grants';
+import { getStanding, type MemberStanding } from '../domain/membership';
 import type { GrantDoc } from '../db/structure';
 import { collectionParams, inviteBody, listQuery, spaceParams, updatePermissionBody } from './structure-schemas';
 
@@ -45,20 +46,23 @@ export function permissionsRouter(ctx: ContentContext): Router {
     });
   }
 
-  // identity exposes no team lookup over gRPC yet: a team is shown by what content knows of it.
-  function presentTeamGrant(grant: GrantDoc) {
-    return {
+  async function presentTeamGrants(req: Request, resource: GrantResource, grants: GrantDoc[]) {
+    const views = await teamGrantViews(ctx, resource.organizationId, grants);
+    if (views.length === 0) return [];
+    // Already loaded for the admin check: cached for this request, not asked again.
+    const caller = await getStanding(ctx, resource.organizationId, principalOf(req).userId);
+    return views.map(({ grant, team, spaces }) => ({
       permission: grant.role,
       team: {
         object: 'team' as const,
-        id: grant.subjectId,
-        title: grant.subjectId,
-        members: 0,
-        spaces: 0,
-        createdAt: new Date(grant.createdAt).toISOString(),
-        permissions: { admin: false, view: true },
+        id: team.id,
+        title: team.title,
+        members: team.members,
+        spaces,
+        createdAt: team.createdAt.toISOString(),
+        permissions: teamPermissionsOf(caller, team.id),
       },
-    };
+    }));
   }
 
   for (const kind of ['spaces', 'collections'] as const) {
@@ -82,7 +86,7 @@ export function permissionsRouter(ctx: ContentContext): Router {
       const query = parseInput(listQuery, req.query, 'query');
       const resource = await adminResource(req, kind);
       const page = await listGrants(ctx, resource, 'team', query);
-      res.json(listEnvelope(page.items.map(presentTeamGrant), page.count, page.next));
+      res.json(listEnvelope(await presentTeamGrants(req, resource, page.items), page.count, page.next));
     });
 
     for (const subject of ['users', 'teams'] as const) {
@@ -113,4 +117,15 @@ export function permissionsRouter(ctx: ContentContext): Router {
   }
 
   return router;
+}
+
+/**
+ * The caller's permissions on a team (OpenAPI OrganizationTeam.permissions), by identity's
+ * rule as far as content knows the caller: org admins manage every team; members with a
+ * role, and the team's own members, see it. Identity also lets a team's owners manage it,
+ * but content is not told team roles, so such an owner shows admin false here.
+ */
+function teamPermissionsOf(caller: MemberStanding, teamId: string): { admin: boolean; view: boolean } {
+  if (!caller.member) return { admin: false, view: false };
+  return { admin: caller.orgRole === 'admin', view: caller.orgRole !== null || caller.teamIds.includes(teamId) };
 }

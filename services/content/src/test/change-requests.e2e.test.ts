@@ -126,6 +126,7 @@ describe('content: change requests and revisions (end to end)', () => {
     assertError(await outsider.api.get(url), 404);
     assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/999`), 404);
 
+    await newChangeRequest((await newSpace('Elsewhere')).id, 'In another space');
     const orgList = ok(await reader.api.get(`/v1/orgs/${orgId}/change-requests?status=open&limit=1`));
     assert.equal(orgList.items.length, 1);
     assert.ok(orgList.next?.page);

@@ -236,7 +236,17 @@ describe('content: spaces (end to end)', () => {
     const teams = await admin.api.get(`${perms}/teams`);
     assert.equal(teams.body.count, 1);
     assert.equal(teams.body.items[0].permission, 'admin');
-    assert.equal(teams.body.items[0].team.id, team.body.id);
+    // The team as identity knows it (title, members), with the spaces its grants reach.
+    assertMatchesOpenApi('OrganizationTeam', teams.body.items[0].team);
+    assert.deepEqual(teams.body.items[0].team, {
+      object: 'team',
+      id: team.body.id,
+      title: 'Owners',
+      members: 1,
+      spaces: 1,
+      createdAt: team.body.createdAt,
+      permissions: { admin: true, view: true },
+    });
     assert.equal((await admin.api.patch(`${perms}/teams/${team.body.id}`, { role: null })).status, 204);
     assert.equal((await reader.api.get(`/v1/spaces/${space.id}`)).body.permissions.admin, false);
 

@@ -1,102 +1,98 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { content, identity } from '@quire/proto';
-import {
-  ClientError,
-  createGrpcClient,
-  createGrpcServer,
-  createLogger,
-  grpcStatus,
-  GrpcError,
-  PRINCIPAL_HEADER,
-  roleToProto,
-  SIGNATURE_HEADER,
-  signPrincipal,
-  type BackendConfig,
-  type GrpcServerHandle,
-  type Role,
-} from '@quire/runtime';
+import pino from 'pino';
+import { freePort } from '@quire/datastore';
+import { addMemberWithToken, bootstrapAdmin, startIdentity, withIdentityAdmin } from '@quire/identity';
+import { content } from '@quire/proto';
+import { ClientError, createGrpcClient, grpcStatus, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { modelsOf } from '../db/models';
 import { startContent } from '../service';
 
 /**
- * The content service alone (REST + its gRPC server) on the real datastore. Identity is
- * another service: here a small gRPC stand-in answers its membership questions from a
- * fixture, so the counts and lists can be checked against known memberships.
+ * The content service (REST + its gRPC server) with the real identity service beside it,
+ * both on the real datastore: memberships, roles and the team are identity's own, made
+ * the way operators and the API make them, so the counts and lists are checked against
+ * what identity really answers.
  */
-const ORG = 'org-one';
-const OTHER_ORG = 'org-two';
-const TEAM = 'team-writers';
-const members: Record<string, { role: Role | null; teamIds: string[] }> = {
-  [`${ORG}/ada`]: { role: 'admin', teamIds: [] },
-  [`${ORG}/mia`]: { role: 'read', teamIds: [TEAM] },
-  [`${ORG}/gus`]: { role: null, teamIds: [] },
-  [`${OTHER_ORG}/ada`]: { role: 'admin', teamIds: [] },
-};
 
-/** identity calls content made, by method: to check they are batched and cached per request. */
+/**
+ * identity calls content made, by method: to check they are batched and cached per request.
+ * Read from identity's own gRPC call log (one debug line per call served, naming the caller).
+ */
 const identityCalls = new Map<string, number>();
-const counted = (method: string) => identityCalls.set(method, (identityCalls.get(method) ?? 0) + 1);
-
-function membership(organizationId: string, userId: string): identity.Membership {
-  const found = members[`${organizationId}/${userId}`];
-  return identity.Membership.fromPartial({ organizationId, userId, member: Boolean(found), role: roleToProto(found?.role), teamIds: found?.teamIds ?? [] });
-}
-
-function fakeIdentity(secret: string): GrpcServerHandle {
-  const server = createGrpcServer({ host: '127.0.0.1', port: 0, secret, logger: createLogger('fake-identity', 'silent') });
-  const unimplemented = async (): Promise<never> => {
-    throw new GrpcError(grpcStatus.UNIMPLEMENTED, 'not in this test');
-  };
-  server.add(identity.IdentityServiceDefinition, {
-    resolveToken: unimplemented,
-    batchGetOrganizations: unimplemented,
-    listMembers: unimplemented,
-    async batchGetUsers(request) {
-      return { users: request.ids.map((id) => identity.User.fromPartial({ id, displayName: id, email: `${id}@example.test` })) };
+const identityLogger = pino(
+  { level: 'debug', base: { service: 'identity' } },
+  {
+    write(line: string) {
+      const entry = JSON.parse(line) as { msg?: string; caller?: string; method?: string };
+      if (entry.msg !== 'grpc call' || entry.caller !== 'content' || !entry.method) return;
+      const method = entry.method.slice(entry.method.lastIndexOf('/') + 1);
+      identityCalls.set(method, (identityCalls.get(method) ?? 0) + 1);
     },
-    async getMembership(request) {
-      counted('getMembership');
-      return { membership: membership(request.organizationId, request.userId) };
-    },
-    async batchGetMemberships(request) {
-      counted('batchGetMemberships');
-      return { memberships: request.organizationIds.map((o) => membership(o, request.userId)).filter((m) => m.member) };
-    },
-  });
-  return server;
-}
+  },
+);
 
-describe('content service: gRPC and trash rules (real datastore)', () => {
+describe('content service: gRPC and trash rules (real datastore, real identity)', () => {
   let env: TestEnvironment;
   let config: BackendConfig;
-  let identityServer: GrpcServerHandle;
+  let identityService: Awaited<ReturnType<typeof startIdentity>>;
   let service: Awaited<ReturnType<typeof startContent>>;
   let grpc: content.ContentServiceClient<{ deadline?: number; retry?: boolean }>;
   const spaces: Record<string, string> = {};
   let collectionId: string;
+  /** ada: admin of ORG and of OTHER_ORG; mia: reader in TEAM; gus: guest. */
+  const users: Record<'ada' | 'mia' | 'gus', string> = { ada: '', mia: '', gus: '' };
+  let ORG: string;
+  let OTHER_ORG: string;
+  let TEAM: string;
 
   const as = (userId: string) => {
     const { value, signature } = signPrincipal(config.INTERNAL_HMAC_SECRET, { userId, tokenId: 't' });
     return { [PRINCIPAL_HEADER]: value, [SIGNATURE_HEADER]: signature };
   };
-  const call = async (userId: string, method: string, path: string, body?: unknown) =>
-    apiClient(`http://127.0.0.1:${service.httpPort}`).request(method, path, { headers: as(userId), body });
+  const call = async (user: keyof typeof users, method: string, path: string, body?: unknown) =>
+    apiClient(`http://127.0.0.1:${service.httpPort}`).request(method, path, { headers: as(users[user]), body });
   const createSpace = async (name: string, body: Record<string, unknown> = {}) => {
     const created = await call('ada', 'POST', `/v1/orgs/${ORG}/spaces`, { title: name, ...body });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     spaces[name] = created.body.id;
   };
 
+  /** A team made through identity's REST API, by ada. */
+  const createTeam = async (title: string, members: string[]) => {
+    const team = await apiClient(`http://127.0.0.1:${identityService.httpPort}`).request('PUT', `/v1/orgs/${ORG}/teams`, {
+      headers: as(users.ada),
+      body: { title, members },
+    });
+    assert.equal(team.status, 201, JSON.stringify(team.body));
+    return team.body as { id: string; createdAt: string };
+  };
+
   before(async () => {
     env = await testEnvironment();
-    const secret = testBackendConfig(env).INTERNAL_HMAC_SECRET;
-    identityServer = fakeIdentity(secret);
-    const identityPort = await identityServer.listen();
-    config = testBackendConfig(env, { IDENTITY_GRPC_ADDR: `127.0.0.1:${identityPort}` });
+    // Each service calls the other (identity asks content for team space counts), so
+    // content's gRPC port is chosen before either starts.
+    const contentGrpcPort = await freePort();
+    const identityConfig = testBackendConfig(env, { CONTENT_GRPC_ADDR: `127.0.0.1:${contentGrpcPort}` });
+    identityService = await startIdentity(identityConfig, { handleSignals: false, logger: identityLogger });
+    config = testBackendConfig(env, { GRPC_PORT: contentGrpcPort, IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.grpcPort}` });
     service = await startContent(config, { handleSignals: false });
-    grpc = createGrpcClient(content.ContentServiceDefinition, { address: `127.0.0.1:${service.grpcPort}`, secret, caller: 'test', deadlineMs: 5_000 });
+    grpc = createGrpcClient(content.ContentServiceDefinition, {
+      address: `127.0.0.1:${service.grpcPort}`,
+      secret: config.INTERNAL_HMAC_SECRET,
+      caller: 'test',
+      deadlineMs: 5_000,
+    });
+
+    await withIdentityAdmin(identityConfig, async (ctx) => {
+      const ada = await bootstrapAdmin(ctx, { email: 'ada@one.test', organizationTitle: 'One' });
+      [users.ada, ORG] = [ada.userId, ada.organizationId];
+      OTHER_ORG = (await bootstrapAdmin(ctx, { email: 'ada@one.test', organizationTitle: 'Two' })).organizationId;
+      users.mia = (await addMemberWithToken(ctx, { organizationId: ORG, email: 'mia@one.test', role: 'read' })).userId;
+      users.gus = (await addMemberWithToken(ctx, { organizationId: ORG, email: 'gus@elsewhere.test', role: null })).userId;
+    });
+    TEAM = (await createTeam('Writers', [users.mia])).id;
 
     // open: every member; team: guest level, granted to the team; inside: in a guest-level collection granted to gus.
     await createSpace('open');
@@ -106,7 +102,7 @@ describe('content service: gRPC and trash rules (real datastore)', () => {
     const collection = await call('ada', 'POST', `/v1/orgs/${ORG}/collections`, { title: 'Private' });
     collectionId = collection.body.id;
     await call('ada', 'PATCH', `/v1/collections/${collectionId}`, { defaultLevel: null });
-    await call('ada', 'POST', `/v1/collections/${collectionId}/permissions`, { role: 'comment', users: ['gus'] });
+    assert.equal((await call('ada', 'POST', `/v1/collections/${collectionId}/permissions`, { role: 'comment', users: [users.gus] })).status, 204);
     await createSpace('inside', { parent: collectionId });
     await createSpace('trashed');
     assert.equal((await call('ada', 'DELETE', `/v1/spaces/${spaces.trashed}`)).status, 204);
@@ -114,31 +110,31 @@ describe('content service: gRPC and trash rules (real datastore)', () => {
 
   after(async () => {
     await service?.stop();
-    await identityServer?.shutdown();
+    await identityService?.stop();
     await cleanupTestEnvironment(env);
   });
 
   it('ListMemberSpaces: what a member can access, with their role, keyset paged with the total', async () => {
-    const first = await grpc.listMemberSpaces({ organizationId: ORG, userId: 'mia', orgRole: 'read', teamIds: [TEAM], pageSize: 1, order: 'asc' });
+    const first = await grpc.listMemberSpaces({ organizationId: ORG, userId: users.mia, orgRole: 'read', teamIds: [TEAM], pageSize: 1, order: 'asc' });
     assert.equal(first.totalSize, 2);
     assert.equal(first.items.length, 1);
     assert.ok(first.nextPageToken);
-    const second = await grpc.listMemberSpaces({ organizationId: ORG, userId: 'mia', orgRole: 'read', teamIds: [TEAM], pageSize: 1, order: 'asc', pageToken: first.nextPageToken });
+    const second = await grpc.listMemberSpaces({ organizationId: ORG, userId: users.mia, orgRole: 'read', teamIds: [TEAM], pageSize: 1, order: 'asc', pageToken: first.nextPageToken });
     assert.equal(second.nextPageToken, '');
     const items = [...first.items, ...second.items];
     assert.deepEqual(items.map((i) => [i.space?.id, i.role]), [[spaces.open, 'read'], [spaces.team, 'edit']]);
     assertMatchesOpenApi('Space', JSON.parse(items[1].space!.restJson));
 
-    const guest = await grpc.listMemberSpaces({ organizationId: ORG, userId: 'gus', orgRole: '', teamIds: [] });
+    const guest = await grpc.listMemberSpaces({ organizationId: ORG, userId: users.gus, orgRole: '', teamIds: [] });
     assert.deepEqual(guest.items.map((i) => [i.space?.id, i.role]), [[spaces.inside, 'comment']]);
-    const withoutTeam = await grpc.listMemberSpaces({ organizationId: ORG, userId: 'mia', orgRole: 'read', teamIds: [] });
+    const withoutTeam = await grpc.listMemberSpaces({ organizationId: ORG, userId: users.mia, orgRole: 'read', teamIds: [] });
     assert.equal(withoutTeam.totalSize, 1);
     await assert.rejects(
-      grpc.listMemberSpaces({ organizationId: ORG, userId: 'mia', orgRole: 'boss' }),
+      grpc.listMemberSpaces({ organizationId: ORG, userId: users.mia, orgRole: 'boss' }),
       (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
     );
     await assert.rejects(
-      grpc.listMemberSpaces({ organizationId: ORG, userId: 'mia', pageToken: 'garbage' }),
+      grpc.listMemberSpaces({ organizationId: ORG, userId: users.mia, pageToken: 'garbage' }),
       (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
     );
   });
@@ -146,17 +142,17 @@ describe('content service: gRPC and trash rules (real datastore)', () => {
   it('BatchCountSpaces: members and teams of several organizations in one call', async () => {
     const { counts } = await grpc.batchCountSpaces({
       subjects: [
-        { organizationId: ORG, userId: 'ada', orgRole: 'admin', teamIds: [], teamId: '' },
-        { organizationId: ORG, userId: 'mia', orgRole: 'read', teamIds: [TEAM], teamId: '' },
-        { organizationId: ORG, userId: 'gus', orgRole: '', teamIds: [], teamId: '' },
+        { organizationId: ORG, userId: users.ada, orgRole: 'admin', teamIds: [], teamId: '' },
+        { organizationId: ORG, userId: users.mia, orgRole: 'read', teamIds: [TEAM], teamId: '' },
+        { organizationId: ORG, userId: users.gus, orgRole: '', teamIds: [], teamId: '' },
         { organizationId: ORG, teamId: TEAM, userId: '', orgRole: '', teamIds: [] },
         { organizationId: ORG, teamId: 'team-nobody', userId: '', orgRole: '', teamIds: [] },
-        { organizationId: OTHER_ORG, userId: 'ada', orgRole: 'admin', teamIds: [], teamId: '' },
+        { organizationId: OTHER_ORG, userId: users.ada, orgRole: 'admin', teamIds: [], teamId: '' },
       ],
     });
     assert.deepEqual(counts, [3, 2, 1, 1, 0, 0]);
     await assert.rejects(
-      grpc.batchCountSpaces({ subjects: [{ organizationId: ORG, userId: 'mia', teamId: TEAM, orgRole: '', teamIds: [] }] }),
+      grpc.batchCountSpaces({ subjects: [{ organizationId: ORG, userId: users.mia, teamId: TEAM, orgRole: '', teamIds: [] }] }),
       (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
     );
   });
@@ -170,7 +166,7 @@ describe('content service: gRPC and trash rules (real datastore)', () => {
     assert.deepEqual(withTrash.spaces.map((s) => s.id), [spaces.inside, spaces.open, spaces.trashed]);
     assert.ok(withTrash.spaces[2].deleteTime);
 
-    const forMia = await grpc.batchGetSpaces({ ids, viewerUserId: 'mia' });
+    const forMia = await grpc.batchGetSpaces({ ids, viewerUserId: users.mia });
     assert.deepEqual(forMia.spaces.map((s) => s.viewerRole), ['', 'read']);
     const open = JSON.parse(forMia.spaces[1].restJson);
     assertMatchesOpenApi('Space', open);
@@ -186,13 +182,13 @@ describe('content service: gRPC and trash rules (real datastore)', () => {
     identityCalls.clear();
     const patched = await call('ada', 'PATCH', `/v1/spaces/${spaces.inside}`, { title: 'Inside v2' });
     assert.equal(patched.status, 200);
-    assert.equal(identityCalls.get('getMembership'), 1);
+    assert.equal(identityCalls.get('GetMembership'), 1);
     identityCalls.clear();
     assert.equal((await call('mia', 'GET', `/v1/orgs/${ORG}/spaces`)).status, 200);
-    assert.equal(identityCalls.get('getMembership'), 1);
+    assert.equal(identityCalls.get('GetMembership'), 1);
     identityCalls.clear();
-    await grpc.batchGetSpaces({ ids: Object.values(spaces), includeDeleted: true, viewerUserId: 'mia' });
-    assert.deepEqual(Object.fromEntries(identityCalls), { batchGetMemberships: 1 });
+    await grpc.batchGetSpaces({ ids: Object.values(spaces), includeDeleted: true, viewerUserId: users.mia });
+    assert.deepEqual(Object.fromEntries(identityCalls), { BatchGetMemberships: 1 });
   });
 
   it('refuses to restore a space deleted longer ago than the retention (403), restores a recent one', async () => {
@@ -206,5 +202,32 @@ describe('content service: gRPC and trash rules (real datastore)', () => {
     const restored = await call('ada', 'POST', `/v1/spaces/${spaces.trashed}/restore`);
     assert.equal(restored.status, 200);
     assert.equal((await call('mia', 'GET', `/v1/spaces/${spaces.trashed}`)).status, 200);
+  });
+
+  it('lists team permissions with identity\'s teams (one BatchGetTeams per response) and their space counts', async () => {
+    const reviewers = await createTeam('Reviewers', []);
+    await call('ada', 'POST', `/v1/spaces/${spaces.team}/permissions`, { role: 'read', teams: [reviewers.id] });
+    await call('ada', 'POST', `/v1/collections/${collectionId}/permissions`, { role: 'read', teams: [reviewers.id] });
+    identityCalls.clear();
+    const listed = await call('ada', 'GET', `/v1/spaces/${spaces.team}/permissions/teams`);
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(Object.fromEntries(identityCalls), { GetMembership: 1, BatchGetTeams: 1 });
+    assert.equal(listed.body.count, 2);
+    for (const item of listed.body.items) assertMatchesOpenApi('OrganizationTeam', item.team);
+    assert.deepEqual(
+      listed.body.items.map((i: { permission: string; team: Record<string, unknown> }) => [i.permission, i.team.id, i.team.title, i.team.members, i.team.spaces]),
+      [
+        ['edit', TEAM, 'Writers', 1, 1],
+        // Its collection grant reaches the space inside it too.
+        ['read', reviewers.id, 'Reviewers', 0, 2],
+      ],
+    );
+    assert.equal(listed.body.items[1].team.createdAt, reviewers.createdAt);
+
+    const inCollection = await call('ada', 'GET', `/v1/collections/${collectionId}/permissions/teams`);
+    assert.deepEqual(
+      inCollection.body.items.map((i: { team: Record<string, unknown> }) => [i.team.title, i.team.spaces]),
+      [['Reviewers', 2]],
+    );
   });
 });

@@ -62,18 +62,24 @@ export function memberSubject(organizationId: string, userId: string, role: Role
   return { organizationId, userId, orgRole: role ?? '', teamIds };
 }
 
+/** Members of each team (teams without members absent), in one aggregation. */
+export async function teamMemberCounts(ctx: IdentityContext, teamIds: string[]): Promise<Map<string, number>> {
+  if (teamIds.length === 0) return new Map();
+  const grouped = await ctx.models.TeamMembership.aggregate<{ _id: string; n: number }>([
+    { $match: { teamId: { $in: teamIds } } },
+    { $group: { _id: '$teamId', n: { $sum: 1 } } },
+  ]);
+  return new Map(grouped.map((g) => [g._id, g.n]));
+}
+
 /** Members and spaces of each team, in one aggregation and one batched content call. */
 export async function teamCounts(ctx: IdentityContext, organizationId: string, teamIds: string[]): Promise<Map<string, { members: number; spaces: number }>> {
   const result = new Map<string, { members: number; spaces: number }>();
   if (teamIds.length === 0) return result;
-  const [grouped, spaces] = await Promise.all([
-    ctx.models.TeamMembership.aggregate<{ _id: string; n: number }>([
-      { $match: { teamId: { $in: teamIds } } },
-      { $group: { _id: '$teamId', n: { $sum: 1 } } },
-    ]),
+  const [members, spaces] = await Promise.all([
+    teamMemberCounts(ctx, teamIds),
     callContent(ctx, (content) => content.batchCountSpaces({ subjects: teamIds.map((teamId) => ({ organizationId, teamId })) })),
   ]);
-  const members = new Map(grouped.map((g) => [g._id, g.n]));
   teamIds.forEach((id, i) => result.set(id, { members: members.get(id) ?? 0, spaces: spaces.counts[i] ?? 0 }));
   return result;
 }

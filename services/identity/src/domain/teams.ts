@@ -4,7 +4,7 @@ import { newId } from '@quire/runtime';
 import type { MembershipDoc } from '../db/models';
 import type { TeamDoc, TeamMembershipDoc, TeamRole } from '../db/directory';
 import type { IdentityContext } from './context';
-import { teamCounts } from './counts';
+import { teamCounts, teamMemberCounts } from './counts';
 import { escapeRegex, viewsOf, type MemberView } from './members';
 import { getVisibleOrganization } from './organizations';
 import { canAdministrate, canViewMember, organizationPermissions, teamPermissions, type TeamPermissions } from './permissions';
@@ -30,6 +30,22 @@ export async function teamViews(ctx: IdentityContext, caller: MembershipDoc, org
     spaces: counts.get(team._id)?.spaces ?? 0,
     permissions: teamPermissions(caller, roleOf.get(team._id) ?? null),
   }));
+}
+
+/**
+ * Teams of one organization by id with their member counts, for other services (no caller:
+ * they have checked access themselves). One query for the teams, one aggregation for the
+ * members; in the order asked, without unknown ids or teams of other organizations.
+ */
+export async function getTeamsWithMemberCounts(ctx: IdentityContext, organizationId: string, ids: string[]): Promise<Array<{ team: TeamDoc; members: number }>> {
+  const unique = [...new Set(ids)];
+  if (!organizationId || unique.length === 0) return [];
+  const [teams, members] = await Promise.all([ctx.models.Team.find({ _id: { $in: unique }, organizationId }).lean(), teamMemberCounts(ctx, unique)]);
+  const byId = new Map(teams.map((t) => [t._id, t]));
+  return unique.flatMap((id) => {
+    const team = byId.get(id);
+    return team ? [{ team, members: members.get(id) ?? 0 }] : [];
+  });
 }
 
 /** The team as the caller may see it: 404 when missing, of another organization or not visible. */

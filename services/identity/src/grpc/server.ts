@@ -1,9 +1,11 @@
 import { HttpError, keysetPage } from '@quire/http';
 import { identity } from '@quire/proto';
 import { GrpcError, grpcStatus, roleToProto } from '@quire/runtime';
+import type { TeamDoc } from '../db/directory';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
 import { teamIdsOfUsers } from '../domain/counts';
+import { getTeamsWithMemberCounts } from '../domain/teams';
 import { getUsers } from '../domain/users';
 import { resolveToken } from '../domain/tokens';
 
@@ -43,6 +45,14 @@ const toMembership = (membership: MembershipDoc, teamIds: string[]): identity.Me
   disabled: membership.disabled,
   joinTime: membership.joinedAt,
   lastSeenTime: membership.lastSeenAt,
+});
+
+const toTeam = (team: TeamDoc, members: number): identity.Team => ({
+  id: team._id,
+  organizationId: team.organizationId,
+  title: team.title,
+  createTime: team.createdAt,
+  memberCount: members,
 });
 
 /** IdentityService over gRPC: token resolution and batched lookups for other services. */
@@ -88,6 +98,13 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
       ]);
       const teamsOf = (organizationId: string) => teams.filter((t) => t.organizationId === organizationId).map((t) => t.teamId);
       return { memberships: memberships.map((m) => toMembership(m, teamsOf(m.organizationId))) };
+    },
+
+    async batchGetTeams(request) {
+      const ids = checkBatch(request.ids);
+      if (ids.length && !request.organizationId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'organization_id is required');
+      const teams = await getTeamsWithMemberCounts(ctx, request.organizationId, ids);
+      return { teams: teams.map((t) => toTeam(t.team, t.members)) };
     },
 
     async listMembers(request) {

@@ -120,6 +120,41 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     assert.deepEqual(organization.mergeRules, [{ rule: 'require_specific_reviewers', users: [admin.userId] }]);
   });
 
+  it('returns teams of one organization with their member counts in one batched call', async () => {
+    const now = new Date();
+    const other = await bootstrapAdmin(ctx, { email: 'other-admin@example.com', organizationTitle: 'Other Docs' });
+    await ctx.models.Team.create([
+      { _id: 'team-a', organizationId: admin.organizationId, title: 'Writers', sortTitle: 'writers', createdAt: now },
+      { _id: 'team-empty', organizationId: admin.organizationId, title: 'Empty', sortTitle: 'empty', createdAt: now },
+      { _id: 'team-elsewhere', organizationId: other.organizationId, title: 'Theirs', sortTitle: 'theirs', createdAt: now },
+    ]);
+    await ctx.models.TeamMembership.create([
+      { _id: 'tm-a1', organizationId: admin.organizationId, teamId: 'team-a', userId: admin.userId, role: 'owner', createdAt: now },
+      { _id: 'tm-a2', organizationId: admin.organizationId, teamId: 'team-a', userId: reader.userId, role: 'member', createdAt: now },
+      { _id: 'tm-x1', organizationId: other.organizationId, teamId: 'team-elsewhere', userId: other.userId, role: 'owner', createdAt: now },
+    ]);
+
+    const { teams } = await grpc.batchGetTeams({
+      organizationId: admin.organizationId,
+      ids: ['team-empty', 'missing', 'team-a', 'team-elsewhere', 'team-a'],
+    });
+    assert.deepEqual(
+      teams.map((t) => [t.id, t.organizationId, t.title, t.memberCount]),
+      [
+        ['team-empty', admin.organizationId, 'Empty', 0],
+        ['team-a', admin.organizationId, 'Writers', 2],
+      ],
+      'in request order, once each, without unknown ids or other organizations’ teams',
+    );
+    assert.equal(teams[1].createTime?.getTime(), now.getTime());
+    assert.deepEqual((await grpc.batchGetTeams({ organizationId: admin.organizationId, ids: [] })).teams, []);
+    await assert.rejects(grpc.batchGetTeams({ organizationId: '', ids: ['team-a'] }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+    await assert.rejects(
+      grpc.batchGetTeams({ organizationId: admin.organizationId, ids: Array.from({ length: 1001 }, (_, i) => `t${i}`) }),
+      (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
+    );
+  });
+
   it('refuses gRPC callers without a valid service signature', async () => {
     const stranger = createGrpcClient(identity.IdentityServiceDefinition, {
       address: `127.0.0.1:${service.grpcPort}`,
