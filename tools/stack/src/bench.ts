@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { addMembership, withIdentityAdmin } from '@quire/identity';
-import { baseConfigSchema, loadConfig, newId } from '@quire/runtime';
+import { baseConfigSchema, connectDatabase, createLogger, loadConfig, newId, type BaseConfig } from '@quire/runtime';
 import { apiClient, startTestStack } from '@quire/testkit';
+import { benchContent } from './bench-content';
 import { internalSecretOf } from './layout';
 
 /**
@@ -51,9 +52,60 @@ async function main() {
     const deep = cursor!;
     await measure('GET /v1/orgs?limit=100 first page of 5,000', 100, () => api.get('/v1/orgs?limit=100'));
     await measure('GET /v1/orgs?limit=100 page 50 of 5,000 (keyset)', 100, () => api.get(`/v1/orgs?limit=100&page=${encodeURIComponent(deep)}`));
+
+    await benchSpaceList(api, config, me);
+    await benchContent(stack);
   } finally {
     await stack.stop();
   }
+}
+
+/**
+ * An organization of 10,000 spaces: the first page of its space list and the page that
+ * holds the 10,000th space, reached by following cursors (keyset: both should cost the same).
+ * The spaces are written straight into content's database; building them over HTTP would
+ * only measure space creation.
+ */
+async function benchSpaceList(api: ReturnType<typeof apiClient>, config: BaseConfig, me: string) {
+  const organizationId = (await api.post('/v1/orgs', { title: 'Bench spaces' })).body.id as string;
+  const db = await connectDatabase('content', config, createLogger('bench', 'warn'), () => {});
+  try {
+    const now = Date.now();
+    const spaces = Array.from({ length: 10_000 }, (_, i) => ({
+      _id: newId(),
+      organizationId,
+      title: `Space ${i}`,
+      emoji: '',
+      visibility: 'private',
+      parentId: null,
+      position: i,
+      revisionId: newId(),
+      version: 0,
+      defaultLevel: 'inherit',
+      editMode: 'live',
+      mergeRules: { type: 'inherit' },
+      language: null,
+      createdBy: me,
+      createdAt: new Date(now - i),
+      updatedAt: new Date(now - i),
+      deletedAt: null,
+      comments: 0,
+      changeRequests: 0,
+      changeRequestsOpen: 0,
+      changeRequestsDraft: 0,
+      changeRequestSeq: 0,
+    }));
+    for (let i = 0; i < spaces.length; i += 1_000) await db.collection<{ _id: string }>('spaces').insertMany(spaces.slice(i, i + 1_000));
+  } finally {
+    await db.close();
+  }
+  const list = (page?: string) => api.get(`/v1/orgs/${organizationId}/spaces?limit=100${page ? `&page=${encodeURIComponent(page)}` : ''}`);
+  let cursor: string | undefined;
+  for (let pages = 1; pages < 100; pages++) cursor = (await list(cursor)).body.next?.page; // cursor to page 100 (spaces 9,901–10,000)
+  const last = await list(cursor);
+  if (last.body.items?.length !== 100 || last.body.next) throw new Error(`expected the last 100 of 10,000 spaces, got ${JSON.stringify(last.body).slice(0, 200)}`);
+  await measure('GET /v1/orgs/{org}/spaces?limit=100 first page of 10,000', 50, () => list());
+  await measure('GET /v1/orgs/{org}/spaces?limit=100 page 100 (the 10,000th space)', 50, () => list(cursor));
 }
 
 main().then(
