@@ -128,6 +128,8 @@ membershipSchema.index({ organizationId: 1, joinedAt: -1, _id: -1 });
 membershipSchema.index({ organizationId: 1, lastSeenAt: -1, _id: -1 });
 membershipSchema.index({ organizationId: 1, sortName: 1, _id: 1 });
 membershipSchema.index({ organizationId: 1, role: 1, joinedAt: -1, _id: -1 });
+membershipSchema.index({ organizationId: 1, role: 1, lastSeenAt: -1, _id: -1 });
+membershipSchema.index({ organizationId: 1, role: 1, sortName: 1, _id: 1 });
 
 const apiTokenSchema = new Schema<ApiTokenDoc>(
   {

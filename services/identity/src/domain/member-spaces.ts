@@ -10,8 +10,9 @@ export interface MemberSpace {
 }
 
 /**
- * The spaces a member can access with their role on each: one content call for the page, and
- * one batched call presenting those spaces as the caller sees them (the REST Space object).
+ * The spaces a member can access with their role on each. A member asking for their own spaces
+ * gets them from one content call (content presents them for that member); an admin asking for
+ * someone else's needs one more batched call, so each Space carries the admin's own permissions.
  */
 export async function listMemberSpaces(
   ctx: IdentityContext,
@@ -33,11 +34,19 @@ export async function listMemberSpaces(
       order: query.order,
     }),
   );
-  const ids = listed.items.map((item) => item.space?.id).filter((id): id is string => !!id);
-  const presented = ids.length ? (await callContent(ctx, (content) => content.batchGetSpaces({ ids, viewerUserId: callerId }))).spaces : [];
-  const byId = new Map(presented.filter((s) => s.restJson).map((s) => [s.id, JSON.parse(s.restJson) as Record<string, unknown>]));
-  const items = listed.items
-    .filter((item) => item.space && byId.has(item.space.id))
-    .map((item) => ({ permission: item.role, space: byId.get(item.space!.id)! }));
+  const items = await presentForCaller(ctx, callerId, userId, listed.items);
   return { items, next: listed.nextPageToken || undefined, count: listed.totalSize };
+}
+
+type ListedSpace = { space?: { id: string; restJson: string }; role: string };
+
+async function presentForCaller(ctx: IdentityContext, callerId: string, userId: string, listed: ListedSpace[]): Promise<MemberSpace[]> {
+  const parse = (json: string) => JSON.parse(json) as Record<string, unknown>;
+  if (callerId === userId) {
+    return listed.filter((item) => item.space?.restJson).map((item) => ({ permission: item.role, space: parse(item.space!.restJson) }));
+  }
+  const ids = listed.map((item) => item.space?.id).filter((id): id is string => !!id);
+  const presented = ids.length ? (await callContent(ctx, (content) => content.batchGetSpaces({ ids, viewerUserId: callerId }))).spaces : [];
+  const byId = new Map(presented.filter((s) => s.restJson).map((s) => [s.id, parse(s.restJson)]));
+  return listed.filter((item) => item.space && byId.has(item.space.id)).map((item) => ({ permission: item.role, space: byId.get(item.space!.id)! }));
 }

@@ -51,8 +51,8 @@ export async function listMembers(ctx: IdentityContext, callerId: string, organi
     const pattern = new RegExp(escapeRegex(query.search), 'i');
     filter.$or = [{ displayName: pattern }, { email: pattern }];
   }
-  // Sorting by activity lists only members who have been active (spec: "lastSeenAt lists only active members").
-  if (query.sort === 'lastSeenAt') filter.lastSeenAt = { $exists: true, $ne: null };
+  // Sorting by activity lists only active members (spec): enabled, and seen at least once.
+  if (query.sort === 'lastSeenAt') Object.assign(filter, { lastSeenAt: { $exists: true, $ne: null }, disabled: false });
   const page = await keysetPage(ctx.models.Membership, {
     filter,
     sortField: SORT_FIELDS[query.sort],

@@ -2,11 +2,12 @@ import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@n
 import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { SamlProviderDoc } from '../db/directory';
+import type { UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
 import { memberSearchFields } from './organizations';
 import { providerStatus, serviceEndpoints } from './saml';
 import { issueToken } from './tokens';
-import { findOrCreateUser } from './users';
+import { createUser, normalizeEmail } from './users';
 
 /** How long an identity provider has to answer one of our AuthnRequests. */
 const REQUEST_TTL_SECONDS = 600;
@@ -88,9 +89,10 @@ function firstString(profile: Profile, names: string[]): string | undefined {
 }
 
 /**
- * Accepts a signed SAMLResponse: the user (found or created by e-mail) becomes an SSO member of
- * the provider's organization — new members with its default role — joins its default team,
- * and gets an API token. Nothing is written unless the response is valid.
+ * Accepts a signed SAMLResponse: the user (created by e-mail, or an existing member of the
+ * provider's organization) becomes an SSO member of it — new members with its default role —
+ * joins its default team, and gets an API token. Nothing is written unless the response is
+ * valid and the account may be signed in.
  */
 export async function completeLogin(ctx: IdentityContext, providerId: string, samlResponse: string) {
   const provider = await activeProvider(ctx, providerId);
@@ -105,10 +107,7 @@ export async function completeLogin(ctx: IdentityContext, providerId: string, sa
   const organization = await ctx.models.Organization.findById(provider.organizationId).lean();
   if (!organization) throw httpError.notFound('SAML provider');
 
-  const user = await findOrCreateUser(ctx, { email, displayName: firstString(profile!, NAME_ATTRIBUTES) });
-  if (await ctx.models.Membership.exists({ organizationId: organization._id, userId: user._id, disabled: true })) {
-    throw httpError.forbidden('Your membership of this organization is disabled');
-  }
+  const user = await ssoAccount(ctx, organization._id, email, firstString(profile!, NAME_ATTRIBUTES));
   const membership = await ctx.models.Membership.findOneAndUpdate(
     { organizationId: organization._id, userId: user._id },
     {
@@ -128,4 +127,22 @@ export async function completeLogin(ctx: IdentityContext, providerId: string, sa
   }
   const { token } = await issueToken(ctx, user._id, `sso:${provider._id}`);
   return { token, user, organization, membership };
+}
+
+/**
+ * The account an assertion signs in: a new user, or an existing one only when they already
+ * belong to the provider's organization. The token we issue is valid in all of the user's
+ * organizations, so an identity provider (which any organization's admin configures) must never
+ * take over an account that is not its organization's.
+ */
+async function ssoAccount(ctx: IdentityContext, organizationId: string, email: string, displayName: string | undefined): Promise<UserDoc> {
+  const existing = await ctx.models.User.findOne({ email: normalizeEmail(email) }).lean();
+  const user = existing ?? (await createUser(ctx, { email, displayName }));
+  if (!user) throw httpError.conflict('The account is being created, try again');
+  if (existing) {
+    const membership = await ctx.models.Membership.findOne({ organizationId, userId: existing._id }, { disabled: 1 }).lean();
+    if (!membership) throw httpError.forbidden('An account with this e-mail already exists: an admin must add it to the organization before it signs in with SSO');
+    if (membership.disabled) throw httpError.forbidden('Your membership of this organization is disabled');
+  }
+  return user;
 }

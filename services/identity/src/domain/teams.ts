@@ -222,10 +222,13 @@ export async function updateTeamMembers(
   if (operations.length) await ctx.models.TeamMembership.bulkWrite(operations, { ordered: false });
 }
 
-/** Adds the member to the team or changes their role there. */
+/** Adds the member to the team or changes their role there; only members of the organization join (400). */
 export async function setTeamMemberRole(ctx: IdentityContext, callerId: string, organizationId: string, teamId: string, userId: string, role: TeamRole): Promise<void> {
   await managedTeam(ctx, callerId, organizationId, teamId);
-  if (!(await ctx.models.Membership.exists({ organizationId, userId }))) throw httpError.notFound('Member');
+  if (!(await ctx.models.Membership.exists({ organizationId, userId }))) {
+    if (!(await ctx.models.User.exists({ _id: userId }))) throw httpError.notFound('User');
+    throw httpError.badRequest(`Invalid params: userId: not a member of the organization: ${userId}`);
+  }
   await ctx.models.TeamMembership.updateOne(
     { teamId, userId },
     { $set: { role }, $setOnInsert: { _id: newId(), organizationId, createdAt: new Date() } },

@@ -11,15 +11,22 @@ export async function findOrCreateUser(ctx: IdentityContext, input: { email: str
   const email = normalizeEmail(input.email);
   const existing = await ctx.models.User.findOne({ email }).lean();
   if (existing) return existing;
+  const created = await createUser(ctx, input);
+  if (created) return created;
+  const winner = await ctx.models.User.findOne({ email }).lean();
+  if (!winner) throw new Error('user vanished after a duplicate e-mail');
+  return winner;
+}
+
+/** A new user with this e-mail, or null when one exists already (unique index). */
+export async function createUser(ctx: IdentityContext, input: { email: string; displayName?: string }): Promise<UserDoc | null> {
+  const email = normalizeEmail(input.email);
   const displayName = input.displayName?.trim() || email.split('@')[0];
   try {
-    const created = await ctx.models.User.create({ _id: newId(), email, displayName, createdAt: new Date() });
-    return created.toObject();
+    return (await ctx.models.User.create({ _id: newId(), email, displayName, createdAt: new Date() })).toObject();
   } catch (error) {
-    if ((error as { code?: number }).code !== 11000) throw error;
-    const winner = await ctx.models.User.findOne({ email }).lean();
-    if (!winner) throw error;
-    return winner;
+    if ((error as { code?: number }).code === 11000) return null;
+    throw error;
   }
 }
 

@@ -250,7 +250,8 @@ describe('identity: members and teams (end to end)', () => {
     // The owner now manages the team; the guest member sees the team but manages nothing.
     assert.equal((await editor.api.put(`${path}/${reader.userId}`, { role: 'member' })).status, 204);
     assert.equal((await editor.api.put(`${path}/${reader.userId}`, { role: 'chief' })).status, 400);
-    assert.equal((await editor.api.put(`${path}/${outsider.userId}`, { role: 'member' })).status, 404);
+    assert.equal((await editor.api.put(`${path}/${outsider.userId}`, { role: 'member' })).status, 400, 'not an org member');
+    assert.equal((await editor.api.put(`${path}/no-such-user`, { role: 'member' })).status, 404);
     assert.equal((await editor.api.patch(teams(`/${teamId}`), { title: 'Writers' })).body.title, 'Writers');
     assert.equal((await editor.api.delete(teams(`/${teamId}`))).status, 403, 'only admins delete teams');
     assert.equal((await guest.api.get(teams(`/${teamId}`))).status, 200);

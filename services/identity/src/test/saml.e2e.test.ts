@@ -206,6 +206,28 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
 
     const replay = await postResponse(xml);
     assert.equal(replay.status, 401, 'a response cannot be used twice');
+    assert.equal(stack.output().includes(body.token), false, 'the issued token is never logged');
+    assert.equal(stack.output().includes(Buffer.from(xml).toString('base64').slice(0, 200)), false, 'nor the SAMLResponse');
+  });
+
+  it('links existing members of the organization, never accounts it does not own', async () => {
+    const respond = async (email: string) =>
+      postResponse(samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email }));
+    // The reader exists and belongs to the organization: linked, keeping their role.
+    const linked = await respond('Reader@corp.test');
+    assert.equal(linked.status, 200);
+    const linkedBody = (await linked.json()) as any;
+    const member = await admin.get(`/v1/orgs/${orgId}/members/${linkedBody.user.id}`);
+    assert.equal(member.body.sso, true);
+    assert.equal(member.body.role, 'read', 'signing in never changes the role of an existing member');
+
+    // eve@other.test has an account (admin of another organization): this IdP may not sign her in.
+    const takeover = await respond('eve@other.test');
+    assert.equal(takeover.status, 403);
+    assert.match(((await takeover.json()) as any).error.message, /admin must add it/);
+    assert.equal(await memberCount('eve@other.test'), 0, 'no membership was created');
+    const eveOrgs = await outsider.get('/v1/orgs');
+    assert.equal(eveOrgs.body.count, 1, 'her account is untouched');
   });
 
   it('refuses tampered, expired, unsolicited and foreign responses and creates nothing', async () => {
