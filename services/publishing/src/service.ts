@@ -1,12 +1,13 @@
 import { createEventBus, type EventSubscription } from '@quire/async';
 import { startBackendService, type RunningService } from '@quire/http';
 import { publishing } from '@quire/proto';
-import { createServiceClients, type Logger } from '@quire/runtime';
+import { createLogger, createServiceClients, type Logger } from '@quire/runtime';
 import type { PublishingConfig } from './config';
 import { modelsOf, registerModels } from './db/models';
 import type { PublishingContext } from './domain/context';
 import { subscribeToSpaceEvents } from './domain/space-events';
 import { publishingGrpc } from './grpc/server';
+import { withSecretQueryRedaction } from './http/log-redaction';
 import { siteRouter } from './http/site-routes';
 import { structureRouter } from './http/structure-routes';
 
@@ -40,7 +41,7 @@ export async function startPublishing(
       await bus?.close();
     },
     handleSignals: options.handleSignals,
-    logger: options.logger,
+    logger: withSecretQueryRedaction(options.logger ?? createLogger('publishing', config.LOG_LEVEL)),
   });
   if (options.subscribeToEvents !== false) {
     bus = createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger: running.deps.logger });

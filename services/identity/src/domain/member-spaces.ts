@@ -10,9 +10,8 @@ export interface MemberSpace {
 }
 
 /**
- * The spaces a member can access with their role on each. A member asking for their own spaces
- * gets them from one content call (content presents them for that member); an admin asking for
- * someone else's needs one more batched call, so each Space carries the admin's own permissions.
+ * The spaces a member can access with their role on each, from one content call: content
+ * lists them for the member and presents each Space (its permissions) for the caller.
  */
 export async function listMemberSpaces(
   ctx: IdentityContext,
@@ -32,21 +31,10 @@ export async function listMemberSpaces(
       pageSize: query.limit,
       pageToken: query.page ?? '',
       order: query.order,
+      viewerUserId: callerId,
     }),
   );
-  const items = await presentForCaller(ctx, callerId, userId, listed.items);
-  return { items, next: listed.nextPageToken || undefined, count: listed.totalSize };
-}
-
-type ListedSpace = { space?: { id: string; restJson: string }; role: string };
-
-async function presentForCaller(ctx: IdentityContext, callerId: string, userId: string, listed: ListedSpace[]): Promise<MemberSpace[]> {
   const parse = (json: string) => JSON.parse(json) as Record<string, unknown>;
-  if (callerId === userId) {
-    return listed.filter((item) => item.space?.restJson).map((item) => ({ permission: item.role, space: parse(item.space!.restJson) }));
-  }
-  const ids = listed.map((item) => item.space?.id).filter((id): id is string => !!id);
-  const presented = ids.length ? (await callContent(ctx, (content) => content.batchGetSpaces({ ids, viewerUserId: callerId }))).spaces : [];
-  const byId = new Map(presented.filter((s) => s.restJson).map((s) => [s.id, parse(s.restJson)]));
-  return listed.filter((item) => item.space && byId.has(item.space.id)).map((item) => ({ permission: item.role, space: byId.get(item.space!.id)! }));
+  const items = listed.items.filter((item) => item.space?.restJson).map((item) => ({ permission: item.role, space: parse(item.space!.restJson) }));
+  return { items, next: listed.nextPageToken || undefined, count: listed.totalSize };
 }

@@ -187,6 +187,8 @@ const shareLinkSchema = new Schema<ShareLinkDoc>(
 );
 shareLinkSchema.index({ siteId: 1, createdAt: -1, _id: -1 });
 shareLinkSchema.index({ siteId: 1, key: 1 }, { unique: true });
+// ResolveShareKey finds a link by its key alone (content knows the space, not the site).
+shareLinkSchema.index({ key: 1, organizationId: 1 });
 
 export interface PublishingModels {
   Site: Model<SiteDoc>;

@@ -41,8 +41,10 @@ export function sitePermissions(access: OrgAccess): SitePermissions {
   return {
     view: true,
     access: true,
+    // Editing the content of the site's spaces is content's business, by role.
     edit: roleAtLeast(access.role, 'edit'),
-    create: roleAtLeast(access.role, 'create'),
+    // OpenAPI: "publish content, and manage the site's content structure": here only admins may.
+    create: admin,
     admin,
     installIntegration: admin,
     viewAdaptiveSchema: true,

@@ -3,7 +3,7 @@ import { newId } from '@quire/runtime';
 import type { SiteDoc, SiteSectionGroupDoc } from '../db/models';
 import type { PublishingContext } from './context';
 import { nextPositions } from './positions';
-import { positionAtLevel } from './sections';
+import { moveToEnd, positionAtLevel } from './sections';
 
 export async function loadGroup(ctx: PublishingContext, site: SiteDoc, groupId: string): Promise<SiteSectionGroupDoc> {
   const group = await ctx.models.SiteSectionGroup.findOne({ _id: groupId, siteId: site._id }).lean();
@@ -71,14 +71,15 @@ export async function removeSectionFromGroup(ctx: PublishingContext, site: SiteD
   await ctx.models.SiteSection.updateOne({ _id: sectionId, siteId: site._id, sectionGroupId: group._id }, { $set: { sectionGroupId: group.parentId ?? null } });
 }
 
-/** Deprecated move: before/after a section or group of the same level. */
+/** Deprecated move: before/after a section or group of the same level, or to the end of it. */
 export async function moveGroup(
   ctx: PublishingContext,
   site: SiteDoc,
   group: SiteSectionGroupDoc,
   where: 'before' | 'after',
-  target: { type: 'site-section' | 'site-section-group'; id: string },
+  target: { type: 'site-section' | 'site-section-group'; id: string } | undefined,
 ) {
+  if (!target) return moveToEnd(ctx, site, ctx.models.SiteSectionGroup, group._id, 'Site section group');
   const level = group.parentId ?? null;
   const targetLevel =
     target.type === 'site-section'

@@ -1,5 +1,5 @@
 import type { SiteDoc } from '../db/models';
-import { isPresentable, presentChildren, presentSite, presentSiteSpace, structureView, type StructureView } from '../http/presenters';
+import { isPresentable, presentChildren, presentRootSection, presentSite, structureView, type StructureView } from '../http/presenters';
 import type { OrgAccess } from './access';
 import { conditionHolds, type VisitorClaims } from './conditions';
 import type { PublishingContext } from './context';
@@ -17,28 +17,25 @@ export async function loadView(ctx: PublishingContext, access: OrgAccess, site: 
  * GET .../published (OpenAPI PublishedContentSite): the site and what a visitor with
  * `claims` sees of it. Sections and site spaces whose condition is false for the visitor
  * are left out, and so are site spaces whose space is gone and sections or groups left
- * empty: the structure only ever points at content that can be shown. A site without
- * sections is structured as its site spaces (GitBook's `siteSpaces` form).
+ * empty: the structure only ever points at content that can be shown. The structure is
+ * always of type 'sections': a site without sections shows its root site spaces as one
+ * implicit default section (see presentRootSection), or nothing when none is visible.
  */
 export function publishedContent(view: StructureView, access: OrgAccess, claims: VisitorClaims) {
   const { structure } = view;
-  const shown = { section: (s: { condition?: string | null }) => conditionHolds(s.condition, claims) };
+  const shown = (s: { condition?: string | null }) => conditionHolds(s.condition, claims);
   const site = presentSite(structure.site, structure.siteSpaces.filter((s) => isPresentable(view, s)).length, access, view.config, view.shareKey);
-  const hasSections = structure.sections.length > 0;
+  let presented: Array<ReturnType<typeof presentChildren>[number] | ReturnType<typeof presentRootSection>>;
+  if (structure.sections.length > 0) {
+    presented = presentChildren(view, null, { section: shown, siteSpace: shown, pruneEmpty: true });
+  } else {
+    const root = presentRootSection(view, shown);
+    presented = root.siteSpaces.length ? [root] : [];
+  }
   return {
     object: 'published-content-site' as const,
     site,
-    structure: hasSections
-      ? {
-          type: 'sections' as const,
-          structure: presentChildren(view, null, { section: shown.section, siteSpace: shown.section, pruneEmpty: true }),
-        }
-      : {
-          type: 'siteSpaces' as const,
-          structure: structure.siteSpaces
-            .filter((s) => s.sectionId === null && isPresentable(view, s) && shown.section(s))
-            .map((s) => presentSiteSpace(view, s)),
-        },
+    structure: { type: 'sections' as const, structure: presented },
     scripts: [],
   };
 }

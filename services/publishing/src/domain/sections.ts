@@ -1,3 +1,4 @@
+import type { Model } from 'mongoose';
 import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc } from '../db/models';
@@ -147,13 +148,25 @@ export async function positionAtLevel(ctx: PublishingContext, siteId: string, gr
   return positionNextTo(siblings, targetId, where)!;
 }
 
-/** Deprecated move: before/after another section; the section joins that section's group. */
-export async function moveSection(ctx: PublishingContext, site: SiteDoc, section: SiteSectionDoc, where: 'before' | 'after', targetId: string) {
+/**
+ * Deprecated move: before/after another section (the section joins that section's group),
+ * or without a target to the end of its level.
+ */
+export async function moveSection(ctx: PublishingContext, site: SiteDoc, section: SiteSectionDoc, where: 'before' | 'after', targetId: string | undefined) {
+  if (targetId === undefined) return moveToEnd(ctx, site, ctx.models.SiteSection, section._id, 'Site section');
   const target = await ctx.models.SiteSection.findOne({ _id: targetId, siteId: site._id }).lean();
   if (!target || target._id === section._id) throw httpError.badRequest(`Invalid body: position.${where}.siteSection: not another section of this site`);
   const groupId = target.sectionGroupId ?? null;
   const position = await positionAtLevel(ctx, site._id, groupId, section._id, target._id, where);
   const moved = await ctx.models.SiteSection.findOneAndUpdate({ _id: section._id }, { $set: { position, sectionGroupId: groupId } }, { returnDocument: 'after' }).lean();
   if (!moved) throw httpError.notFound('Site section');
+  return moved;
+}
+
+/** Gives an item a fresh position, after everything else of the site (so last of its level). */
+export async function moveToEnd<T>(ctx: PublishingContext, site: SiteDoc, model: Model<T>, id: string, what: string) {
+  const [position] = await nextPositions(ctx, site._id);
+  const moved = await model.findOneAndUpdate({ _id: id, siteId: site._id }, { $set: { position } }, { returnDocument: 'after' }).lean<T>();
+  if (!moved) throw httpError.notFound(what);
   return moved;
 }

@@ -125,14 +125,20 @@ export async function deleteSiteSpace(ctx: PublishingContext, site: SiteDoc, sit
   await ctx.models.SiteSpace.deleteOne({ _id: siteSpaceId, siteId: site._id });
 }
 
-/** Deprecated move: before/after another site space of the same section (or of the root). */
+/** Deprecated move: before/after another site space of the same section (or of the root), or last in it. */
 export async function moveSiteSpace(
   ctx: PublishingContext,
   site: SiteDoc,
   siteSpace: SiteSpaceDoc,
   where: 'before' | 'after',
-  targetId: string,
+  targetId: string | undefined,
 ): Promise<SiteSpaceDoc> {
+  if (targetId === undefined) {
+    const [last] = await nextPositions(ctx, site._id);
+    const moved = await ctx.models.SiteSpace.findOneAndUpdate({ _id: siteSpace._id }, { $set: { position: last } }, { returnDocument: 'after' }).lean();
+    if (!moved) throw httpError.notFound('Site space');
+    return moved;
+  }
   const target = await ctx.models.SiteSpace.findOne({ _id: targetId, siteId: site._id, ...LIVE }).lean();
   if (!target || target._id === siteSpace._id) throw httpError.badRequest(`Invalid body: position.${where}.siteSpace: not another site space of this site`);
   if (target.sectionId !== siteSpace.sectionId) throw httpError.badRequest(`Invalid body: position.${where}.siteSpace: not in the same section`);

@@ -2,6 +2,7 @@ import type { publishing } from '@quire/proto';
 import { GrpcError, grpcStatus } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
+import { resolveSharedSpace } from '../domain/share-links';
 import { detachSpaces } from '../domain/space-events';
 
 /** Largest batch one call may ask for; callers split bigger ones. */
@@ -21,7 +22,7 @@ const toSite = (site: SiteDoc): publishing.Site => ({
   createTime: site.createdAt,
 });
 
-/** PublishingService over gRPC: sites for other services, and detaching deleted spaces. */
+/** PublishingService over gRPC: sites for other services, detaching deleted spaces, share keys for content. */
 export function publishingGrpc(ctx: PublishingContext): publishing.PublishingServiceImplementation {
   return {
     async batchGetSites(request) {
@@ -33,6 +34,13 @@ export function publishingGrpc(ctx: PublishingContext): publishing.PublishingSer
     async detachSpaces(request) {
       const detached = await detachSpaces(ctx, checkBatch(request.spaceIds));
       return { detachedCount: detached };
+    },
+
+    async resolveShareKey(request) {
+      for (const [field, value] of [['space_id', request.spaceId], ['share_key', request.shareKey], ['organization_id', request.organizationId]]) {
+        if (!value) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `${field} is required`);
+      }
+      return resolveSharedSpace(ctx, request);
     },
   };
 }

@@ -74,7 +74,6 @@ function published(view: StructureView, address: () => string) {
 export function presentSiteSpace(view: StructureView, siteSpace: SiteSpaceDoc) {
   const space = view.spaces.get(siteSpace.spaceId);
   const isDefault = view.defaults.has(siteSpace._id);
-  const section = siteSpace.sectionId ? view.sectionsById.get(siteSpace.sectionId) : undefined;
   return {
     object: 'site-space' as const,
     id: siteSpace._id,
@@ -87,10 +86,35 @@ export function presentSiteSpace(view: StructureView, siteSpace: SiteSpaceDoc) {
     draft: false,
     hidden: false,
     hasAdvancedCustomizationFeature: false,
-    urls: published(view, () => {
-      const base = section ? sectionAddress(view, section) : siteAddress(view.structure.site, view.config);
-      return isDefault ? base : joinAddress(base, siteSpace.path);
-    }),
+    urls: published(view, () => siteSpaceAddress(view, siteSpace)),
+  };
+}
+
+/** Where a site space is published (without a share key): its section's address, plus its path unless it is the default. */
+export function siteSpaceAddress(view: StructureView, siteSpace: SiteSpaceDoc): string {
+  const section = siteSpace.sectionId ? view.sectionsById.get(siteSpace.sectionId) : undefined;
+  const base = section ? sectionAddress(view, section) : siteAddress(view.structure.site, view.config);
+  return view.defaults.has(siteSpace._id) ? base : joinAddress(base, siteSpace.path);
+}
+
+/**
+ * A site without sections keeps its site spaces at its root; the published structure is
+ * still of type 'sections', so they are presented as one implicit default section: its id
+ * is the site's, its title the site's, its path the basename (or the site id), its address
+ * the site's. It cannot be addressed under /sections (it is not stored).
+ */
+export function presentRootSection(view: StructureView, visible: (s: SiteSpaceDoc) => boolean = () => true) {
+  const site = view.structure.site;
+  const variants = view.structure.siteSpaces.filter((s) => s.sectionId === null && isPresentable(view, s) && visible(s));
+  return {
+    object: 'site-section' as const,
+    id: site._id,
+    title: site.title,
+    default: true,
+    draft: false,
+    path: (site.basename || site._id).slice(0, 100),
+    siteSpaces: variants.map((s) => presentSiteSpace(view, s)),
+    urls: published(view, () => siteAddress(site, view.config)),
   };
 }
 

@@ -82,29 +82,23 @@ export const updateSectionBody = z
   })
   .partial();
 
-const sectionPointer = z.object({ type: z.literal('site-section'), siteSection: id });
-export const moveSectionBody = z.object({
-  position: z
-    .object({ before: sectionPointer, after: sectionPointer })
-    .partial()
-    .refine((p) => Boolean(p.before) !== Boolean(p.after), 'give exactly one of before or after'),
-});
+/**
+ * Deprecated moves (OpenAPI *MovePosition): before or after one pointer; without a
+ * position (or an empty one) the item moves to the end of its level.
+ */
+function movePosition<T extends z.ZodType>(pointer: T) {
+  return z.object({
+    position: z
+      .object({ before: pointer, after: pointer })
+      .partial()
+      .refine((p) => !(p.before && p.after), 'give at most one of before or after')
+      .optional(),
+  });
+}
 
-const spacePointer = z.object({ type: z.literal('site-space'), siteSpace: id });
-export const moveSiteSpaceBody = z.object({
-  position: z
-    .object({ before: spacePointer, after: spacePointer })
-    .partial()
-    .refine((p) => Boolean(p.before) !== Boolean(p.after), 'give exactly one of before or after'),
-});
-
-const groupPointer = z.object({ type: z.enum(['site-section', 'site-section-group']), id });
-export const moveGroupBody = z.object({
-  position: z
-    .object({ before: groupPointer, after: groupPointer })
-    .partial()
-    .refine((p) => Boolean(p.before) !== Boolean(p.after), 'give exactly one of before or after'),
-});
+export const moveSectionBody = movePosition(z.object({ type: z.literal('site-section'), siteSection: id }));
+export const moveSiteSpaceBody = movePosition(z.object({ type: z.literal('site-space'), siteSpace: id }));
+export const moveGroupBody = movePosition(z.object({ type: z.enum(['site-section', 'site-section-group']), id }));
 
 export const createGroupBody = z.object({
   title: z.string().min(1).max(100),

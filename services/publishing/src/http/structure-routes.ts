@@ -46,6 +46,8 @@ function pageOf<T extends { _id: string; position: number }>(items: T[], query: 
   return { page, next: rest.length > query.limit && last ? encodeCursor('position', last.position, last._id) : undefined };
 }
 
+const whereOf = (position: { before?: unknown } | undefined) => (position?.before ? 'before' : 'after');
+
 /** Sections, section groups and site spaces of a site, and their deprecated moves. */
 export function structureRouter(ctx: PublishingContext): Router {
   const router = Router();
@@ -90,9 +92,8 @@ export function structureRouter(ctx: PublishingContext): Router {
     const { access, site } = await adminSiteOfRequest(ctx, req, 'move sections');
     const { siteSectionId } = parseInput(sectionParams, req.params, 'params');
     const section = await loadSection(ctx, site, siteSectionId);
-    const { position } = parseInput(moveSectionBody, req.body, 'body');
-    const where = position.before ? 'before' : 'after';
-    const moved = await moveSection(ctx, site, section, where, (position.before ?? position.after)!.siteSection);
+    const { position } = parseInput(moveSectionBody, req.body ?? {}, 'body');
+    const moved = await moveSection(ctx, site, section, whereOf(position), (position?.before ?? position?.after)?.siteSection);
     res.json(presentSection(await loadView(ctx, access, site), moved));
   });
 
@@ -135,9 +136,8 @@ export function structureRouter(ctx: PublishingContext): Router {
     const { access, site } = await adminSiteOfRequest(ctx, req, 'move section groups');
     const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
     const group = await loadGroup(ctx, site, siteSectionGroupId);
-    const { position } = parseInput(moveGroupBody, req.body, 'body');
-    const where = position.before ? 'before' : 'after';
-    const moved = await moveGroup(ctx, site, group, where, (position.before ?? position.after)!);
+    const { position } = parseInput(moveGroupBody, req.body ?? {}, 'body');
+    const moved = await moveGroup(ctx, site, group, whereOf(position), position?.before ?? position?.after);
     res.json(presentGroup(await loadView(ctx, access, site), moved));
   });
 
@@ -204,9 +204,8 @@ export function structureRouter(ctx: PublishingContext): Router {
     const { access, site } = await adminSiteOfRequest(ctx, req, 'move site spaces');
     const { siteSpaceId } = parseInput(siteSpaceParams, req.params, 'params');
     const siteSpace = await loadSiteSpace(ctx, site, siteSpaceId);
-    const { position } = parseInput(moveSiteSpaceBody, req.body, 'body');
-    const where = position.before ? 'before' : 'after';
-    const moved = await moveSiteSpace(ctx, site, siteSpace, where, (position.before ?? position.after)!.siteSpace);
+    const { position } = parseInput(moveSiteSpaceBody, req.body ?? {}, 'body');
+    const moved = await moveSiteSpace(ctx, site, siteSpace, whereOf(position), (position?.before ?? position?.after)?.siteSpace);
     res.json(presentSiteSpace(await loadView(ctx, access, site), moved));
   });
 

@@ -10,6 +10,10 @@ import { positionNextTo, slugify, uniquePath } from '../domain/positions';
 import { applySpaceEvent } from '../domain/space-events';
 import { EVENT_TYPES } from '@quire/async';
 import { startPublishing } from '../service';
+import { createRequire } from 'node:module';
+import { Writable } from 'node:stream';
+import type { Logger } from '@quire/runtime';
+import { redactSecretQuery, withSecretQueryRedaction } from '../http/log-redaction';
 
 describe('conditions (jsep AST, no eval)', () => {
   it('accepts member access, literals, equality, comparisons, !, && and ||', () => {
@@ -199,5 +203,97 @@ describe('publishing gRPC (real datastore)', () => {
     await SiteSpace.create({ _id: 'ev2', siteId: 'site1', organizationId: 'org1', sectionId: null, spaceId: 'space8', path: 'eight', position: 8, createdAt: now });
     await applySpaceEvent(ctx, { type: EVENT_TYPES.spaceTransferred, payload: { spaceId: 'space8', fromOrganizationId: 'org1', toOrganizationId: 'org2' } });
     assert.equal(await SiteSpace.exists({ _id: 'ev2' }), null, 'a transferred space leaves the old organization\'s sites');
+  });
+});
+
+describe('log redaction', () => {
+  it('keeps share keys and visitor tokens out of logged urls, and still redacts credentials', () => {
+    assert.equal(
+      redactSecretQuery('/v1/orgs/o/sites/s/published?shareKey=abc&limit=2&visitorAuthToken=e.y.j&jwt_token=t#x'),
+      '/v1/orgs/o/sites/s/published?shareKey=[redacted]&limit=2&visitorAuthToken=[redacted]&jwt_token=[redacted]#x',
+    );
+    assert.equal(redactSecretQuery('/x?page=2'), '/x?page=2');
+    // The pino the runtime logger is built on, writing into memory.
+    const pino = createRequire(require.resolve('@quire/runtime'))('pino') as (options: object, stream: Writable) => Logger;
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+    const logger = withSecretQueryRedaction(pino({}, sink));
+    logger.child({ req: { url: '/sites/s/sections?shareKey=SECRET-KEY', headers: { authorization: 'Bearer TOKEN' } } }).info({ res: { statusCode: 200 } }, 'request completed');
+    const logged = lines.join('');
+    assert.ok(!logged.includes('SECRET-KEY') && !logged.includes('TOKEN'), logged);
+    assert.match(logged, /shareKey=\[redacted\]/);
+  });
+});
+
+describe('ResolveShareKey over gRPC (real datastore)', () => {
+  let env: TestEnvironment;
+  let service: Awaited<ReturnType<typeof startPublishing>>;
+  let client: publishing.PublishingServiceClient;
+
+  before(async () => {
+    env = await testEnvironment();
+    const config: PublishingConfig = { ...testBackendConfig(env), SITES_BASE_DOMAIN: 'sites.test' };
+    service = await startPublishing(config, { handleSignals: false, subscribeToEvents: false });
+    client = createGrpcClient(publishing.PublishingServiceDefinition, {
+      address: `127.0.0.1:${service.grpcPort}`,
+      secret: config.INTERNAL_HMAC_SECRET,
+      caller: 'test',
+      deadlineMs: 5_000,
+    });
+  });
+
+  after(async () => {
+    await service?.stop();
+    if (env) await cleanupTestEnvironment(env);
+  });
+
+  it('resolves the published address of a space on the site of an active share link only', async () => {
+    const { Site, SiteSection, SiteSpace, ShareLink } = service.context.models;
+    const now = new Date();
+    const site = { organizationId: 'org1', type: 'basic' as const, visibility: 'share-link' as const, agentsContext: 'included' as const, visitorAuth: { privateKey: 'k', backend: 'custom' as const }, createdAt: now, updatedAt: now };
+    await Site.create([
+      { ...site, _id: 'flat', title: 'Flat', published: true, basename: 'kb' },
+      { ...site, _id: 'sectioned', title: 'Sectioned', published: true, basename: 'docs' },
+      { ...site, _id: 'draft', title: 'Draft', published: false },
+    ]);
+    const siteSpace = { organizationId: 'org1', createdAt: now };
+    await SiteSection.create([
+      { _id: 'main', siteId: 'sectioned', organizationId: 'org1', title: 'Main', path: 'main', position: 1, createdAt: now },
+      { _id: 'api', siteId: 'sectioned', organizationId: 'org1', title: 'API', path: 'api', position: 2, createdAt: now },
+    ]);
+    await SiteSpace.create([
+      { ...siteSpace, _id: 'f1', siteId: 'flat', sectionId: null, spaceId: 'guides', path: 'guides', position: 1 },
+      { ...siteSpace, _id: 'f2', siteId: 'flat', sectionId: null, spaceId: 'api-space', path: 'api-ref', position: 2 },
+      { ...siteSpace, _id: 's1', siteId: 'sectioned', sectionId: 'main', spaceId: 'guides', path: 'guides', position: 3 },
+      { ...siteSpace, _id: 's2', siteId: 'sectioned', sectionId: 'api', spaceId: 'v1', path: 'v1', position: 4 },
+      { ...siteSpace, _id: 's3', siteId: 'sectioned', sectionId: 'api', spaceId: 'api-space', path: 'v2', position: 5 },
+      { ...siteSpace, _id: 'd1', siteId: 'draft', sectionId: null, spaceId: 'guides', path: 'guides', position: 6 },
+    ]);
+    const link = { organizationId: 'org1', name: 'Link', createdAt: now };
+    await ShareLink.create([
+      { ...link, _id: 'l1', siteId: 'flat', key: 'flat-key', active: true },
+      { ...link, _id: 'l2', siteId: 'sectioned', key: 'sectioned-key', active: true },
+      { ...link, _id: 'l3', siteId: 'flat', key: 'revoked-key', active: false },
+      { ...link, _id: 'l4', siteId: 'draft', key: 'draft-key', active: true },
+    ]);
+    const resolve = (spaceId: string, shareKey: string, organizationId = 'org1') => client.resolveShareKey({ spaceId, shareKey, organizationId });
+
+    assert.deepEqual(await resolve('guides', 'flat-key'), { resolved: true, siteId: 'flat', publishedUrl: 'https://sites.test/org1/kb/?share=flat-key' });
+    assert.equal((await resolve('api-space', 'flat-key')).publishedUrl, 'https://sites.test/org1/kb/api-ref/?share=flat-key');
+    // In a sectioned site: the section's path, then the variant's unless it is the default.
+    assert.equal((await resolve('guides', 'sectioned-key')).publishedUrl, 'https://sites.test/org1/docs/?share=sectioned-key');
+    assert.equal((await resolve('api-space', 'sectioned-key')).publishedUrl, 'https://sites.test/org1/docs/api/v2/?share=sectioned-key');
+    assert.deepEqual(await resolve('guides', 'draft-key'), { resolved: true, siteId: 'draft', publishedUrl: '' }, 'unpublished: no address yet');
+
+    const nothing = { resolved: false, siteId: '', publishedUrl: '' };
+    assert.deepEqual(await resolve('guides', 'revoked-key'), nothing, 'inactive link');
+    assert.deepEqual(await resolve('guides', 'no-such-key'), nothing, 'unknown key');
+    assert.deepEqual(await resolve('v1', 'flat-key'), nothing, 'space not on that site');
+    assert.deepEqual(await resolve('guides', 'flat-key', 'org2'), nothing, 'key of another organization');
+    await SiteSpace.updateOne({ _id: 'f1' }, { $set: { spaceDeleted: true } });
+    assert.deepEqual(await resolve('guides', 'flat-key'), nothing, 'space in the trash');
+    for (const missing of [{ spaceId: '' }, { shareKey: '' }, { organizationId: '' }]) {
+      await assert.rejects(client.resolveShareKey({ spaceId: 'guides', shareKey: 'flat-key', organizationId: 'org1', ...missing }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+    }
   });
 });

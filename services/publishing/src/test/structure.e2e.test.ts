@@ -99,7 +99,11 @@ describe('publishing: site structure through the gateway', () => {
     assert.deepEqual(await order(), [third.id, first.id, added.body.id]);
     await admin.post(`${path}/${third.id}/move`, { position: { after: { type: 'site-space', siteSpace: added.body.id } } });
     assert.deepEqual(await order(), [first.id, added.body.id, third.id]);
-    await expect400(admin.post(`${path}/${third.id}/move`, { position: {} }), 'position');
+    const both = { before: { type: 'site-space', siteSpace: first.id }, after: { type: 'site-space', siteSpace: first.id } };
+    await expect400(admin.post(`${path}/${third.id}/move`, { position: both }), 'position');
+    assert.equal((await admin.post(`${path}/${first.id}/move`, {})).status, 200, 'no position: to the end');
+    assert.deepEqual(await order(), [added.body.id, third.id, first.id]);
+    await admin.post(`${path}/${first.id}/move`, { position: { before: { type: 'site-space', siteSpace: added.body.id } } });
     await expect400(admin.post(`${path}/${third.id}/move`, { position: { before: { type: 'site-space', siteSpace: 'nope' } } }), 'position.before.siteSpace');
 
     // Pages follow the same order.
