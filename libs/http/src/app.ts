@@ -11,6 +11,7 @@ import {
   type Principal,
 } from '@quire/runtime';
 import { HttpError, httpError, sendError } from './errors';
+import { redactSecretQuery } from './log-redaction';
 
 export interface ServiceAppOptions {
   logger: Logger;
@@ -51,7 +52,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       logger: options.logger,
       genReqId: (_req, res) => String(res.getHeader(REQUEST_ID_HEADER)),
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      serializers: { req: (req) => ({ method: req.method, url: req.url }), res: (res) => ({ statusCode: res.statusCode }) },
+      serializers: { req: (req) => ({ method: req.method, url: redactSecretQuery(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
   app.use(express.json({ limit: options.bodyLimit ?? '10mb' }));

@@ -18,3 +18,4 @@ export { booleanQuery, standaloneMergeRulesSchema, spaceMergeRulesSchema } from 
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl } from './urls';
 export { presentUser } from './presenters';
+export { redactSecretQuery } from './log-redaction';

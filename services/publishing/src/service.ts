@@ -7,7 +7,6 @@ import { modelsOf, registerModels } from './db/models';
 import type { PublishingContext } from './domain/context';
 import { subscribeToSpaceEvents } from './domain/space-events';
 import { publishingGrpc } from './grpc/server';
-import { withSecretQueryRedaction } from './http/log-redaction';
 import { siteRouter } from './http/site-routes';
 import { structureRouter } from './http/structure-routes';
 
@@ -41,7 +40,7 @@ export async function startPublishing(
       await bus?.close();
     },
     handleSignals: options.handleSignals,
-    logger: withSecretQueryRedaction(options.logger ?? createLogger('publishing', config.LOG_LEVEL)),
+    logger: options.logger ?? createLogger('publishing', config.LOG_LEVEL),
   });
   if (options.subscribeToEvents !== false) {
     bus = createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger: running.deps.logger });

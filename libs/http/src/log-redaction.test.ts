@@ -1,0 +1,14 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { redactSecretQuery } from './log-redaction';
+
+describe('secret query redaction', () => {
+  it('blanks share keys, visitor tokens and link signatures, and nothing else', () => {
+    assert.equal(
+      redactSecretQuery('/v1/orgs/o/sites/s/published?shareKey=abc&limit=2&visitorAuthToken=e.y.j&jwt_token=t#x'),
+      '/v1/orgs/o/sites/s/published?shareKey=[redacted]&limit=2&visitorAuthToken=[redacted]&jwt_token=[redacted]#x',
+    );
+    assert.equal(redactSecretQuery('/v1/public/content/files/f?expires=1&signature=s1'), '/v1/public/content/files/f?expires=1&signature=[redacted]');
+    assert.equal(redactSecretQuery('/x?page=2&sharer=1'), '/x?page=2&sharer=1');
+  });
+});
