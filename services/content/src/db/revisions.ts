@@ -14,8 +14,10 @@ export interface RevisionPageDoc {
   emoji: string;
   description: string;
   hidden: boolean;
-  /** sha256 of the markdown body in PageBody. */
+  /** sha256 of the markdown body. */
   bodyHash: string;
+  /** The BodyPack holding that body ('' for the empty body, or while not stored yet). */
+  bodyPack: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -29,7 +31,7 @@ export interface RevisionFileDoc {
   blobHash: string;
 }
 
-/** Immutable: written once, never updated. */
+/** A revision as the code uses it (immutable: written once, never updated). */
 export interface RevisionDoc {
   _id: string;
   spaceId: string;
@@ -42,10 +44,29 @@ export interface RevisionDoc {
   git?: { oid?: string; message?: string; createdByService?: boolean; url?: string; ref?: string } | null;
 }
 
-/** Content-addressed markdown: _id = sha256(markdown); shared by every revision and space. */
-export interface PageBodyDoc {
+/**
+ * A revision as stored: the page tree is one gzip'd compact JSON value (tuples, no keys).
+ * Measured on FerretDB: a 5,000-page tree as 5,000 sub-documents costs ~300 ms to write
+ * and ~350 ms to read; packed it is ~235 KB and ~15 ms either way.
+ */
+export interface StoredRevisionDoc extends Omit<RevisionDoc, 'pages'> {
+  pageData: Buffer;
+  pageCount: number;
+}
+
+/**
+ * Content-addressed page bodies, packed (like Git pack files): each write stores its new
+ * bodies in one pack, gzip'd JSON of [hash, markdown] pairs, and pages reference
+ * (hash, pack). An unchanged page keeps its reference, so it costs nothing in a new
+ * revision; reading N bodies is a few point reads of packs instead of N (and FerretDB
+ * cannot use the _id index for $in, so a lookup by many hashes would scan every body).
+ */
+export interface BodyPackDoc {
   _id: string;
-  markdown: string;
+  data: Buffer;
+  count: number;
+  size: number;
+  createdAt: Date;
 }
 
 /** Content-addressed file bytes: _id = sha256(data). */
@@ -112,31 +133,16 @@ export interface RevisionLinksDoc {
   links: LinkEntryDoc[];
 }
 
-const pageSchema = new Schema<RevisionPageDoc>(
-  {
-    id: String,
-    parent: { type: String, default: null },
-    title: String,
-    slug: String,
-    emoji: { type: String, default: '' },
-    description: { type: String, default: '' },
-    hidden: { type: Boolean, default: false },
-    bodyHash: String,
-    createdAt: Date,
-    updatedAt: Date,
-  },
-  { _id: false },
-);
-
 const fileSchema = new Schema<RevisionFileDoc>({ id: String, name: String, contentType: String, size: Number, blobHash: String }, { _id: false });
 
-const revisionSchema = new Schema<RevisionDoc>(
+const revisionSchema = new Schema<StoredRevisionDoc>(
   {
     _id: String,
     spaceId: { type: String, required: true },
     parents: { type: [String], default: [] },
     type: { type: String, default: 'edits' },
-    pages: { type: [pageSchema], default: [] },
+    pageData: { type: Buffer, required: true },
+    pageCount: { type: Number, default: 0 },
     files: { type: [fileSchema], default: [] },
     createdBy: { type: String, required: true },
     createdAt: { type: Date, required: true },
@@ -146,7 +152,7 @@ const revisionSchema = new Schema<RevisionDoc>(
 );
 revisionSchema.index({ spaceId: 1 });
 
-const pageBodySchema = new Schema<PageBodyDoc>({ _id: String, markdown: { type: String, default: '' } }, { versionKey: false });
+const bodyPackSchema = new Schema<BodyPackDoc>({ _id: String, data: Buffer, count: Number, size: Number, createdAt: Date }, { versionKey: false });
 const fileBlobSchema = new Schema<FileBlobDoc>({ _id: String, data: Buffer, size: Number }, { versionKey: false });
 
 const reviewSchema = new Schema<ReviewDoc>({ id: String, userId: String, status: String, revisionId: String, createdAt: Date }, { _id: false });
@@ -181,10 +187,10 @@ const changeRequestSchema = new Schema<ChangeRequestDoc>(
 // Lists: per space and per organization, filtered by status (and creator…), newest first.
 changeRequestSchema.index({ spaceId: 1, number: 1 }, { unique: true });
 changeRequestSchema.index({ spaceId: 1, status: 1, createdAt: -1, _id: -1 });
-changeRequestSchema.index({ organizationId: 1, status: 1, createdAt: -1, _id: -1 });
 changeRequestSchema.index({ spaceId: 1, createdBy: 1 });
 changeRequestSchema.index({ spaceId: 1, contributors: 1 });
 changeRequestSchema.index({ spaceId: 1, requestedReviewers: 1 });
+changeRequestSchema.index({ spaceId: 1, conversationsIssuesCluster: 1 });
 
 const linkEntrySchema = new Schema<LinkEntryDoc>({ pageId: String, status: String, href: String, kind: String, target: { type: String, default: null } }, { _id: false });
 const revisionLinksSchema = new Schema<RevisionLinksDoc>(
@@ -194,8 +200,8 @@ const revisionLinksSchema = new Schema<RevisionLinksDoc>(
 revisionLinksSchema.index({ spaceId: 1 });
 
 export interface RevisionModels {
-  Revision: Model<RevisionDoc>;
-  PageBody: Model<PageBodyDoc>;
+  Revision: Model<StoredRevisionDoc>;
+  BodyPack: Model<BodyPackDoc>;
   FileBlob: Model<FileBlobDoc>;
   ChangeRequest: Model<ChangeRequestDoc>;
   RevisionLinks: Model<RevisionLinksDoc>;
@@ -203,7 +209,7 @@ export interface RevisionModels {
 
 export function registerRevisionModels(db: Connection): void {
   db.model('Revision', revisionSchema, 'revisions');
-  db.model('PageBody', pageBodySchema, 'page_bodies');
+  db.model('BodyPack', bodyPackSchema, 'body_packs');
   db.model('FileBlob', fileBlobSchema, 'file_blobs');
   db.model('ChangeRequest', changeRequestSchema, 'change_requests');
   db.model('RevisionLinks', revisionLinksSchema, 'revision_links');
@@ -211,8 +217,8 @@ export function registerRevisionModels(db: Connection): void {
 
 export function revisionModelsOf(db: Connection): RevisionModels {
   return {
-    Revision: db.model<RevisionDoc>('Revision'),
-    PageBody: db.model<PageBodyDoc>('PageBody'),
+    Revision: db.model<StoredRevisionDoc>('Revision'),
+    BodyPack: db.model<BodyPackDoc>('BodyPack'),
     FileBlob: db.model<FileBlobDoc>('FileBlob'),
     ChangeRequest: db.model<ChangeRequestDoc>('ChangeRequest'),
     RevisionLinks: db.model<RevisionLinksDoc>('RevisionLinks'),

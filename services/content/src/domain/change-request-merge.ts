@@ -6,7 +6,7 @@ import { counterDelta, enforceMergeRules } from './change-requests';
 import type { ContentContext } from './context';
 import { changeRequestLock, spaceLock, withLock } from './locks';
 import { mergeContent, type MergeConflict } from './merge';
-import { loadBodies, loadRevision, storeBodies, writeRevision } from './revisions';
+import { assignPacks, discardRevision, loadBodies, loadRevision, storeBodies, writeRevision } from './revisions';
 
 /*
  * Merge (change request → space) and update (space → change request): the same three-way
@@ -39,9 +39,9 @@ async function mergeRevisions(ctx: ContentContext, baseId: string, oursId: strin
   if (theirsId === baseId || theirsId === oursId) return loadRevision(ctx, oursId);
   if (oursId === baseId) return loadRevision(ctx, theirsId);
   const [base, ours, theirs] = await Promise.all([loadRevision(ctx, baseId), loadRevision(ctx, oursId), loadRevision(ctx, theirsId)]);
-  const outcome = await mergeContent(base, ours, theirs, (hashes) => loadBodies(ctx, hashes));
+  const outcome = await mergeContent(base, ours, theirs, (refs) => loadBodies(ctx, refs));
   if (!outcome.ok) throw new MergeConflictError(outcome.conflicts);
-  await storeBodies(ctx, outcome.newBodies);
+  assignPacks(outcome.pages, await storeBodies(ctx, outcome.newBodies));
   return outcome;
 }
 
@@ -97,7 +97,7 @@ export async function mergeChangeRequest(
     );
     if (!merged) {
       // Another write advanced the space (or the change request) first: merge again on top of it.
-      await ctx.models.Revision.deleteOne({ _id: revision._id });
+      await discardRevision(ctx, revision._id);
       continue;
     }
     await publish(ctx, space, changeRequest._id, revision._id);
@@ -133,7 +133,7 @@ export async function updateChangeRequestFromSpace(
       ).lean<ChangeRequestDoc>(),
     );
     if (updated) return { revision: revision._id, changeRequest: updated };
-    await ctx.models.Revision.deleteOne({ _id: revision._id });
+    await discardRevision(ctx, revision._id);
   }
   throw httpError.conflict('The change request changed too often concurrently; retry the update');
 }

@@ -6,7 +6,7 @@ import type { SpaceDoc } from '../db/structure';
 import { applyChanges, type ChangeResult, type ContentChange } from './content-changes';
 import type { ContentContext } from './context';
 import { changeRequestLock, spaceLock, withLock } from './locks';
-import { loadRevision, storeBlobs, storeBodies, writeRevision } from './revisions';
+import { assignPacks, discardRevision, loadRevision, storeBlobs, storeBodies, writeRevision } from './revisions';
 
 /*
  * Change requests: numbered per space, holding their own line of immutable revisions.
@@ -152,7 +152,8 @@ export async function writeChangeRequestContent(
     if (current.status === 'merged') throw httpError.conflict('This change request is merged: its content can no longer change');
     const revision = await loadRevision(ctx, current.revisionId);
     const applied = applyChanges(revision, changes);
-    await Promise.all([storeBodies(ctx, applied.bodies), storeBlobs(ctx, applied.blobs)]);
+    const [packs] = await Promise.all([storeBodies(ctx, applied.bodies), storeBlobs(ctx, applied.blobs)]);
+    assignPacks(applied.pages, packs);
     const written = await writeRevision(ctx, {
       spaceId: current.spaceId,
       parents: [current.revisionId],
@@ -168,7 +169,7 @@ export async function writeChangeRequestContent(
       ).lean<ChangeRequestDoc>(),
     );
     if (updated) return { changeRequest: updated, results: applied.results };
-    await ctx.models.Revision.deleteOne({ _id: written._id });
+    await discardRevision(ctx, written._id);
     const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
     if (!fresh) throw httpError.notFound('Change request');
     current = fresh;
@@ -243,8 +244,7 @@ export async function requestReviewers(ctx: ContentContext, changeRequest: Chang
   return updated;
 }
 
-/** True when the space moved on since the change request's base (spec field `outdated`). */
+/** True exactly when the space's revision is not the change request's base (spec field `outdated`). */
 export function isOutdated(changeRequest: ChangeRequestDoc, spaceRevisionId: string): boolean {
-  if (changeRequest.status === 'merged') return false;
   return spaceRevisionId !== (changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial);
 }

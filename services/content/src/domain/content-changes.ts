@@ -92,6 +92,7 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
           description: change.description ?? '',
           hidden: change.hidden ?? false,
           bodyHash: setBody(change.markdown ?? ''),
+          bodyPack: '',
           createdAt: now,
           updatedAt: now,
         };
@@ -107,7 +108,10 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
         if (change.emoji !== undefined) page.emoji = change.emoji;
         if (change.description !== undefined) page.description = change.description;
         if (change.hidden !== undefined) page.hidden = change.hidden;
-        if (change.markdown !== undefined) page.bodyHash = setBody(change.markdown);
+        if (change.markdown !== undefined && contentHash(change.markdown) !== current.bodyHash) {
+          page.bodyHash = setBody(change.markdown);
+          page.bodyPack = '';
+        }
         const parent = change.into === undefined ? current.parent : change.into;
         if (parent !== null && parent !== current.parent) {
           requirePage(index, 'into', parent);

@@ -134,7 +134,7 @@ export async function linksOfRevision(ctx: ContentContext, revision: RevisionDoc
   if (stored) return stored.links;
   const bodies = await loadBodies(
     ctx,
-    revision.pages.map((page) => page.bodyHash),
+    revision.pages,
   );
   const links = classifyLinks(revision.pages, bodies, linkTargets(revision.pages, revision.files, ctx.config.PUBLIC_BASE_URL));
   await ctx.models.RevisionLinks.updateOne({ _id: revision._id }, { $setOnInsert: { spaceId: revision.spaceId, links } }, { upsert: true }).catch((error: unknown) => {

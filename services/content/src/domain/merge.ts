@@ -28,7 +28,7 @@ export type MergeOutcome =
   | { ok: false; conflicts: MergeConflict[] };
 
 /** Loads markdown by hash (only for pages changed on both sides). */
-export type BodyLoader = (hashes: string[]) => Promise<Map<string, string>>;
+export type BodyLoader = (refs: Array<Pick<RevisionPageDoc, 'bodyHash' | 'bodyPack'>>) => Promise<Map<string, string>>;
 
 const SCALAR_FIELDS = ['title', 'slug', 'emoji', 'description', 'hidden'] as const;
 
@@ -69,7 +69,7 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
   const conflicts: MergeConflict[] = [];
   const merged = new Map<string, RevisionPageDoc>();
   const fromTheirs = new Set<string>();
-  const bodyJobs: Array<{ id: string; base: string; ours: string; theirs: string }> = [];
+  const bodyJobs: Array<{ id: string; base: string; ours: string; theirs: string; refs: Array<Pick<RevisionPageDoc, 'bodyHash' | 'bodyPack'>> }> = [];
   const prevB = previousSiblings(B);
   const prevO = previousSiblings(O);
   const prevT = previousSiblings(T);
@@ -97,8 +97,11 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
       if (movedByTheirs || reorderedByTheirs) fromTheirs.add(id);
     }
     if (o.bodyHash !== t.bodyHash) {
-      if (b && o.bodyHash === b.bodyHash) page.bodyHash = t.bodyHash;
-      else if (!(b && t.bodyHash === b.bodyHash)) bodyJobs.push({ id, base: b?.bodyHash ?? EMPTY_BODY_HASH, ours: o.bodyHash, theirs: t.bodyHash });
+      if (b && o.bodyHash === b.bodyHash) {
+        page.bodyHash = t.bodyHash;
+        page.bodyPack = t.bodyPack;
+      }
+      else if (!(b && t.bodyHash === b.bodyHash)) bodyJobs.push({ id, base: b?.bodyHash ?? EMPTY_BODY_HASH, ours: o.bodyHash, theirs: t.bodyHash, refs: [b ?? { bodyHash: EMPTY_BODY_HASH, bodyPack: '' }, o, t] });
     }
     if (t.updatedAt > page.updatedAt) page.updatedAt = t.updatedAt;
     merged.set(id, page);
@@ -114,7 +117,7 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
 
   const newBodies = new Map<string, string>();
   if (bodyJobs.length > 0) {
-    const bodies = await loadBodies([...new Set(bodyJobs.flatMap((job) => [job.base, job.ours, job.theirs]))]);
+    const bodies = await loadBodies(bodyJobs.flatMap((job) => job.refs));
     for (const job of bodyJobs) {
       const text = mergeMarkdown(bodies.get(job.base) ?? '', bodies.get(job.ours) ?? '', bodies.get(job.theirs) ?? '');
       const page = merged.get(job.id) as RevisionPageDoc;
@@ -125,6 +128,7 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
       const hash = contentHash(text);
       newBodies.set(hash, text);
       page.bodyHash = hash;
+      page.bodyPack = '';
     }
   }
 

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { newId } from '@quire/runtime';
 import { httpError } from '@quire/http';
-import type { RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import type { BodyPackDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc, StoredRevisionDoc } from '../db/revisions';
 import type { ContentContext } from './context';
+import { LruCache } from './lru';
 
 /** Key of a page body or a file blob in the content-addressed stores. */
 export function contentHash(content: string | Buffer): string {
@@ -11,38 +13,129 @@ export function contentHash(content: string | Buffer): string {
 
 export const EMPTY_BODY_HASH = contentHash('');
 
-/**
- * Stores markdown bodies by hash. A body already stored (in any revision of any space)
- * costs nothing: the upsert only inserts what is missing, and bodies are never updated.
- */
-export async function storeBodies(ctx: ContentContext, bodies: Map<string, string>): Promise<void> {
-  if (bodies.size === 0) return;
-  const ids = [...bodies.keys()];
-  const existing = await ctx.models.PageBody.find({ _id: { $in: ids } }, { _id: 1 }).lean();
-  const known = new Set(existing.map((doc) => doc._id));
-  const missing = ids.filter((id) => !known.has(id));
-  if (missing.length === 0) return;
-  await ctx.models.PageBody.bulkWrite(
-    missing.map((id) => ({ updateOne: { filter: { _id: id }, update: { $setOnInsert: { markdown: bodies.get(id) ?? '' } }, upsert: true } })),
-    { ordered: false },
-  );
+type PageTuple = [string, string | null, string, string, string, string, 0 | 1, string, string, number, number];
+
+export function encodePages(pages: readonly RevisionPageDoc[]): Buffer {
+  const tuples: PageTuple[] = pages.map((p) => [
+    p.id,
+    p.parent,
+    p.title,
+    p.slug,
+    p.emoji,
+    p.description,
+    p.hidden ? 1 : 0,
+    p.bodyHash,
+    p.bodyPack,
+    new Date(p.createdAt).getTime(),
+    new Date(p.updatedAt).getTime(),
+  ]);
+  return gzipSync(JSON.stringify(tuples), { level: 1 });
 }
 
-/** Markdown of the given hashes (missing hashes read as empty). */
-export async function loadBodies(ctx: ContentContext, hashes: Iterable<string>): Promise<Map<string, string>> {
-  const wanted = [...new Set(hashes)];
-  const bodies = new Map<string, string>([[EMPTY_BODY_HASH, '']]);
-  const toFetch = wanted.filter((hash) => !bodies.has(hash));
-  if (toFetch.length > 0) {
-    const docs = await ctx.models.PageBody.find({ _id: { $in: toFetch } }).lean();
-    for (const doc of docs) bodies.set(doc._id, doc.markdown);
+export function decodePages(data: Buffer): RevisionPageDoc[] {
+  const tuples = JSON.parse(gunzipSync(data).toString('utf8')) as PageTuple[];
+  return tuples.map(([id, parent, title, slug, emoji, description, hidden, bodyHash, bodyPack, createdAt, updatedAt]) => ({
+    id,
+    parent,
+    title,
+    slug,
+    emoji,
+    description,
+    hidden: hidden === 1,
+    bodyHash,
+    bodyPack,
+    createdAt: new Date(createdAt),
+    updatedAt: new Date(updatedAt),
+  }));
+}
+
+function bufferOf(value: unknown): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  const binary = value as { buffer?: ArrayBuffer | Buffer };
+  return Buffer.from(binary.buffer as ArrayBuffer);
+}
+
+// Revisions and packs never change: decoded ones are kept in memory (bounded).
+const revisionCache = new LruCache<RevisionDoc>(200_000);
+const packCache = new LruCache<Map<string, string>>(64 * 1024 * 1024);
+
+const MAX_PACK_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Stores new bodies in packs (one per write, split when large); returns hash → pack id.
+ * The empty body is never stored.
+ */
+export async function storeBodies(ctx: ContentContext, bodies: Map<string, string>): Promise<Map<string, string>> {
+  const packs = new Map<string, string>();
+  let current: Array<[string, string]> = [];
+  let size = 0;
+  const docs: BodyPackDoc[] = [];
+  const flush = () => {
+    if (current.length === 0) return;
+    const id = newId();
+    docs.push({ _id: id, data: gzipSync(JSON.stringify(current)), count: current.length, size, createdAt: new Date() });
+    for (const [hash] of current) packs.set(hash, id);
+    packCache.set(id, new Map(current), size);
+    current = [];
+    size = 0;
+  };
+  for (const [hash, markdown] of bodies) {
+    if (hash === EMPTY_BODY_HASH) continue;
+    if (size > 0 && size + markdown.length > MAX_PACK_BYTES) flush();
+    current.push([hash, markdown]);
+    size += markdown.length;
   }
+  flush();
+  if (docs.length > 0) await ctx.models.BodyPack.collection.insertMany(docs as never[], { ordered: false });
+  return packs;
+}
+
+/** Points pages whose body was just stored at its pack. */
+export function assignPacks(pages: RevisionPageDoc[], packs: Map<string, string>): void {
+  for (const page of pages) {
+    if (page.bodyPack === '' && packs.has(page.bodyHash)) page.bodyPack = packs.get(page.bodyHash) as string;
+  }
+}
+
+async function loadPack(ctx: ContentContext, id: string): Promise<Map<string, string>> {
+  const cached = packCache.get(id);
+  if (cached) return cached;
+  const doc = await ctx.models.BodyPack.findById(id).lean<BodyPackDoc>();
+  const pairs = doc ? (JSON.parse(gunzipSync(bufferOf(doc.data)).toString('utf8')) as Array<[string, string]>) : [];
+  const pack = new Map(pairs);
+  packCache.set(id, pack, doc?.size ?? 0);
+  return pack;
+}
+
+/** Markdown by hash for the given page references (empty body and unknown read as ''). */
+export async function loadBodies(ctx: ContentContext, refs: Iterable<Pick<RevisionPageDoc, 'bodyHash' | 'bodyPack'>>): Promise<Map<string, string>> {
+  const wanted = new Map<string, string>();
+  for (const ref of refs) if (ref.bodyPack && ref.bodyHash !== EMPTY_BODY_HASH) wanted.set(ref.bodyHash, ref.bodyPack);
+  const packIds = [...new Set(wanted.values())];
+  const packs = new Map<string, Map<string, string>>();
+  // Point reads of packs, a bounded number at a time.
+  for (let i = 0; i < packIds.length; i += 32) {
+    const slice = packIds.slice(i, i + 32);
+    const loaded = await Promise.all(slice.map((id) => loadPack(ctx, id)));
+    slice.forEach((id, index) => packs.set(id, loaded[index]));
+  }
+  const bodies = new Map<string, string>([[EMPTY_BODY_HASH, '']]);
+  for (const [hash, pack] of wanted) bodies.set(hash, packs.get(pack)?.get(hash) ?? '');
   return bodies;
 }
 
 export async function loadRevision(ctx: ContentContext, revisionId: string): Promise<RevisionDoc> {
-  const revision = await ctx.models.Revision.findById(revisionId).lean<RevisionDoc>();
-  if (!revision) throw httpError.notFound('Revision');
+  const cached = revisionCache.get(revisionId);
+  if (cached) return cached;
+  const stored = await ctx.models.Revision.findById(revisionId).lean<StoredRevisionDoc>();
+  if (!stored) throw httpError.notFound('Revision');
+  const { pageData, pageCount, ...rest } = stored;
+  void pageCount;
+  // Revisions written before the packed form kept their pages as sub-documents.
+  const legacy = (stored as unknown as { pages?: RevisionPageDoc[] }).pages;
+  const pages = pageData ? decodePages(bufferOf(pageData)) : (legacy ?? []).map((page) => ({ ...page, bodyPack: page.bodyPack ?? '' }));
+  const revision: RevisionDoc = { ...rest, files: rest.files ?? [], pages };
+  revisionCache.set(revisionId, revision, revision.pages.length + 1);
   return revision;
 }
 
@@ -62,8 +155,17 @@ export async function writeRevision(
     createdAt: new Date(),
     git: null,
   };
-  await ctx.models.Revision.create(revision);
+  const { pages, ...rest } = revision;
+  const stored: StoredRevisionDoc = { ...rest, pageData: encodePages(pages), pageCount: pages.length };
+  await ctx.models.Revision.collection.insertOne(stored as never);
+  revisionCache.set(revision._id, revision, pages.length + 1);
   return revision;
+}
+
+/** Forgets a revision that was written but lost its race (it is deleted). */
+export async function discardRevision(ctx: ContentContext, revisionId: string): Promise<void> {
+  revisionCache.delete(revisionId);
+  await ctx.models.Revision.deleteOne({ _id: revisionId });
 }
 
 /** "Getting Started!" → "getting-started": the slug a page gets when none is given. */
@@ -78,19 +180,11 @@ export function slugify(title: string): string {
   return slug || 'page';
 }
 
-/** Stores file bytes by hash; bytes already stored cost nothing. */
+/** Stores file bytes by hash; bytes already stored are not written again. */
 export async function storeBlobs(ctx: ContentContext, blobs: Map<string, Buffer>): Promise<void> {
-  if (blobs.size === 0) return;
-  const ids = [...blobs.keys()];
-  const existing = await ctx.models.FileBlob.find({ _id: { $in: ids } }, { _id: 1 }).lean();
-  const known = new Set(existing.map((doc) => doc._id));
-  const missing = ids.filter((id) => !known.has(id));
-  if (missing.length === 0) return;
-  await ctx.models.FileBlob.bulkWrite(
-    missing.map((id) => {
-      const data = blobs.get(id) as Buffer;
-      return { updateOne: { filter: { _id: id }, update: { $setOnInsert: { data, size: data.length } }, upsert: true } };
-    }),
-    { ordered: false },
-  );
+  for (const [id, data] of blobs) {
+    // One point lookup per file (a batch has few files; FerretDB cannot index $in).
+    const exists = await ctx.models.FileBlob.exists({ _id: id });
+    if (!exists) await ctx.models.FileBlob.updateOne({ _id: id }, { $setOnInsert: { data, size: data.length } }, { upsert: true });
+  }
 }

@@ -80,6 +80,11 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         teamIds: request.teamIds,
       };
       const view = await loadOrgView(ctx, standing);
+      // Spaces are presented to whoever asks: the member, or e.g. an admin looking at them.
+      const viewer = request.viewerUserId && request.viewerUserId !== request.userId ? request.viewerUserId : undefined;
+      const viewerView = viewer
+        ? await loadOrgView(ctx, (await getStandings(ctx, viewer, [request.organizationId])).get(request.organizationId) ?? nonMember(request.organizationId, viewer))
+        : view;
       try {
         const page = await keysetPage(ctx.models.Space, {
           filter: visibleSpacesFilter(view),
@@ -91,7 +96,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         return {
           items: page.items.map((space) => {
             const role = spaceRoleIn(view, space);
-            return { space: toSpace(space, role), role: role ?? '' };
+            return { space: toSpace(space, viewer ? spaceRoleIn(viewerView, space) : role), role: role ?? '' };
           }),
           nextPageToken: page.next ?? '',
           totalSize: page.count,

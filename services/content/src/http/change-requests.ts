@@ -87,6 +87,7 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
     const spaces = await ctx.models.Space.find(visibleSpacesFilter(view), { _id: 1, revisionId: 1 }).lean<SpaceDoc[]>();
     const page = await listChangeRequests(
       ctx,
+      // By space, not by the organization recorded at creation: spaces can be transferred.
       { spaceIds: spaces.map((space) => space._id) },
       query,
       query,

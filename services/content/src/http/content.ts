@@ -66,7 +66,7 @@ async function pageResponse(ctx: ContentContext, revision: RevisionDoc, page: Re
   const ids = new Set([page.id, ...descendantsOf(tree, page.id)]);
   const bodies = await loadBodies(
     ctx,
-    revision.pages.filter((p) => ids.has(p.id)).map((p) => p.bodyHash),
+    revision.pages.filter((p) => ids.has(p.id)),
   );
   const presentation: PagePresentation = { spaceId: revision.spaceId, revisionId: revision._id, paths: pagePaths(revision.pages), bodies, config: ctx.config, format };
   return presentPage(tree, page, presentation);
@@ -79,7 +79,7 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
     const { revision } = await load(ctx, req);
     const bodies = await loadBodies(
       ctx,
-      revision.pages.map((page) => page.bodyHash),
+      revision.pages,
     );
     res.json(presentRevision(revision, { config: ctx.config, bodies, metadata: query.metadata ?? true }));
   });
@@ -89,7 +89,7 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
     const { revision } = await load(ctx, req);
     const bodies = await loadBodies(
       ctx,
-      revision.pages.map((page) => page.bodyHash),
+      revision.pages,
     );
     const presentation: PagePresentation = { spaceId: revision.spaceId, revisionId: revision._id, paths: pagePaths(revision.pages), bodies, config: ctx.config };
     res.json({ pages: presentPageTree(treeOf(revision.pages), null, presentation) });

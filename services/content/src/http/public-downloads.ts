@@ -62,7 +62,7 @@ export function publicDownloadsRouter(ctx: ContentContext): Router {
     for (const candidate of revision.pages) depth.set(candidate.id, candidate.parent ? (depth.get(candidate.parent) ?? 0) + 1 : 0);
     const bodies = await loadBodies(
       ctx,
-      selected.map((candidate) => candidate.bodyHash),
+      selected,
     );
     const pdf = await renderPdf({
       title: changeRequest.subject || `Change request #${changeRequest.number}`,

@@ -4,7 +4,7 @@ import type { CollectionDoc, SpaceDoc } from '../db/structure';
 import { collectionPermissions, spacePermissions } from '../domain/roles';
 
 /** The Space object (spec "Space", OpenAPI Space) for a viewer holding `role` on it. */
-export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string) {
+export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string, published?: string) {
   return {
     object: 'space' as const,
     id: space._id,
@@ -19,6 +19,7 @@ export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string
     urls: {
       location: apiUrl(baseUrl, `/v1/spaces/${space._id}`),
       app: apiUrl(baseUrl, `/s/${space._id}`),
+      ...(published ? { published } : {}),
     },
     organization: space.organizationId,
     ...(space.parentId ? { parent: space.parentId } : {}),

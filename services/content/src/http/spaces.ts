@@ -3,6 +3,7 @@ import { apiUrl, listEnvelope, parseInput, principalOf } from '@quire/http';
 import { loadSpaceAccess } from '../domain/access';
 import type { ContentContext } from '../domain/context';
 import { deleteSpace, restoreSpace, transferSpace } from '../domain/space-lifecycle';
+import { resolvePublishedUrl } from '../domain/published';
 import { createSpace, duplicateSpace, listCollectionSpaces, listOrganizationSpaces, moveSpace, updateSpace } from '../domain/spaces';
 import { presentSpace } from './space-presenter';
 import {
@@ -46,13 +47,14 @@ export function spacesRouter(ctx: ContentContext): Router {
     res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base)), page.count, page.next));
   });
 
-  // shareKey only matters for published addresses, which publishing resolves; accepted and ignored here.
+  // With a shareKey, the published address comes from the share link's site (publishing owns it).
   router.get('/v1/spaces/:spaceId', async (req, res) => {
     const { userId } = principalOf(req);
     const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    parseInput(getSpaceQuery, req.query, 'query');
+    const { shareKey } = parseInput(getSpaceQuery, req.query, 'query');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
-    res.json(presentSpace(access.space, access.role, base));
+    const published = shareKey === undefined ? undefined : await resolvePublishedUrl(ctx, access.space, shareKey);
+    res.json(presentSpace(access.space, access.role, base, published));
   });
 
   router.patch('/v1/spaces/:spaceId', async (req, res) => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { GitBookAPI } from '@gitbook/api';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
@@ -327,6 +328,12 @@ describe('content: change requests and revisions (end to end)', () => {
       { title: 'Guide', markdown: 'Just text.' },
     ]);
     const [home, guide] = pages;
+    const plain = ok(await reader.api.get(`/v1/spaces/${space.id}/content?metadata=false&computed=false`));
+    assertMatchesSchema('Revision', plain);
+    assert.equal(plain.git, undefined);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content?metadata=maybe`), 400, 'metadata');
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/content/path/guide`)).id, guide.id);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/path/guide/none`), 404);
     const links = ok(await reader.api.get(`/v1/spaces/${space.id}/links`));
     assert.deepEqual(links.stats, { total: 4, broken: { total: 1, changeRequest: 0 } });
     assert.deepEqual(links.items.map((item: any) => item.status).sort(), ['broken', 'in-app', 'ok', 'ok']);
@@ -355,6 +362,26 @@ describe('content: change requests and revisions (end to end)', () => {
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/links`)).stats.broken.changeRequest, 1);
     assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files/${fileId}/backlinks`), 404);
     assertError(await outsider.api.get(`/v1/spaces/${space.id}/links`), 404);
+  });
+
+  it('works with the official GitBook client unchanged', async () => {
+    const client: any = new GitBookAPI({ authToken: reviewer.token, endpoint: stack.baseUrl });
+    const space = await newSpace('Client');
+    const created = await client.spaces.createChangeRequest(space.id, { subject: 'From the client' });
+    assert.equal(created.status, 201);
+    await write(space.id, created.data.id, [{ type: 'insert_page', title: 'Client page', markdown: 'Hi' }], reviewer.api);
+    const listed = await client.spaces.listChangeRequestsForSpace(space.id);
+    assert.equal(listed.data.items[0].id, created.data.id);
+    const fetched = await client.spaces.getChangeRequestById(space.id, String(created.data.number));
+    assert.equal(fetched.data.subject, 'From the client');
+    const merged = await client.spaces.mergeChangeRequest(space.id, created.data.id);
+    assert.deepEqual(merged.data, { revision: merged.data.revision, result: 'merge' });
+    const revision = await client.spaces.getCurrentRevision(space.id, { metadata: false });
+    assert.equal(revision.data.id, merged.data.revision);
+    const page = await client.spaces.getPageByPath(space.id, 'client-page');
+    assert.equal(page.data.markdown, 'Hi');
+    const pdf = await client.spaces.getChangeRequestPdf(space.id, created.data.id);
+    assert.ok(pdf.data.url.includes('/v1/public/content/pdf/'));
   });
 
   it('renders a change request as a PDF behind a signed, expiring address', async () => {

@@ -11,7 +11,7 @@ import { DOWNLOAD_URL_LIFETIME_MS, signedUrl, verifySignedUrl } from '../domain/
 /** Pure engines: batch edits, three-way merge (tree and lines), link classification. */
 
 const bodies = new Map<string, string>();
-const loader = async (hashes: string[]) => new Map(hashes.map((hash) => [hash, bodies.get(hash) ?? '']));
+const loader = async (refs: Array<{ bodyHash: string }>) => new Map(refs.map(({ bodyHash }) => [bodyHash, bodies.get(bodyHash) ?? '']));
 
 function apply(content: ContentSnapshot, changes: ContentChange[]): ContentSnapshot & { results: ReturnType<typeof applyChanges>['results'] } {
   const applied = applyChanges(content, changes);
@@ -121,9 +121,9 @@ describe('three-way merge', () => {
     const ours = apply(base, [{ type: 'update_page', page: base.pages[3].id, markdown: 'ours' }]);
     const theirs = apply(base, [{ type: 'update_page', page: base.pages[7].id, markdown: 'theirs' }]);
     const asked: string[] = [];
-    const outcome = await mergeContent(base, ours, theirs, async (hashes) => {
-      asked.push(...hashes);
-      return loader(hashes);
+    const outcome = await mergeContent(base, ours, theirs, async (refs) => {
+      asked.push(...refs.map((ref) => ref.bodyHash));
+      return loader(refs);
     });
     assert.equal(outcome.ok, true);
     assert.deepEqual(asked, []);
@@ -156,6 +156,7 @@ describe('links', () => {
     description: '',
     hidden: false,
     bodyHash: contentHash(id),
+    bodyPack: 'pack',
     createdAt: new Date(),
     updatedAt: new Date(),
   });
