@@ -16,6 +16,6 @@ export {
 export { createServiceApp, finishServiceApp, principalOf, type ServiceAppOptions } from './app';
 export { booleanQuery, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
-export { apiUrl } from './urls';
+export { apiUrl, slugify } from './urls';
 export { presentUser } from './presenters';
 export { redactSecretQuery } from './log-redaction';

@@ -16,6 +16,7 @@ export {
 } from './principal';
 export { connectDatabase, databaseUri, type Database } from './mongo';
 export { createRedis, type RedisClient } from './redis';
+export { withRedisLock, acquireRedisLock, releaseRedisLock, LockBusyError, type RedisLockOptions, type LockLogger } from './locks';
 export { createGrpcServer, createGrpcClient, createHealthClient, isServing, grpcStatus, GrpcError, ClientError, type GrpcServerHandle } from './grpc';
 export { runService, runMain, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';

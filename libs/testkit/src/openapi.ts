@@ -5,6 +5,9 @@ import addFormats from 'ajv-formats';
 /**
  * Validates response bodies against the component schemas of the public GitBook OpenAPI
  * document (@gitbook/api's spec/openapi.json): what the official client expects.
+ * The `discriminator` keyword stays off: ajv cannot compile it for the document's
+ * Revision / RevisionPage unions (their members are allOf compositions), and `oneOf`
+ * alone still demands that exactly one member matches.
  */
 let ajv: Ajv2020 | undefined;
 
@@ -12,7 +15,7 @@ function validator(): Ajv2020 {
   if (ajv) return ajv;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const spec = require('@gitbook/api/spec/openapi.json');
-  ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true, validateFormats: true });
+  ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: false, validateFormats: true });
   addFormats(ajv);
   ajv.addFormat('emoji', true).addFormat('icon', true);
   ajv.addSchema(spec, 'gitbook');

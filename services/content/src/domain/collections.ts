@@ -4,6 +4,7 @@ import { newId, roleAtLeast, type Role } from '@quire/runtime';
 import type { CollectionDoc, SpaceDoc } from '../db/structure';
 import { loadCollectionAccess, requireCollectionRole, requireMember, type CollectionAccess } from './access';
 import type { ContentContext } from './context';
+import { collectionLock, spaceLock, withLock } from './locks';
 import { getStanding } from './membership';
 import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
 import { COLLECTION_ACTION_ROLES, type DefaultLevel } from './roles';
@@ -90,7 +91,10 @@ export async function updateCollection(
   if (input.title !== undefined) set.title = input.title;
   if (input.description !== undefined) set.description = input.description;
   if (input.defaultLevel !== undefined) set.defaultLevel = input.defaultLevel;
-  const updated = await ctx.models.Collection.findOneAndUpdate({ _id: access.collection._id }, { $set: set }, { returnDocument: 'after' }).lean<CollectionDoc>();
+  // Under the collection's lock: a concurrent move of it must not lose these fields (see locks.ts).
+  const updated = await withLock(ctx, collectionLock(access.collection._id), () =>
+    ctx.models.Collection.findOneAndUpdate({ _id: access.collection._id }, { $set: set }, { returnDocument: 'after' }).lean<CollectionDoc>(),
+  );
   if (!updated) throw httpError.notFound('Collection');
   return withRole(ctx, userId, updated);
 }
@@ -159,7 +163,16 @@ export async function moveCollection(
   if (placement.parentId !== collection.parentId) await requireCreateIn(ctx, userId, collection.organizationId, placement.parentId);
   const set: Record<string, unknown> = { parentId: placement.parentId, updatedAt: new Date() };
   if (placement.position !== undefined) set.position = placement.position;
-  const updated = await ctx.models.Collection.findOneAndUpdate({ _id: collection._id }, { $set: set }, { returnDocument: 'after' }).lean<CollectionDoc>();
+  // The checks above (reads, calls to identity) stay outside the lock; under it, the
+  // collection must still be where they assumed it was.
+  const updated = await withLock(ctx, collectionLock(collection._id), async () => {
+    const current = await ctx.models.Collection.findById(collection._id).lean<CollectionDoc>();
+    if (!current) throw httpError.notFound('Collection');
+    if (current.organizationId !== collection.organizationId || (current.parentId ?? null) !== (collection.parentId ?? null)) {
+      throw httpError.conflict('The collection was moved concurrently; retry');
+    }
+    return ctx.models.Collection.findOneAndUpdate({ _id: collection._id }, { $set: set }, { returnDocument: 'after' }).lean<CollectionDoc>();
+  });
   if (!updated) throw httpError.notFound('Collection');
   return withRole(ctx, userId, updated);
 }
@@ -180,16 +193,33 @@ export async function transferCollection(ctx: ContentContext, userId: string, ac
   const view = await loadOrgView(ctx, await requireMember(ctx, from, userId));
   const subtree = [...view.collections.values()].filter((c) => chainIn(view.collections, c._id).some((a) => a._id === collection._id)).map((c) => c._id);
   const spaces = await ctx.models.Space.find({ organizationId: from, parentId: { $in: subtree } }).select({ _id: 1 }).lean<Array<Pick<SpaceDoc, '_id'>>>();
-  const spaceIds = spaces.map((s) => s._id);
   // Children first, the root last: until the root moves, a retry finds the same subtree.
-  await ctx.models.Space.updateMany({ _id: { $in: spaceIds } }, { $set: { organizationId, updatedAt: new Date() } });
-  await ctx.models.Collection.updateMany({ _id: { $in: subtree.filter((id) => id !== collection._id) } }, { $set: { organizationId, updatedAt: new Date() } });
+  // Not one updateMany: on FerretDB it would rewrite each whole document without isolation
+  // and could undo a concurrent PATCH of a space or collection (or be undone by it). Each
+  // document is written under its own lock instead, one lock at a time (no lock order to
+  // keep), and only if it is still in the subtree of the organization it leaves.
+  const spaceIds: string[] = [];
+  for (const { _id } of spaces) {
+    const moved = await withLock(ctx, spaceLock(_id), () =>
+      ctx.models.Space.updateOne({ _id, organizationId: from, parentId: { $in: subtree } }, { $set: { organizationId, updatedAt: new Date() } }),
+    );
+    if (moved.matchedCount > 0) spaceIds.push(_id);
+  }
+  const children = subtree.filter((id) => id !== collection._id);
+  for (const childId of children) {
+    await withLock(ctx, collectionLock(childId), () =>
+      ctx.models.Collection.updateOne({ _id: childId, organizationId: from }, { $set: { organizationId, updatedAt: new Date() } }),
+    );
+  }
   await ctx.models.Grant.deleteMany({ resourceId: { $in: [...subtree, ...spaceIds] } });
-  const moved = await ctx.models.Collection.findOneAndUpdate(
-    { _id: collection._id },
-    { $set: { organizationId, parentId: null, position: await lastPosition(ctx, organizationId, null), updatedAt: new Date() } },
-    { returnDocument: 'after' },
-  ).lean<CollectionDoc>();
+  const position = await lastPosition(ctx, organizationId, null);
+  const moved = await withLock(ctx, collectionLock(collection._id), () =>
+    ctx.models.Collection.findOneAndUpdate(
+      { _id: collection._id, organizationId: from },
+      { $set: { organizationId, parentId: null, position, updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    ).lean<CollectionDoc>(),
+  );
   if (!moved) throw httpError.notFound('Collection');
   for (const spaceId of spaceIds) {
     await ctx.events.publish({ type: EVENT_TYPES.spaceTransferred, organizationId, payload: { spaceId, fromOrganizationId: from, toOrganizationId: organizationId } });

@@ -2,7 +2,8 @@ import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
-import { contentHash, slugify } from './revisions';
+import { slugify } from '@quire/http';
+import { contentHash } from './revisions';
 
 /*
  * An ordered batch of edits applied to a revision's content in memory: either every
@@ -81,7 +82,7 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
       case 'insert_page': {
         const parent = change.into ?? null;
         if (parent !== null) requirePage(index, 'into', parent);
-        const wanted = change.slug ?? slugify(change.title);
+        const wanted = change.slug ?? slugify(change.title, { fallback: 'page' });
         if (change.slug !== undefined && uniqueSlug(tree, parent, wanted) !== wanted) invalid(index, 'slug', `a sibling page already has the slug "${wanted}"`);
         const page: RevisionPageDoc = {
           id: newId(),

@@ -168,17 +168,6 @@ export async function discardRevision(ctx: ContentContext, revisionId: string): 
   await ctx.models.Revision.deleteOne({ _id: revisionId });
 }
 
-/** "Getting Started!" → "getting-started": the slug a page gets when none is given. */
-export function slugify(title: string): string {
-  const slug = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 100);
-  return slug || 'page';
-}
 
 /** Stores file bytes by hash; bytes already stored are not written again. */
 export async function storeBlobs(ctx: ContentContext, blobs: Map<string, Buffer>): Promise<void> {

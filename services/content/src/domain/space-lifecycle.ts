@@ -4,6 +4,7 @@ import type { ContentConfig } from '../config';
 import type { SpaceDoc } from '../db/structure';
 import { loadSpaceAccess, requireSpaceRole, type SpaceAccess } from './access';
 import type { ContentContext } from './context';
+import { spaceLock, withLock } from './locks';
 import { getStanding } from './membership';
 import { lastPosition } from './positions';
 import { SPACE_ACTION_ROLES } from './roles';
@@ -54,13 +55,19 @@ export async function closeSpacePurgeQueue(ctx: ContentContext): Promise<void> {
  * restore in between, or a newer deletion, makes the job a no-op). Idempotent.
  */
 export async function purgeSpace(ctx: ContentContext, spaceId: string): Promise<boolean> {
-  const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
-  if (!space?.deletedAt) return false;
-  if (Date.now() - new Date(space.deletedAt).getTime() < spaceRetentionMs(ctx)) return false;
-  await purgeSpaceContent(ctx, spaceId);
-  await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: spaceId });
-  const removed = await ctx.models.Space.deleteOne({ _id: spaceId, deletedAt: space.deletedAt });
-  if (removed.deletedCount === 0) return false;
+  // The whole check-purge-delete runs under the space lock: a restore slipping in between
+  // the content purge and the final delete would bring back a space without its content.
+  // It is a few database deletes, well within the lock's TTL.
+  const space = await withLock(ctx, spaceLock(spaceId), async () => {
+    const found = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+    if (!found?.deletedAt) return null;
+    if (Date.now() - new Date(found.deletedAt).getTime() < spaceRetentionMs(ctx)) return null;
+    await purgeSpaceContent(ctx, spaceId);
+    await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: spaceId });
+    const removed = await ctx.models.Space.deleteOne({ _id: spaceId, deletedAt: found.deletedAt });
+    return removed.deletedCount === 0 ? null : found;
+  });
+  if (!space) return false;
   await ctx.events.publish({ type: EVENT_TYPES.spacePurged, organizationId: space.organizationId, payload: { organizationId: space.organizationId, spaceId } });
   return true;
 }
@@ -79,7 +86,9 @@ export async function deleteSpace(ctx: ContentContext, userId: string, spaceId: 
   }
   requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'delete it');
   const deletedAt = new Date();
-  const updated = await ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: null }, { $set: { deletedAt, updatedAt: deletedAt } }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  const updated = await withLock(ctx, spaceLock(spaceId), () =>
+    ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: null }, { $set: { deletedAt, updatedAt: deletedAt } }, { returnDocument: 'after' }).lean<SpaceDoc>(),
+  );
   if (!updated) return;
   const { organizationId } = updated;
   await ctx.events.publish({ type: EVENT_TYPES.spaceDeleted, organizationId, payload: { organizationId, spaceId } });
@@ -90,20 +99,33 @@ export async function deleteSpace(ctx: ContentContext, userId: string, spaceId: 
 export async function restoreSpace(ctx: ContentContext, userId: string, spaceId: string): Promise<SpaceWithRole> {
   const access = await loadSpaceAccess(ctx, userId, spaceId, { includeDeleted: true });
   requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'restore it');
-  const { space } = access;
-  if (!space.deletedAt) return { space, role: access.role };
-  if (Date.now() - new Date(space.deletedAt).getTime() >= spaceRetentionMs(ctx)) {
-    throw httpError.forbidden('This space was deleted more than 7 days ago: it can no longer be restored');
+  if (!access.space.deletedAt) return { space: access.space, role: access.role };
+  // Checked and written on the space as it is under the lock (a purge or another restore
+  // may have run since it was read for the access check).
+  const restored = await withLock(ctx, spaceLock(spaceId), async () => {
+    const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+    if (!space) throw httpError.notFound('Space');
+    if (!space.deletedAt) return null;
+    if (Date.now() - new Date(space.deletedAt).getTime() >= spaceRetentionMs(ctx)) {
+      throw httpError.forbidden('This space was deleted more than 7 days ago: it can no longer be restored');
+    }
+    // Its collection may have been deleted meanwhile: it comes back at the root then.
+    const parentExists = space.parentId ? await ctx.models.Collection.exists({ _id: space.parentId }) : null;
+    const set: Record<string, unknown> = { deletedAt: null, updatedAt: new Date() };
+    if (space.parentId && !parentExists) {
+      set.parentId = null;
+      if (space.visibility === 'in-collection') set.visibility = 'private';
+    }
+    const updated = await ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: space.deletedAt }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+    if (!updated) throw httpError.conflict('The space changed while it was being restored; try again');
+    return updated;
+  });
+  if (!restored) {
+    // Restored concurrently: the answer is the live space, as for one that was never deleted.
+    const live = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+    if (!live) throw httpError.notFound('Space');
+    return withRole(ctx, userId, live);
   }
-  // Its collection may have been deleted meanwhile: it comes back at the root then.
-  const parentExists = space.parentId ? await ctx.models.Collection.exists({ _id: space.parentId }) : null;
-  const set: Record<string, unknown> = { deletedAt: null, updatedAt: new Date() };
-  if (space.parentId && !parentExists) {
-    set.parentId = null;
-    if (space.visibility === 'in-collection') set.visibility = 'private';
-  }
-  const restored = await ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: space.deletedAt }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
-  if (!restored) throw httpError.conflict('The space changed while it was being restored; try again');
   await ctx.events.publish({ type: EVENT_TYPES.spaceRestored, organizationId: restored.organizationId, payload: { organizationId: restored.organizationId, spaceId } });
   return withRole(ctx, userId, restored);
 }
@@ -119,9 +141,14 @@ export async function transferSpace(ctx: ContentContext, userId: string, access:
   const target = await getStanding(ctx, organizationId, userId);
   if (!target.member) throw httpError.notFound('Organization');
   if (target.orgRole !== 'admin') throw httpError.forbidden('You need to be an admin of the target organization to transfer a space to it');
-  const set: Record<string, unknown> = { organizationId, parentId: null, position: await lastPosition(ctx, organizationId, null), updatedAt: new Date() };
-  if (space.visibility === 'in-collection') set.visibility = 'private';
-  const moved = await ctx.models.Space.findOneAndUpdate({ _id: space._id, organizationId: space.organizationId, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  const position = await lastPosition(ctx, organizationId, null);
+  const moved = await withLock(ctx, spaceLock(space._id), async () => {
+    const current = await ctx.models.Space.findOne({ _id: space._id, organizationId: space.organizationId, deletedAt: null }).lean<SpaceDoc>();
+    if (!current) return null;
+    const set: Record<string, unknown> = { organizationId, parentId: null, position, updatedAt: new Date() };
+    if (current.visibility === 'in-collection') set.visibility = 'private';
+    return ctx.models.Space.findOneAndUpdate({ _id: space._id, organizationId: space.organizationId, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  });
   if (!moved) throw httpError.notFound('Space');
   await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: space._id });
   await ctx.events.publish({

@@ -3,6 +3,7 @@ import { newId, roleAtLeast, type Role } from '@quire/runtime';
 import type { MergeRulesDoc, SpaceDoc, SpaceVisibility } from '../db/structure';
 import { loadCollectionAccess, requireCollectionRole, requireMember, requireSpaceRole, type SpaceAccess } from './access';
 import type { ContentContext } from './context';
+import { spaceLock, withLock } from './locks';
 import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
 import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES, type DefaultLevel } from './roles';
 import { copyRevisionToSpace, createInitialRevision } from './space-content';
@@ -114,7 +115,7 @@ export interface SpaceUpdate {
 export async function updateSpace(ctx: ContentContext, userId: string, access: SpaceAccess, input: SpaceUpdate): Promise<SpaceWithRole> {
   requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'change its settings');
   if (input.visibility) checkVisibility(input.visibility, access.space.parentId);
-  const set: Record<string, unknown> = { updatedAt: new Date() };
+  const set: Record<string, unknown> = {};
   if (input.title !== undefined) set.title = input.title;
   if (input.emoji !== undefined) set.emoji = input.emoji ?? '';
   if (input.editMode !== undefined) set.editMode = input.editMode;
@@ -122,7 +123,13 @@ export async function updateSpace(ctx: ContentContext, userId: string, access: S
   if (input.language !== undefined) set.language = input.language;
   if (input.mergeRules !== undefined) set.mergeRules = input.mergeRules;
   if (input.visibility !== undefined) set.visibility = input.visibility;
-  const updated = await ctx.models.Space.findOneAndUpdate({ _id: access.space._id, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  const updated = await withLock(ctx, spaceLock(access.space._id), async () => {
+    // Checked again on the space as it is now: a concurrent move may have taken it out of its collection.
+    const current = await ctx.models.Space.findOne({ _id: access.space._id, deletedAt: null }).lean<SpaceDoc>();
+    if (!current) throw httpError.notFound('Space');
+    if (input.visibility) checkVisibility(input.visibility, current.parentId);
+    return ctx.models.Space.findOneAndUpdate({ _id: current._id, deletedAt: null }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  });
   if (!updated) throw httpError.notFound('Space');
   return withRole(ctx, userId, updated);
 }
@@ -171,11 +178,20 @@ export async function moveSpace(
     currentParent: space.parentId,
   });
   if (placement.parentId !== space.parentId) await requireCreateIn(ctx, userId, space.organizationId, placement.parentId);
-  const set: Record<string, unknown> = { parentId: placement.parentId, updatedAt: new Date() };
-  if (placement.position !== undefined) set.position = placement.position;
-  // A space leaving every collection cannot stay 'in-collection': it becomes private.
-  if (!placement.parentId && space.visibility === 'in-collection') set.visibility = 'private';
-  const updated = await ctx.models.Space.findOneAndUpdate({ _id: space._id, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  // The placement and the permission checks above (reads and calls to identity) stay
+  // outside the lock; under it, the space must still be where they assumed it was.
+  const updated = await withLock(ctx, spaceLock(space._id), async () => {
+    const current = await ctx.models.Space.findOne({ _id: space._id, deletedAt: null }).lean<SpaceDoc>();
+    if (!current) throw httpError.notFound('Space');
+    if (current.organizationId !== space.organizationId || (current.parentId ?? null) !== (space.parentId ?? null)) {
+      throw httpError.conflict('The space was moved concurrently; retry');
+    }
+    const set: Record<string, unknown> = { parentId: placement.parentId, updatedAt: new Date() };
+    if (placement.position !== undefined) set.position = placement.position;
+    // A space leaving every collection cannot stay 'in-collection': it becomes private.
+    if (!placement.parentId && current.visibility === 'in-collection') set.visibility = 'private';
+    return ctx.models.Space.findOneAndUpdate({ _id: space._id, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+  });
   if (!updated) throw httpError.notFound('Space');
   return withRole(ctx, userId, updated);
 }

@@ -5,7 +5,6 @@ import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@q
 import { createLogger } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 import { PDFParse } from 'pdf-parse';
-import { assertMatchesSchema } from './openapi-shapes';
 
 interface Account {
   userId: string;
@@ -162,7 +161,7 @@ describe('content: change requests and revisions (end to end)', () => {
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}`)).revision, before, 'a bad batch writes nothing');
 
     const revision = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`));
-    assertMatchesSchema('Revision', revision);
+    assertMatchesOpenApi('Revision', revision);
     assert.equal(revision.id, before);
     assert.deepEqual(
       flat(revision.pages).map((page: any) => page.path),
@@ -172,7 +171,7 @@ describe('content: change requests and revisions (end to end)', () => {
     const pages = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/pages`));
     assert.equal(pages.pages.length, 2);
     const byPath = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/path/guides/setup`));
-    assertMatchesSchema('RevisionPageDocument', byPath);
+    assertMatchesOpenApi('RevisionPageDocument', byPath);
     assert.equal(byPath.markdown, 'Install it.');
     const asDocument = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${byPath.id}?format=document`));
     assert.equal(asDocument.document.object, 'document');
@@ -182,7 +181,7 @@ describe('content: change requests and revisions (end to end)', () => {
     const files = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files`));
     assert.equal(files.count, 1);
     const file = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files/${fileId}`));
-    assertMatchesSchema('RevisionFile', file);
+    assertMatchesOpenApi('RevisionFile', file);
     assert.equal(file.size, png.length);
     const download = await fetch(file.downloadURL);
     assert.equal(download.status, 200);
@@ -198,7 +197,7 @@ describe('content: change requests and revisions (end to end)', () => {
     // The space's own content is untouched until a merge.
     assert.deepEqual((await spaceContent(space.id)).pages, []);
     const spaceRevision = ok(await reader.api.get(`/v1/spaces/${space.id}/revisions/${space.revision}`));
-    assertMatchesSchema('Revision', spaceRevision);
+    assertMatchesOpenApi('Revision', spaceRevision);
     assertError(await reader.api.get(`/v1/spaces/${space.id}/revisions/${before}x`), 404);
     const other = await newSpace('Other');
     assertError(await reader.api.get(`/v1/spaces/${other.id}/revisions/${before}`), 404);
@@ -329,7 +328,7 @@ describe('content: change requests and revisions (end to end)', () => {
     ]);
     const [home, guide] = pages;
     const plain = ok(await reader.api.get(`/v1/spaces/${space.id}/content?metadata=false&computed=false`));
-    assertMatchesSchema('Revision', plain);
+    assertMatchesOpenApi('Revision', plain);
     assert.equal(plain.git, undefined);
     assertError(await reader.api.get(`/v1/spaces/${space.id}/content?metadata=maybe`), 400, 'metadata');
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/content/path/guide`)).id, guide.id);

@@ -35,18 +35,6 @@ export function positionNextTo(siblings: Positioned[], targetId: string, where: 
 
 export const byPosition = (a: Positioned, b: Positioned) => a.position - b.position || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
 
-/** A URL path segment from a title: lower-case words joined by dashes. */
-export function slugify(title: string): string {
-  const slug = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 90)
-    .replace(/-+$/, '');
-  return slug || 'untitled';
-}
 
 /** `wanted`, or `wanted-2`, `wanted-3`… — the first not in `taken`. */
 export function uniquePath(wanted: string, taken: Iterable<string>): string {

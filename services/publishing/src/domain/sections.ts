@@ -1,10 +1,10 @@
 import type { Model } from 'mongoose';
-import { httpError } from '@quire/http';
+import { httpError, slugify } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc } from '../db/models';
 import type { OrgAccess } from './access';
 import type { PublishingContext } from './context';
-import { byPosition, isDuplicateKey, nextPositions, positionNextTo, POSITION_STEP, slugify, uniquePath, type Positioned } from './positions';
+import { byPosition, isDuplicateKey, nextPositions, positionNextTo, POSITION_STEP, uniquePath, type Positioned } from './positions';
 import { addSiteSpaces, requireValidCondition } from './site-spaces';
 import { fetchSpaces } from './spaces';
 
@@ -19,7 +19,7 @@ async function insertSection(ctx: PublishingContext, site: SiteDoc, fields: { ti
       organizationId: site.organizationId,
       title: fields.title,
       description: null,
-      path: uniquePath(slugify(fields.title), taken.map((t) => t.path)),
+      path: uniquePath(slugify(fields.title, { maxLength: 90 }), taken.map((t) => t.path)),
       condition: null,
       icon: fields.icon ?? null,
       sectionGroupId: null,

@@ -1,10 +1,10 @@
-import { httpError } from '@quire/http';
+import { httpError, slugify } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { SiteDoc, SiteSpaceDoc } from '../db/models';
 import type { OrgAccess } from './access';
 import { checkCondition } from './conditions';
 import type { PublishingContext } from './context';
-import { byPosition, isDuplicateKey, nextPositions, positionNextTo, POSITION_STEP, slugify, uniquePath } from './positions';
+import { byPosition, isDuplicateKey, nextPositions, positionNextTo, POSITION_STEP, uniquePath } from './positions';
 import { fetchSpaces } from './spaces';
 import { LIVE, defaultSectionOf } from './structure';
 
@@ -33,7 +33,7 @@ export async function addSiteSpaces(
   const created: SiteSpaceDoc[] = [];
   for (const [index, item] of items.entries()) {
     const title = spaces.get(item.spaceId)!.title;
-    created.push(await insertWithFreePath(ctx, site, { spaceId: item.spaceId, sectionId: item.sectionId, position: positions[index] }, slugify(title)));
+    created.push(await insertWithFreePath(ctx, site, { spaceId: item.spaceId, sectionId: item.sectionId, position: positions[index] }, slugify(title, { maxLength: 90 })));
   }
   return created;
 }

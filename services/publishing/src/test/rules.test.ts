@@ -6,7 +6,8 @@ import { cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEn
 import type { PublishingConfig } from '../config';
 import { defaultAdaptiveSchema, templateConditions, validateAdaptiveSchema } from '../domain/adaptive-schema';
 import { checkCondition, conditionHolds } from '../domain/conditions';
-import { positionNextTo, slugify, uniquePath } from '../domain/positions';
+import { slugify } from '@quire/http';
+import { positionNextTo, uniquePath } from '../domain/positions';
 import { applySpaceEvent } from '../domain/space-events';
 import { EVENT_TYPES } from '@quire/async';
 import { startPublishing } from '../service';

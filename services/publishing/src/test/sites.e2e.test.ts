@@ -232,6 +232,28 @@ describe('publishing: sites through the gateway', () => {
     assert.equal((await outsider.get(links)).status, 404);
   });
 
+  it('resolves a space\'s published address from a share key on GET /v1/spaces/{id}', async () => {
+    const site = (await admin.post(sites(), { title: 'Shared space', visibility: 'share-link', spaces: [spaceA] })).body;
+    assert.equal((await admin.post(`${sites()}/${site.id}/publish`)).status, 200);
+    const link = (await admin.post(`${sites()}/${site.id}/share-links`, { name: 'Readers' })).body;
+    const key = new URL(link.urls.published).searchParams.get('share')!;
+
+    const plain = await reader.get(`/v1/spaces/${spaceA}`);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.body.urls.published, undefined);
+    const shared = await reader.get(`/v1/spaces/${spaceA}?shareKey=${encodeURIComponent(key)}`);
+    assert.equal(shared.status, 200, JSON.stringify(shared.body));
+    assert.equal(new URL(shared.body.urls.published).searchParams.get('share'), key);
+    assertMatchesOpenApi('Space', shared.body);
+
+    // A key of a site that does not show the space, an unknown key and an inactive one resolve nothing.
+    await expect400(reader.get(`/v1/spaces/${spaceB}?shareKey=${encodeURIComponent(key)}`), 'shareKey');
+    await expect400(reader.get(`/v1/spaces/${spaceA}?shareKey=not-a-key`), 'shareKey');
+    await admin.patch(`${sites()}/${site.id}/share-links/${link.id}`, { active: false });
+    await expect400(reader.get(`/v1/spaces/${spaceA}?shareKey=${encodeURIComponent(key)}`), 'shareKey');
+    assert.equal((await outsider.get(`/v1/spaces/${spaceA}?shareKey=${encodeURIComponent(key)}`)).status, 404);
+  });
+
   it('keeps an adaptive schema of boolean claims and derives template conditions from it', async () => {
     const site = (await admin.post(sites(), { title: 'Adaptive' })).body;
     const path = `${sites()}/${site.id}/adaptive-schema`;
