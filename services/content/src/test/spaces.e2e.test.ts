@@ -97,8 +97,12 @@ describe('content: spaces (end to end)', () => {
     assert.deepEqual([space.comments, space.changeRequests, space.changeRequestsOpen, space.changeRequestsDraft], [0, 0, 0, 0]);
     assert.ok(Object.values(space.permissions).every((v) => v === true), 'the org admin may do everything');
 
-    const asReader = await reader.api.get(`/v1/spaces/${space.id}?shareKey=ignored`);
+    const asReader = await reader.api.get(`/v1/spaces/${space.id}`);
     assert.equal(asReader.status, 200);
+    // A share key must open an active link of a site showing the space (resolved by publishing).
+    const unknownKey = await reader.api.get(`/v1/spaces/${space.id}?shareKey=unknown`);
+    assert.equal(unknownKey.status, 400);
+    assert.match(unknownKey.body.error.message, /shareKey/);
     assert.equal(asReader.body.permissions.view, true);
     assert.equal(asReader.body.permissions.comment, false);
     assert.equal(asReader.body.permissions.edit, false);
@@ -352,5 +356,43 @@ describe('content: spaces (end to end)', () => {
     assertError(await reader.api.get(`/v1/spaces/${space.id}`), 404);
     assertError(await guest.api.get(`/v1/spaces/${space.id}`), 404);
     assert.equal((await admin.api.get(`/v1/spaces/${space.id}`)).status, 200);
+  });
+  // FerretDB rewrites a whole document per update without isolation: without the space lock,
+  // concurrent writes to different fields of one space lose each other's changes.
+  it('keeps every concurrent change to one space (settings, move, merge)', async () => {
+    const collection = (await admin.api.post(`/v1/orgs/${orgId}/collections`, { title: 'Concurrency' })).body;
+    const space = await createSpace(admin.api, { title: 'Race 0', emoji: '🏁' });
+    const emojis = ['🍎', '🍐', '🍊', '🍋', '🍌', '🍉', '🍇', '🍓', '🫐', '🍒'];
+    for (let round = 1; round <= 10; round++) {
+      const title = `Race ${round}`;
+      const emoji = emojis[round - 1];
+      const parent = round % 2 === 1 ? collection.id : null;
+      const [byTitle, byEmoji, byMove] = await Promise.all([
+        admin.api.patch(`/v1/spaces/${space.id}`, { title }),
+        admin.api.patch(`/v1/spaces/${space.id}`, { emoji }),
+        admin.api.post(`/v1/spaces/${space.id}/move`, { parent }),
+      ]);
+      for (const response of [byTitle, byEmoji, byMove]) assert.equal(response.status, 200, JSON.stringify(response.body));
+      const now = (await admin.api.get(`/v1/spaces/${space.id}`)).body;
+      assert.deepEqual({ title: now.title, emoji: now.emoji, parent: now.parent ?? null }, { title, emoji, parent }, `round ${round}`);
+    }
+
+    // A settings change racing a merge must not put back the revision the merge replaced.
+    for (let round = 1; round <= 5; round++) {
+      const cr = await admin.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: `Race ${round}` });
+      assert.equal(cr.status, 201, JSON.stringify(cr.body));
+      const written = await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.body.id}/content`, { changes: [{ type: 'insert_page', title: `Page ${round}` }] });
+      assert.equal(written.status, 200, JSON.stringify(written.body));
+      const title = `Merged ${round}`;
+      const [merged, patched] = await Promise.all([
+        admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.body.id}/merge`),
+        admin.api.patch(`/v1/spaces/${space.id}`, { title }),
+      ]);
+      assert.equal(merged.status, 200, JSON.stringify(merged.body));
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      const now = (await admin.api.get(`/v1/spaces/${space.id}`)).body;
+      assert.equal(now.revision, merged.body.revision, `round ${round}: the merged revision stays`);
+      assert.equal(now.title, title, `round ${round}: the title stays`);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { EVENT_TYPES } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { newSecret, type Role } from '@quire/runtime';
+import { withRedisLock, type Role } from '@quire/runtime';
 import type { MembershipDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
 import { memberCounts, type MemberCounts } from './counts';
@@ -130,19 +130,13 @@ async function ensureAnotherAdmin(ctx: IdentityContext, organizationId: string, 
  * Serializes changes that could remove an organization's last admin: without multi-document
  * transactions two admins demoting each other at once would otherwise both succeed.
  */
-async function withAdminLock<T>(ctx: IdentityContext, organizationId: string, action: () => Promise<T>): Promise<T> {
-  const key = `identity:admin-lock:${organizationId}`;
-  const token = newSecret(8);
-  for (let attempt = 0; ; attempt++) {
-    if ((await ctx.redis.set(key, token, 'PX', 10_000, 'NX')) === 'OK') break;
-    if (attempt >= 50) throw httpError.conflict('The organization is being changed, try again');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  try {
-    return await action();
-  } finally {
-    if ((await ctx.redis.get(key)) === token) await ctx.redis.del(key);
-  }
+function withAdminLock<T>(ctx: IdentityContext, organizationId: string, action: () => Promise<T>): Promise<T> {
+  return withRedisLock(ctx.redis, `identity:admin-lock:${organizationId}`, action, {
+    ttlMs: 10_000,
+    waitMs: 5_000,
+    onBusy: () => httpError.conflict('The organization is being changed, try again'),
+    logger: ctx.logger,
+  });
 }
 
 /** Admins mark a member as signing in through SSO. */
