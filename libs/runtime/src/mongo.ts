@@ -38,3 +38,23 @@ export async function connectDatabase(
   await Promise.all(Object.values(connection.models).map((model) => model.createIndexes()));
   return connection;
 }
+
+/** Each model of a service: its schema and its collection name. */
+export type ModelDefinitions<M> = { [K in keyof M]: readonly [schema: mongoose.Schema<any>, collection: string] };
+
+/**
+ * The one way a service declares its models: `register` (for connectDatabase) and `of`
+ * (the typed models of a connection) from a single table, so the two never drift apart.
+ */
+export function defineModels<M extends { [K in keyof M]: mongoose.Model<any> }>(definitions: ModelDefinitions<M>) {
+  const names = Object.keys(definitions) as Array<keyof M & string>;
+  return {
+    definitions,
+    register(db: Database): void {
+      for (const name of names) db.model(name, definitions[name][0], definitions[name][1]);
+    },
+    of(db: Database): M {
+      return Object.fromEntries(names.map((name) => [name, db.model(name)])) as M;
+    },
+  };
+}

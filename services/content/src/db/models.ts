@@ -1,14 +1,10 @@
-import type { Connection } from 'mongoose';
-import { registerRevisionModels, revisionModelsOf, type RevisionModels } from './revisions';
-import { registerStructureModels, structureModelsOf, type StructureModels } from './structure';
+import { defineModels } from '@quire/runtime';
+import { revisionModelDefinitions, type RevisionModels } from './revisions';
+import { structureModelDefinitions, type StructureModels } from './structure';
 
 export type ContentModels = StructureModels & RevisionModels;
 
-export function registerModels(db: Connection): void {
-  registerStructureModels(db);
-  registerRevisionModels(db);
-}
+const contentModels = defineModels<ContentModels>({ ...structureModelDefinitions, ...revisionModelDefinitions });
 
-export function modelsOf(db: Connection): ContentModels {
-  return { ...structureModelsOf(db), ...revisionModelsOf(db) };
-}
+export const registerModels = contentModels.register;
+export const modelsOf = contentModels.of;

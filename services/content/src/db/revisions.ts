@@ -1,4 +1,5 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Model } from 'mongoose';
+import type { ModelDefinitions } from '@quire/runtime';
 
 /**
  * One page of a revision's tree. The tree is stored flat in pre-order (a page follows its
@@ -207,20 +208,10 @@ export interface RevisionModels {
   RevisionLinks: Model<RevisionLinksDoc>;
 }
 
-export function registerRevisionModels(db: Connection): void {
-  db.model('Revision', revisionSchema, 'revisions');
-  db.model('BodyPack', bodyPackSchema, 'body_packs');
-  db.model('FileBlob', fileBlobSchema, 'file_blobs');
-  db.model('ChangeRequest', changeRequestSchema, 'change_requests');
-  db.model('RevisionLinks', revisionLinksSchema, 'revision_links');
-}
-
-export function revisionModelsOf(db: Connection): RevisionModels {
-  return {
-    Revision: db.model<StoredRevisionDoc>('Revision'),
-    BodyPack: db.model<BodyPackDoc>('BodyPack'),
-    FileBlob: db.model<FileBlobDoc>('FileBlob'),
-    ChangeRequest: db.model<ChangeRequestDoc>('ChangeRequest'),
-    RevisionLinks: db.model<RevisionLinksDoc>('RevisionLinks'),
-  };
-}
+export const revisionModelDefinitions: ModelDefinitions<RevisionModels> = {
+  Revision: [revisionSchema, 'revisions'],
+  BodyPack: [bodyPackSchema, 'body_packs'],
+  FileBlob: [fileBlobSchema, 'file_blobs'],
+  ChangeRequest: [changeRequestSchema, 'change_requests'],
+  RevisionLinks: [revisionLinksSchema, 'revision_links'],
+};

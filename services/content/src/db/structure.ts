@@ -1,5 +1,5 @@
-import { Schema, type Connection, type Model } from 'mongoose';
-import { ROLES, type Role } from '@quire/runtime';
+import { Schema, type Model } from 'mongoose';
+import { ROLES, type ModelDefinitions, type Role } from '@quire/runtime';
 
 /**
  * A resource's default level (OpenAPI DefaultLevel): a role every organization member
@@ -157,12 +157,8 @@ export interface StructureModels {
   Grant: Model<GrantDoc>;
 }
 
-export function registerStructureModels(db: Connection): void {
-  db.model('Space', spaceSchema, 'spaces');
-  db.model('Collection', collectionSchema, 'collections');
-  db.model('Grant', grantSchema, 'grants');
-}
-
-export function structureModelsOf(db: Connection): StructureModels {
-  return { Space: db.model<SpaceDoc>('Space'), Collection: db.model<CollectionDoc>('Collection'), Grant: db.model<GrantDoc>('Grant') };
-}
+export const structureModelDefinitions: ModelDefinitions<StructureModels> = {
+  Space: [spaceSchema, 'spaces'],
+  Collection: [collectionSchema, 'collections'],
+  Grant: [grantSchema, 'grants'],
+};

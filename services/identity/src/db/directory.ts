@@ -1,5 +1,5 @@
-import { Schema, type Connection, type Model } from 'mongoose';
-import { ROLES, type Role } from '@quire/runtime';
+import { Schema, type Model } from 'mongoose';
+import { ROLES, type ModelDefinitions, type Role } from '@quire/runtime';
 
 /** Teams, team memberships and SAML providers: the organization's directory. */
 
@@ -88,16 +88,8 @@ export interface DirectoryModels {
   SamlProvider: Model<SamlProviderDoc>;
 }
 
-export function registerDirectoryModels(db: Connection): void {
-  db.model('Team', teamSchema, 'teams');
-  db.model('TeamMembership', teamMembershipSchema, 'team_memberships');
-  db.model('SamlProvider', samlProviderSchema, 'saml_providers');
-}
-
-export function directoryModels(db: Connection): DirectoryModels {
-  return {
-    Team: db.model<TeamDoc>('Team'),
-    TeamMembership: db.model<TeamMembershipDoc>('TeamMembership'),
-    SamlProvider: db.model<SamlProviderDoc>('SamlProvider'),
-  };
-}
+export const directoryModelDefinitions: ModelDefinitions<DirectoryModels> = {
+  Team: [teamSchema, 'teams'],
+  TeamMembership: [teamMembershipSchema, 'team_memberships'],
+  SamlProvider: [samlProviderSchema, 'saml_providers'],
+};

@@ -1,6 +1,6 @@
-import { Schema, type Connection, type Model } from 'mongoose';
-import { ROLES, type Role } from '@quire/runtime';
-import { directoryModels, registerDirectoryModels, type DirectoryModels } from './directory';
+import { Schema, type Model } from 'mongoose';
+import { defineModels, ROLES, type Role } from '@quire/runtime';
+import { directoryModelDefinitions, type DirectoryModels } from './directory';
 
 export interface UserDoc {
   _id: string;
@@ -153,22 +153,14 @@ export interface IdentityModels extends DirectoryModels {
   HostnameClaim: Model<HostnameClaimDoc>;
 }
 
-export function registerModels(db: Connection): void {
-  db.model('User', userSchema, 'users');
-  db.model('Organization', organizationSchema, 'organizations');
-  db.model('Membership', membershipSchema, 'memberships');
-  db.model('ApiToken', apiTokenSchema, 'api_tokens');
-  db.model('HostnameClaim', hostnameClaimSchema, 'hostname_claims');
-  registerDirectoryModels(db);
-}
+const identityModels = defineModels<IdentityModels>({
+  User: [userSchema, 'users'],
+  Organization: [organizationSchema, 'organizations'],
+  Membership: [membershipSchema, 'memberships'],
+  ApiToken: [apiTokenSchema, 'api_tokens'],
+  HostnameClaim: [hostnameClaimSchema, 'hostname_claims'],
+  ...directoryModelDefinitions,
+});
 
-export function modelsOf(db: Connection): IdentityModels {
-  return {
-    User: db.model<UserDoc>('User'),
-    Organization: db.model<OrganizationDoc>('Organization'),
-    Membership: db.model<MembershipDoc>('Membership'),
-    ApiToken: db.model<ApiTokenDoc>('ApiToken'),
-    HostnameClaim: db.model<HostnameClaimDoc>('HostnameClaim'),
-    ...directoryModels(db),
-  };
-}
+export const registerModels = identityModels.register;
+export const modelsOf = identityModels.of;

@@ -1,4 +1,5 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Model } from 'mongoose';
+import { defineModels } from '@quire/runtime';
 
 export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
 export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
@@ -198,20 +199,13 @@ export interface PublishingModels {
   ShareLink: Model<ShareLinkDoc>;
 }
 
-export function registerModels(db: Connection): void {
-  db.model('Site', siteSchema, 'sites');
-  db.model('SiteSection', sectionSchema, 'site_sections');
-  db.model('SiteSectionGroup', groupSchema, 'site_section_groups');
-  db.model('SiteSpace', siteSpaceSchema, 'site_spaces');
-  db.model('ShareLink', shareLinkSchema, 'share_links');
-}
+const publishingModels = defineModels<PublishingModels>({
+  Site: [siteSchema, 'sites'],
+  SiteSection: [sectionSchema, 'site_sections'],
+  SiteSectionGroup: [groupSchema, 'site_section_groups'],
+  SiteSpace: [siteSpaceSchema, 'site_spaces'],
+  ShareLink: [shareLinkSchema, 'share_links'],
+});
 
-export function modelsOf(db: Connection): PublishingModels {
-  return {
-    Site: db.model<SiteDoc>('Site'),
-    SiteSection: db.model<SiteSectionDoc>('SiteSection'),
-    SiteSectionGroup: db.model<SiteSectionGroupDoc>('SiteSectionGroup'),
-    SiteSpace: db.model<SiteSpaceDoc>('SiteSpace'),
-    ShareLink: db.model<ShareLinkDoc>('ShareLink'),
-  };
-}
+export const registerModels = publishingModels.register;
+export const modelsOf = publishingModels.of;
