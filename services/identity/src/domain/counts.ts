@@ -3,21 +3,33 @@ import { ClientError, grpcStatus, type Role, type ServiceClients } from '@quire/
 import type { MembershipDoc } from '../db/models';
 import type { IdentityContext } from './context';
 
-function contentClient(ctx: IdentityContext): ServiceClients['content'] {
-  if (!ctx.clients) throw httpError.unavailable('Content service is not configured');
-  return ctx.clients.content;
+const SERVICE_NAMES = { content: 'Content', publishing: 'Publishing' } as const;
+
+function clientOf<K extends keyof typeof SERVICE_NAMES>(ctx: IdentityContext, service: K): ServiceClients[K] {
+  if (!ctx.clients) throw httpError.unavailable(`${SERVICE_NAMES[service]} service is not configured`);
+  return ctx.clients[service];
 }
 
 /** Runs a content call; a bad page token is the caller's 400, anything else a 503. */
 export async function callContent<T>(ctx: IdentityContext, call: (content: ServiceClients['content']) => Promise<T>): Promise<T> {
   try {
-    return await call(contentClient(ctx));
+    return await call(clientOf(ctx, 'content'));
   } catch (error) {
     if (error instanceof ClientError && error.code === grpcStatus.INVALID_ARGUMENT) {
       throw httpError.badRequest(`Invalid query: page: ${error.details}`);
     }
     ctx.logger.error({ err: error }, 'content service call failed');
     throw httpError.unavailable('Content service unavailable');
+  }
+}
+
+/** Runs a publishing call; any failure is a 503, as when content is down (identity sends no caller input). */
+export async function callPublishing<T>(ctx: IdentityContext, call: (publishing: ServiceClients['publishing']) => Promise<T>): Promise<T> {
+  try {
+    return await call(clientOf(ctx, 'publishing'));
+  } catch (error) {
+    ctx.logger.error({ err: error }, 'publishing service call failed');
+    throw httpError.unavailable('Publishing service unavailable');
   }
 }
 
@@ -33,28 +45,49 @@ export async function teamIdsOfUsers(ctx: IdentityContext, organizationId: strin
 export interface MemberCounts {
   spaces: number;
   teams: number;
+  sites: number;
 }
 
 /**
- * Spaces and teams of each member of a page: one team-membership query and one batched
- * content call for the whole page (never one call per member).
+ * Whether publishing shows the organization's sites to this member: every active member
+ * with a role sees every site; guests (role null) and disabled members see none.
+ */
+export function seesSites(membership: Pick<MembershipDoc, 'role' | 'disabled'>): boolean {
+  return membership.role !== null && !membership.disabled;
+}
+
+/**
+ * Spaces, teams and sites of each member of a page: one team-membership query, one batched
+ * content call and one publishing call for the whole page (never one call per member).
  */
 export async function memberCounts(
   ctx: IdentityContext,
   organizationId: string,
-  memberships: Array<Pick<MembershipDoc, 'userId' | 'role'>>,
+  memberships: Array<Pick<MembershipDoc, 'userId' | 'role' | 'disabled'>>,
 ): Promise<Map<string, MemberCounts>> {
   const counts = new Map<string, MemberCounts>();
   if (memberships.length === 0) return counts;
-  const teams = await teamIdsOfUsers(
-    ctx,
-    organizationId,
-    memberships.map((m) => m.userId),
+  const teamsAndSpaces = async () => {
+    const teams = await teamIdsOfUsers(ctx, organizationId, memberships.map((m) => m.userId));
+    const subjects = memberships.map((m) => memberSubject(organizationId, m.userId, m.role, teams.get(m.userId) ?? []));
+    const { counts: spaces } = await callContent(ctx, (content) => content.batchCountSpaces({ subjects }));
+    return { teams, spaces };
+  };
+  const [{ teams, spaces }, sites] = await Promise.all([
+    teamsAndSpaces(),
+    // A page of guests sees no site: publishing is not asked.
+    memberships.some(seesSites) ? organizationSiteCount(ctx, organizationId) : 0,
+  ]);
+  memberships.forEach((m, i) =>
+    counts.set(m.userId, { spaces: spaces[i] ?? 0, teams: teams.get(m.userId)?.length ?? 0, sites: seesSites(m) ? sites : 0 }),
   );
-  const subjects = memberships.map((m) => memberSubject(organizationId, m.userId, m.role, teams.get(m.userId) ?? []));
-  const { counts: spaces } = await callContent(ctx, (content) => content.batchCountSpaces({ subjects }));
-  memberships.forEach((m, i) => counts.set(m.userId, { spaces: spaces[i] ?? 0, teams: teams.get(m.userId)?.length ?? 0 }));
   return counts;
+}
+
+/** The number of sites of the organization, in one publishing call. */
+async function organizationSiteCount(ctx: IdentityContext, organizationId: string): Promise<number> {
+  const { counts } = await callPublishing(ctx, (publishing) => publishing.batchCountSites({ organizationIds: [organizationId] }));
+  return counts[0] ?? 0;
 }
 
 /** What content needs to resolve a member's access: their org role and teams. */

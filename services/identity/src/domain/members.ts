@@ -38,7 +38,7 @@ export async function viewsOf(ctx: IdentityContext, organizationId: string, memb
   const byId = new Map(users.map((u) => [u._id, u]));
   return memberships
     .filter((m) => byId.has(m.userId))
-    .map((membership) => ({ membership, user: byId.get(membership.userId)!, counts: counts.get(membership.userId) ?? { spaces: 0, teams: 0 } }));
+    .map((membership) => ({ membership, user: byId.get(membership.userId)!, counts: counts.get(membership.userId) ?? { spaces: 0, teams: 0, sites: 0 } }));
 }
 
 /** Organization members, filtered by role and text, sorted by join date, last activity or name. */

@@ -19,6 +19,7 @@ export function presentMember(view: MemberView, baseUrl: string) {
     sso: membership.sso,
     spaces: counts.spaces,
     teams: counts.teams,
+    sites: counts.sites,
   };
 }
 

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { identity } from '@quire/proto';
-import { ClientError, createGrpcClient, grpcStatus, signPrincipal, type BackendConfig } from '@quire/runtime';
+import { HttpError } from '@quire/http';
+import { ClientError, createGrpcClient, grpcStatus, signPrincipal, type BackendConfig, type ServiceClients } from '@quire/runtime';
 import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { addMemberWithToken, bootstrapAdmin } from '../admin';
 import { modelsOf } from '../db/models';
 import type { IdentityContext } from '../domain/context';
+import { viewsOf } from '../domain/members';
 import { revokeToken } from '../domain/tokens';
 import { startIdentity } from '../service';
 
@@ -153,6 +155,44 @@ describe('identity service (REST + gRPC, real datastore)', () => {
       grpc.batchGetTeams({ organizationId: admin.organizationId, ids: Array.from({ length: 1001 }, (_, i) => `t${i}`) }),
       (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
     );
+  });
+
+  it('counts the sites members see with one publishing call per page, and fails as content does', async () => {
+    const organizationId = admin.organizationId;
+    const guest = await addMemberWithToken(ctx, { organizationId, email: 'guest@example.com', role: null });
+    const disabled = await addMemberWithToken(ctx, { organizationId, email: 'disabled@example.com', role: 'edit' });
+    await ctx.models.Membership.updateOne({ organizationId, userId: disabled.userId }, { $set: { disabled: true } });
+    const memberships = await ctx.models.Membership.find({ organizationId }).lean();
+    const asked: string[][] = [];
+    const withClients = (batchCountSites: (request: { organizationIds: string[] }) => Promise<{ counts: number[] }>): IdentityContext => ({
+      ...ctx,
+      clients: {
+        content: { batchCountSpaces: async ({ subjects }: { subjects: unknown[] }) => ({ counts: subjects.map(() => 1) }) },
+        publishing: { batchCountSites: (request: { organizationIds: string[] }) => (asked.push(request.organizationIds), batchCountSites(request)) },
+      } as unknown as ServiceClients,
+    });
+
+    const views = await viewsOf(withClients(async () => ({ counts: [7] })), organizationId, memberships);
+    const sites = Object.fromEntries(views.map((v) => [v.membership.userId, v.counts.sites]));
+    assert.deepEqual(
+      [sites[admin.userId], sites[reader.userId], sites[guest.userId], sites[disabled.userId]],
+      [7, 7, 0, 0],
+      'members with a role see every site; guests and disabled members none',
+    );
+    for (const m of memberships) assert.equal(sites[m.userId], m.role && !m.disabled ? 7 : 0);
+    assert.deepEqual(asked, [[organizationId]], 'one publishing call for the whole page');
+
+    const guests = memberships.filter((m) => m.userId === guest.userId);
+    assert.equal((await viewsOf(withClients(async () => ({ counts: [7] })), organizationId, guests))[0].counts.sites, 0);
+    assert.equal(asked.length, 1, 'a page of guests asks publishing nothing');
+
+    for (const code of [grpcStatus.UNAVAILABLE, grpcStatus.INVALID_ARGUMENT]) {
+      const down = withClients(async () => {
+        throw new ClientError('/quire.publishing.v1.PublishingService/BatchCountSites', code, 'down');
+      });
+      await assert.rejects(viewsOf(down, organizationId, memberships), (e: HttpError) => e.status === 503 && /Publishing service unavailable/.test(e.message));
+    }
+    await assert.rejects(viewsOf({ ...ctx, clients: undefined }, organizationId, memberships), (e: HttpError) => e.status === 503);
   });
 
   it('refuses gRPC callers without a valid service signature', async () => {

@@ -22,7 +22,18 @@ const toSite = (site: SiteDoc): publishing.Site => ({
   createTime: site.createdAt,
 });
 
-/** PublishingService over gRPC: sites for other services, detaching deleted spaces, share keys for content. */
+/** Sites of each organization (those without sites absent), in one aggregation over the distinct ids. */
+async function countSitesOf(ctx: PublishingContext, organizationIds: string[]): Promise<Map<string, number>> {
+  const unique = [...new Set(organizationIds)];
+  if (unique.length === 0) return new Map();
+  const grouped = await ctx.models.Site.aggregate<{ _id: string; n: number }>([
+    { $match: { organizationId: { $in: unique } } },
+    { $group: { _id: '$organizationId', n: { $sum: 1 } } },
+  ]);
+  return new Map(grouped.map((g) => [g._id, g.n]));
+}
+
+/** PublishingService over gRPC: sites and site counts for other services, detaching deleted spaces, share keys for content. */
 export function publishingGrpc(ctx: PublishingContext): publishing.PublishingServiceImplementation {
   return {
     async batchGetSites(request) {
@@ -34,6 +45,13 @@ export function publishingGrpc(ctx: PublishingContext): publishing.PublishingSer
     async detachSpaces(request) {
       const detached = await detachSpaces(ctx, checkBatch(request.spaceIds));
       return { detachedCount: detached };
+    },
+
+    async batchCountSites(request) {
+      const ids = checkBatch(request.organizationIds);
+      if (ids.some((id) => !id)) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'organization_ids must not be empty strings');
+      const counts = await countSitesOf(ctx, ids);
+      return { counts: ids.map((id) => counts.get(id) ?? 0) };
     },
 
     async resolveShareKey(request) {

@@ -179,6 +179,38 @@ describe('publishing gRPC (real datastore)', () => {
     await assert.rejects(client.batchGetSites({ ids: Array.from({ length: 1001 }, (_, i) => `s${i}`) }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
   });
 
+  it('counts the sites of each organization with one query per batch, in request order', async () => {
+    const { Site } = service.context.models;
+    const now = new Date();
+    const site = (id: string, organizationId: string) => ({
+      _id: id, organizationId, type: 'basic' as const, title: id, visibility: 'public' as const, published: false, agentsContext: 'included' as const,
+      visitorAuth: { privateKey: 'k', backend: 'custom' as const }, createdAt: now, updatedAt: now,
+    });
+    await Site.create([site('ca1', 'count-a'), site('ca2', 'count-a'), site('ca3', 'count-a'), site('cb1', 'count-b')]);
+
+    const aggregate = Site.aggregate.bind(Site);
+    const queries: unknown[] = [];
+    Site.aggregate = ((pipeline: any) => (queries.push(pipeline), aggregate(pipeline))) as typeof Site.aggregate;
+    try {
+      const { counts } = await client.batchCountSites({ organizationIds: ['count-a', 'count-b', 'count-a', 'nobody', 'count-b'] });
+      assert.deepEqual(counts, [3, 1, 3, 0, 1], 'one count per requested id, repeated ids included');
+      assert.equal(queries.length, 1, 'one query for the whole batch');
+      assert.deepEqual((queries[0] as any)[0].$match.organizationId.$in, ['count-a', 'count-b', 'nobody'], 'distinct ids only');
+      assert.deepEqual((await client.batchCountSites({ organizationIds: [] })).counts, []);
+      assert.equal(queries.length, 1, 'an empty batch queries nothing');
+    } finally {
+      Site.aggregate = aggregate;
+    }
+
+    await Site.deleteOne({ _id: 'ca2' });
+    assert.deepEqual((await client.batchCountSites({ organizationIds: ['count-a'] })).counts, [2], 'deleted sites no longer count');
+    const most = Array.from({ length: 1000 }, (_, i) => (i === 999 ? 'count-b' : `org-${i}`));
+    assert.equal((await client.batchCountSites({ organizationIds: most })).counts.at(-1), 1, '1000 ids is the largest batch');
+    for (const organizationIds of [[...most, 'one-too-many'], ['count-a', '']]) {
+      await assert.rejects(client.batchCountSites({ organizationIds }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+    }
+  });
+
   it('hides site spaces of trashed spaces, shows them again on restore and removes them on purge', async () => {
     const { SiteSpace } = service.context.models;
     const ctx = service.context;
