@@ -188,6 +188,7 @@ const changeRequestSchema = new Schema<ChangeRequestDoc>(
 // Lists: per space and per organization, filtered by status (and creator…), newest first.
 changeRequestSchema.index({ spaceId: 1, number: 1 }, { unique: true });
 changeRequestSchema.index({ spaceId: 1, status: 1, createdAt: -1, _id: -1 });
+changeRequestSchema.index({ spaceId: 1, status: 1, updatedAt: -1, _id: -1 });
 changeRequestSchema.index({ spaceId: 1, createdBy: 1 });
 changeRequestSchema.index({ spaceId: 1, contributors: 1 });
 changeRequestSchema.index({ spaceId: 1, requestedReviewers: 1 });

@@ -1,7 +1,7 @@
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
-import type { ChangeRequestDoc, ChangeRequestStatus, ReviewDoc } from '../db/revisions';
+import type { ChangeRequestDoc, ChangeRequestStatus, RevisionFileDoc, ReviewDoc } from '../db/revisions';
 import type { SpaceDoc } from '../db/structure';
 import { applyChanges, type ChangeResult, type ContentChange } from './content-changes';
 import type { ContentContext } from './context';
@@ -83,11 +83,14 @@ export async function createChangeRequest(
 }
 
 export interface ChangeRequestFilters {
-  status: ChangeRequestStatus;
+  /** One status (space list) or several (organization list). */
+  status: ChangeRequestStatus | ChangeRequestStatus[];
   creator?: string;
   contributor?: string;
   requestedReviewer?: string;
   conversationsIssuesCluster?: string;
+  /** OpenAPI ChangeRequestOrderBy: newest first by updatedAt (default) or createdAt. */
+  orderBy?: 'updatedAt' | 'createdAt';
 }
 
 export function listChangeRequests(
@@ -96,15 +99,17 @@ export function listChangeRequests(
   filters: ChangeRequestFilters,
   page: { limit: number; page?: string },
 ): Promise<KeysetPage<ChangeRequestDoc>> {
+  const statuses = Array.isArray(filters.status) ? [...new Set(filters.status)] : [filters.status];
   const filter: QueryFilter<ChangeRequestDoc> = {
     spaceId: scope.spaceIds.length === 1 ? scope.spaceIds[0] : { $in: scope.spaceIds },
-    status: filters.status,
+    status: statuses.length === 1 ? statuses[0] : { $in: statuses },
   };
   if (filters.creator) filter.createdBy = filters.creator;
   if (filters.contributor) filter.contributors = filters.contributor;
   if (filters.requestedReviewer) filter.requestedReviewers = filters.requestedReviewer;
   if (filters.conversationsIssuesCluster) filter.conversationsIssuesCluster = filters.conversationsIssuesCluster;
-  return keysetPage(ctx.models.ChangeRequest, { filter, sortField: 'createdAt', order: 'desc', limit: page.limit, page: page.page });
+  const sortField = filters.orderBy ?? 'updatedAt';
+  return keysetPage(ctx.models.ChangeRequest, { filter, sortField, order: 'desc', limit: page.limit, page: page.page });
 }
 
 export interface ChangeRequestPatch {
@@ -146,7 +151,7 @@ export async function writeChangeRequestContent(
   changeRequest: ChangeRequestDoc,
   userId: string,
   changes: ContentChange[],
-): Promise<{ changeRequest: ChangeRequestDoc; results: ChangeResult[] }> {
+): Promise<{ changeRequest: ChangeRequestDoc; results: ChangeResult[]; files: RevisionFileDoc[] }> {
   let current = changeRequest;
   for (let attempt = 0; attempt < MAX_RETRIES; attempt += 1) {
     if (current.status === 'merged') throw httpError.conflict('This change request is merged: its content can no longer change');
@@ -168,7 +173,7 @@ export async function writeChangeRequestContent(
         { returnDocument: 'after' },
       ).lean<ChangeRequestDoc>(),
     );
-    if (updated) return { changeRequest: updated, results: applied.results };
+    if (updated) return { changeRequest: updated, results: applied.results, files: applied.files };
     await discardRevision(ctx, written._id);
     const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
     if (!fresh) throw httpError.notFound('Change request');
@@ -244,7 +249,13 @@ export async function requestReviewers(ctx: ContentContext, changeRequest: Chang
   return updated;
 }
 
-/** True exactly when the space's revision is not the change request's base (spec field `outdated`). */
+/**
+ * Spec field `outdated`: true exactly when main moved on since the change request's base
+ * (revisionMergedAncestor, else revisionInitial). A merged change request is part of main:
+ * its own merge (and anything after it) does not make it outdated, there is nothing left to
+ * update it with.
+ */
 export function isOutdated(changeRequest: ChangeRequestDoc, spaceRevisionId: string): boolean {
+  if (changeRequest.status === 'merged') return false;
   return spaceRevisionId !== (changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial);
 }

@@ -14,7 +14,7 @@ import { contentHash } from './revisions';
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
 export type ContentChange =
-  | { type: 'insert_page'; title: string; markdown?: string; slug?: string; emoji?: string; description?: string; hidden?: boolean; into?: string; at?: number }
+  | { type: 'insert_page'; ref?: string; title: string; markdown?: string; slug?: string; emoji?: string; description?: string; hidden?: boolean; into?: string; at?: number }
   | {
       type: 'update_page';
       page: string;
@@ -31,7 +31,9 @@ export type ContentChange =
   | { type: 'delete_page'; page: string }
   | { type: 'insert_files'; files: Array<{ ref?: string; name: string; contentType: string; data: string }> };
 
-export type ChangeResult = { type: 'insert_page' | 'update_page'; page: string } | { type: 'delete_page'; pages: string[] } | { type: 'insert_files'; files: Array<{ ref?: string; id: string }> };
+export type ChangeResult =
+  | { type: 'insert_page'; page: string; ref?: string }
+  | { type: 'update_page'; page: string } | { type: 'delete_page'; pages: string[] } | { type: 'insert_files'; files: Array<{ ref?: string; id: string }> };
 
 export interface AppliedChanges {
   pages: RevisionPageDoc[];
@@ -77,10 +79,15 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
     return hash;
   };
 
+  // Batch-local refs of inserted pages: a later change may name its parent by ref.
+  const refs = new Map<string, string>();
+  const resolve = (id: string) => refs.get(id) ?? id;
+
   changes.forEach((change, index) => {
     switch (change.type) {
       case 'insert_page': {
-        const parent = change.into ?? null;
+        if (change.ref !== undefined && refs.has(change.ref)) invalid(index, 'ref', `the ref "${change.ref}" is used twice in this batch`);
+        const parent = change.into === undefined ? null : resolve(change.into);
         if (parent !== null) requirePage(index, 'into', parent);
         const wanted = change.slug ?? slugify(change.title, { fallback: 'page' });
         if (change.slug !== undefined && uniqueSlug(tree, parent, wanted) !== wanted) invalid(index, 'slug', `a sibling page already has the slug "${wanted}"`);
@@ -99,11 +106,12 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
         };
         tree.pages.set(page.id, page);
         place(tree, parent, page.id, change.at);
-        results.push({ type: 'insert_page', page: page.id });
+        if (change.ref !== undefined) refs.set(change.ref, page.id);
+        results.push(change.ref === undefined ? { type: 'insert_page', page: page.id } : { type: 'insert_page', page: page.id, ref: change.ref });
         return;
       }
       case 'update_page': {
-        const current = requirePage(index, 'page', change.page);
+        const current = requirePage(index, 'page', resolve(change.page));
         const page: RevisionPageDoc = { ...current, updatedAt: now };
         if (change.title !== undefined) page.title = change.title;
         if (change.emoji !== undefined) page.emoji = change.emoji;
@@ -113,7 +121,7 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
           page.bodyHash = setBody(change.markdown);
           page.bodyPack = '';
         }
-        const parent = change.into === undefined ? current.parent : change.into;
+        const parent = change.into === undefined ? current.parent : change.into === null ? null : resolve(change.into);
         if (parent !== null && parent !== current.parent) {
           requirePage(index, 'into', parent);
           if (parent === current.id || descendantsOf(tree, current.id).includes(parent)) invalid(index, 'into', 'a page cannot move under itself');
@@ -131,7 +139,7 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
         return;
       }
       case 'delete_page': {
-        const page = requirePage(index, 'page', change.page);
+        const page = requirePage(index, 'page', resolve(change.page));
         const removed = [page.id, ...descendantsOf(tree, page.id)];
         unplace(tree, page.parent, page.id);
         for (const id of removed) {

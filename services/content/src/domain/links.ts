@@ -2,7 +2,7 @@ import MarkdownIt from 'markdown-it';
 import type { LinkEntryDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
 import type { ContentContext } from './context';
 import { pagePaths } from './page-tree';
-import { loadBodies } from './revisions';
+import { loadBodies, loadRevision } from './revisions';
 
 /*
  * Links of a revision's markdown, classified (spec "Content link item"):
@@ -131,7 +131,8 @@ export function classifyLinks(pages: readonly RevisionPageDoc[], bodies: Map<str
 /** The links of a revision: computed on first use, then read from the store (revisions never change). */
 export async function linksOfRevision(ctx: ContentContext, revision: RevisionDoc): Promise<LinkEntryDoc[]> {
   const stored = await ctx.models.RevisionLinks.findById(revision._id).lean();
-  if (stored) return stored.links;
+  // An empty list may come back absent (an upsert's empty array is not always stored): no links.
+  if (stored) return stored.links ?? [];
   const bodies = await loadBodies(
     ctx,
     revision.pages,
@@ -142,4 +143,53 @@ export async function linksOfRevision(ctx: ContentContext, revision: RevisionDoc
     if ((error as { code?: number }).code !== 11000) throw error;
   });
   return links;
+}
+
+/** One distinct link target of a revision, with every page linking to it. */
+export interface LinkGroup {
+  key: string;
+  status: LinkEntryDoc['status'];
+  kind: LinkEntryDoc['kind'];
+  target: string | null;
+  href: string;
+  pages: string[];
+}
+
+export function groupLinks(links: readonly LinkEntryDoc[]): LinkGroup[] {
+  const groups = new Map<string, LinkGroup>();
+  for (const link of links) {
+    const key = link.target ? `${link.kind}:${link.target}` : `${link.status}:${link.kind}:${link.href}`;
+    const group = groups.get(key) ?? { key, status: link.status, kind: link.kind, target: link.target, href: link.href, pages: [] };
+    if (!group.pages.includes(link.pageId)) group.pages.push(link.pageId);
+    groups.set(key, group);
+  }
+  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+
+/** Open change requests whose broken links are counted in a space's link stats (the newest ones). */
+const MAX_CHANGE_REQUESTS_IN_STATS = 50;
+
+/**
+ * The link items of a space's current revision and their stats (spec "Content link
+ * item"): total distinct targets, broken ones, and broken ones that open change requests
+ * would add to the space's content.
+ */
+export async function spaceLinkReport(
+  ctx: ContentContext,
+  spaceId: string,
+  revision: RevisionDoc,
+): Promise<{ groups: LinkGroup[]; stats: { total: number; broken: { total: number; changeRequest: number } } }> {
+  const groups = groupLinks(await linksOfRevision(ctx, revision));
+  const brokenInSpace = new Set(groups.filter((group) => group.status === 'broken').map((group) => group.key));
+  const open = await ctx.models.ChangeRequest.find({ spaceId, status: 'open' }, { revisionId: 1 })
+    .sort({ createdAt: -1 })
+    .limit(MAX_CHANGE_REQUESTS_IN_STATS)
+    .lean<Array<{ revisionId: string; _id: string }>>();
+  const introduced = new Set<string>();
+  for (const changeRequest of open) {
+    const crGroups = groupLinks(await linksOfRevision(ctx, await loadRevision(ctx, changeRequest.revisionId)));
+    for (const group of crGroups) if (group.status === 'broken' && !brokenInSpace.has(group.key)) introduced.add(`${changeRequest._id}\n${group.key}`);
+  }
+  return { groups, stats: { total: groups.length, broken: { total: brokenInSpace.size, changeRequest: introduced.size } } };
 }

@@ -1,5 +1,9 @@
+import { httpError } from '@quire/http';
 import PDFDocument from 'pdfkit';
-import type { RevisionPageDoc } from '../db/revisions';
+import type { RevisionDoc, RevisionPageDoc } from '../db/revisions';
+import type { ContentContext } from './context';
+import { descendantsOf, treeOf } from './page-tree';
+import { loadBodies } from './revisions';
 
 /*
  * A printable PDF of pages: each page's title as a heading (nested by depth) and its
@@ -38,5 +42,26 @@ export function renderPdf(input: { title: string; pages: Array<{ page: RevisionP
       }
     }
     doc.end();
+  });
+}
+
+/**
+ * The PDF of a revision (spec GET .../pdf): every page, or `page` with its sub-pages, or
+ * with `only` that page alone. Only the selected pages' bodies are read.
+ */
+export async function renderRevisionPdf(ctx: ContentContext, revision: RevisionDoc, input: { title: string; page?: string; only: boolean }): Promise<Buffer> {
+  const tree = treeOf(revision.pages);
+  let selected = revision.pages;
+  if (input.page) {
+    if (!tree.pages.has(input.page)) throw httpError.notFound('Page');
+    const ids = new Set(input.only ? [input.page] : [input.page, ...descendantsOf(tree, input.page)]);
+    selected = revision.pages.filter((candidate) => ids.has(candidate.id));
+  }
+  const depth = new Map<string, number>();
+  for (const candidate of revision.pages) depth.set(candidate.id, candidate.parent ? (depth.get(candidate.parent) ?? 0) + 1 : 0);
+  const bodies = await loadBodies(ctx, selected);
+  return renderPdf({
+    title: input.title,
+    pages: selected.map((candidate) => ({ page: candidate, depth: depth.get(candidate.id) ?? 0, markdown: bodies.get(candidate.bodyHash) ?? '' })),
   });
 }

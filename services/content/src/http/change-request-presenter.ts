@@ -1,7 +1,10 @@
 import { apiUrl, presentUser } from '@quire/http';
-import type { ChangeRequestDoc, ReviewDoc } from '../db/revisions';
+import type { BackendConfig } from '@quire/runtime';
+import type { ChangeRequestDoc, ReviewDoc, RevisionFileDoc } from '../db/revisions';
+import type { ChangeResult } from '../domain/content-changes';
 import type { ContentContext } from '../domain/context';
 import { isOutdated } from '../domain/change-requests';
+import { presentFile } from './revision-presenter';
 
 export type PresentedUser = ReturnType<typeof presentUser>;
 
@@ -63,5 +66,45 @@ export function presentReview(review: ReviewDoc, changeRequest: ChangeRequestDoc
     createdAt: new Date(review.createdAt).toISOString(),
     updatedAt: new Date(review.createdAt).toISOString(),
     urls: { location: apiUrl(baseUrl, `/v1/spaces/${changeRequest.spaceId}/change-requests/${changeRequest._id}/reviews/${review.id}`) },
+  };
+}
+
+type ChangeRequestObject = ReturnType<typeof presentChangeRequest>;
+type PageOutcome = { object: 'created_page'; ref?: string; page: string } | { object: 'updated_page'; page: string } | { object: 'deleted_page'; page: string };
+
+/**
+ * OpenAPI ChangeRequestContentUpdate (POST .../content with compat=false): one entry per
+ * affected page in the order first touched, deduplicated to the net outcome (inserted then
+ * updated is created; updated then deleted is deleted; inserted then deleted is nothing),
+ * and the files the batch inserted.
+ */
+export function presentContentUpdate(
+  changeRequest: ChangeRequestObject,
+  results: readonly ChangeResult[],
+  files: readonly RevisionFileDoc[],
+  config: Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'INTERNAL_HMAC_SECRET'>,
+) {
+  const outcomes = new Map<string, PageOutcome>();
+  const touch = (page: string, outcome: PageOutcome) => {
+    const previous = outcomes.get(page);
+    if (previous?.object === 'created_page' && outcome.object === 'deleted_page') outcomes.delete(page);
+    else if (previous?.object !== 'created_page' || outcome.object !== 'updated_page') outcomes.set(page, outcome);
+  };
+  const inserted: string[] = [];
+  for (const result of results) {
+    if (result.type === 'insert_page') touch(result.page, result.ref === undefined ? { object: 'created_page', page: result.page } : { object: 'created_page', ref: result.ref, page: result.page });
+    else if (result.type === 'update_page') touch(result.page, { object: 'updated_page', page: result.page });
+    else if (result.type === 'delete_page') for (const page of result.pages) touch(page, { object: 'deleted_page', page });
+    else inserted.push(...result.files.map((file) => file.id));
+  }
+  const pageRef = (id: string) => ({ object: 'page' as const, id, urls: { location: `${changeRequest.urls.location}/content/page/${id}` } });
+  const byId = new Map(files.map((file) => [file.id, file]));
+  return {
+    changeRequest,
+    changes: [...outcomes.values()].map((outcome) => (outcome.object === 'deleted_page' ? outcome : { ...outcome, page: pageRef(outcome.page) })),
+    insertedFiles: inserted.flatMap((id) => {
+      const file = byId.get(id);
+      return file ? [presentFile(file, changeRequest.revision, config)] : [];
+    }),
   };
 }

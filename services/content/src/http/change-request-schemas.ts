@@ -1,4 +1,4 @@
-import { listQuerySchema } from '@quire/http';
+import { booleanQuery, listQuerySchema } from '@quire/http';
 import { z } from 'zod';
 import { CHANGE_REQUEST_STATUSES } from '../domain/change-requests';
 
@@ -6,12 +6,26 @@ import { CHANGE_REQUEST_STATUSES } from '../domain/change-requests';
 
 const id = z.string().min(1).max(64);
 
-export const changeRequestListQuery = listQuerySchema.extend({
-  status: z.enum(CHANGE_REQUEST_STATUSES).default('open'),
+const status = z.enum(CHANGE_REQUEST_STATUSES);
+const listFilters = {
   creator: id.optional(),
   contributor: id.optional(),
   requestedReviewer: id.optional(),
   conversationsIssuesCluster: id.optional(),
+  orderBy: z.enum(['updatedAt', 'createdAt']).optional(),
+};
+
+/** GET /v1/spaces/{spaceId}/change-requests: one status (default open). */
+export const changeRequestListQuery = listQuerySchema.extend({ status: status.default('open'), ...listFilters });
+
+/** GET /v1/orgs/{organizationId}/change-requests: statuses as an array (repeated `status`, default [open]), optionally one space. */
+export const organizationChangeRequestListQuery = listQuerySchema.extend({
+  status: z
+    .union([status, z.array(status).min(1).max(CHANGE_REQUEST_STATUSES.length)])
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .default(['open']),
+  space: id.optional(),
+  ...listFilters,
 });
 
 // Other properties are allowed (OpenAPI additionalProperties); `template` is accepted and not applied yet.
@@ -72,6 +86,7 @@ const pageFields = {
 const insertPage = z
   .object({
     type: z.literal('insert_page'),
+    ref: z.string().min(1).max(100).optional(),
     title: pageFields.title,
     slug: pageFields.slug.optional(),
     markdown: pageFields.markdown.optional(),
@@ -123,11 +138,54 @@ const insertFiles = z
   })
   .strict();
 
+/** The page title a markdown body gives itself: its leading `# heading`. */
+function leadingHeading(markdown: string): string | undefined {
+  const match = /^\s*#\s+(.+?)\s*#*\s*$/m.exec(markdown.split(/\n\s*\n/, 1)[0] ?? '');
+  return match ? match[1].slice(0, 100) : undefined;
+}
+
+/**
+ * The GitBook document's form of a change (OpenAPI ChangeRequestContentChange:
+ * `operation`, `document: {markdown}`, files' `base64`, an insert's title defaulting to
+ * the markdown's leading heading) is rewritten into the short form (`type`, `markdown`,
+ * `data`) that the schemas below validate; both forms are accepted. What neither form
+ * supports (a JSON `document`, files by `url`) is left in place and rejected, named.
+ */
+function normalizeChange(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const { operation, document, ...change } = raw as Record<string, unknown>;
+  const gitbookForm = operation !== undefined && change.type === undefined;
+  if (gitbookForm) change.type = operation;
+  else if (operation !== undefined) change.operation = operation;
+  if (document !== undefined) {
+    const markdown = document && typeof document === 'object' ? (document as Record<string, unknown>).markdown : undefined;
+    const empty = document && typeof document === 'object' && Object.keys(document).length === 0;
+    if (typeof markdown === 'string' && change.markdown === undefined) change.markdown = markdown;
+    else if (!empty) change.document = document;
+  }
+  if (Array.isArray(change.files)) {
+    change.files = change.files.map((file: unknown) => {
+      if (!file || typeof file !== 'object') return file;
+      const { base64, ...rest } = file as Record<string, unknown>;
+      return base64 !== undefined && rest.data === undefined ? { ...rest, data: base64 } : file;
+    });
+  }
+  if (gitbookForm && change.type === 'insert_page' && change.title === undefined) {
+    change.title = (typeof change.markdown === 'string' && leadingHeading(change.markdown)) || 'Untitled';
+  }
+  return change;
+}
+
+const contentChange = z.preprocess(normalizeChange, z.discriminatedUnion('type', [insertPage, updatePage, deletePage, insertFiles]));
+
 export const contentChangesBody = z
   .object({
-    changes: z.array(z.discriminatedUnion('type', [insertPage, updatePage, deletePage, insertFiles])).min(1).max(50),
+    changes: z.array(contentChange).min(1).max(50),
   })
   .strict();
+
+/** `compat` (default true): answer the ChangeRequest; false: OpenAPI ChangeRequestContentUpdate. */
+export const contentChangesQuery = z.object({ compat: booleanQuery.optional() });
 
 export const reviewBody = z.object({ status: z.enum(['approved', 'changes-requested']), comment: z.unknown().optional() }).strict();
 

@@ -22,13 +22,15 @@ import { loadRevision } from '../domain/revisions';
 import {
   changeRequestListQuery,
   contentChangesBody,
+  contentChangesQuery,
+  organizationChangeRequestListQuery,
   createChangeRequestBody,
   patchChangeRequestBody,
   pdfQuery,
   requestedReviewersBody,
   reviewBody,
 } from './change-request-schemas';
-import { loadUsers, presentChangeRequest, presentReview, userIdsOf } from './change-request-presenter';
+import { loadUsers, presentChangeRequest, presentContentUpdate, presentReview, userIdsOf } from './change-request-presenter';
 
 /*
  * Roles (design.md §4, SPACE_ACTION_ROLES): read lists and reads; edit creates, edits,
@@ -81,10 +83,12 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
   });
 
   router.get('/v1/orgs/:organizationId/change-requests', async (req, res) => {
-    const query = parseInput(changeRequestListQuery, req.query, 'query');
+    const query = parseInput(organizationChangeRequestListQuery, req.query, 'query');
     const standing = await requireMember(ctx, param(req, 'organizationId'), principalOf(req).userId);
     const view = await loadOrgView(ctx, standing);
-    const spaces = await ctx.models.Space.find(visibleSpacesFilter(view), { _id: 1, revisionId: 1 }).lean<SpaceDoc[]>();
+    const visible = visibleSpacesFilter(view);
+    const filter = query.space === undefined ? visible : { $and: [visible, { _id: query.space }] };
+    const spaces = await ctx.models.Space.find(filter, { _id: 1, revisionId: 1 }).lean<SpaceDoc[]>();
     const page = await listChangeRequests(
       ctx,
       // By space, not by the organization recorded at creation: spaces can be transferred.
@@ -108,12 +112,15 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
     res.json(await presentOne(ctx, updated));
   });
 
+  // OpenAPI updateChangeRequestContent: the ChangeRequest, or with compat=false ChangeRequestContentUpdate.
   router.post(`${CR}/content`, async (req, res) => {
+    const { compat } = parseInput(contentChangesQuery, req.query, 'query');
     const body = parseInput(contentChangesBody, req.body, 'body');
     const { access, changeRequest, userId } = await loadChangeRequest(ctx, req);
     requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'edit change request content');
     const written = await writeChangeRequestContent(ctx, changeRequest, userId, body.changes);
-    res.json({ revision: written.changeRequest.revisionId, results: written.results });
+    const presented = await presentOne(ctx, written.changeRequest);
+    res.json(compat === false ? presentContentUpdate(presented, written.results, written.files, ctx.config) : presented);
   });
 
   router.post(`${CR}/merge`, async (req, res) => {

@@ -5,7 +5,7 @@ import type { ChangeRequestDoc, RevisionDoc, RevisionPageDoc } from '../db/revis
 import { loadSpaceAccess, type SpaceAccess } from '../domain/access';
 import { findChangeRequest } from '../domain/change-requests';
 import type { ContentContext } from '../domain/context';
-import { linksOfRevision } from '../domain/links';
+import { linksOfRevision, spaceLinkReport } from '../domain/links';
 import { descendantsOf, pagePaths, pagesByPath, treeOf } from '../domain/page-tree';
 import { loadBodies, loadRevision } from '../domain/revisions';
 import { groupLinks, memoryPage, type LinkGroup, presentBacklink, presentLinkItem } from './link-presenter';
@@ -161,9 +161,6 @@ async function backlinks(ctx: ContentContext, access: SpaceAccess, revision: Rev
   return memoryPage(sources, (id) => id, query, (id) => presentBacklink(id, context));
 }
 
-/** Open change requests whose broken links are counted in the space's link stats. */
-const MAX_CHANGE_REQUESTS_IN_STATS = 50;
-
 export function contentReadsRouter(ctx: ContentContext): Router {
   const router = Router();
   contentReads(router, ctx, '/v1/spaces/:spaceId/content', spaceSource);
@@ -173,20 +170,8 @@ export function contentReadsRouter(ctx: ContentContext): Router {
   router.get('/v1/spaces/:spaceId/links', async (req, res) => {
     const query = parseInput(linksQuery, req.query, 'query');
     const { access, revision } = await spaceSource(ctx, req);
-    const groups = groupLinks(await linksOfRevision(ctx, revision));
-    const brokenInSpace = new Set(groups.filter((group) => group.status === 'broken').map((group) => group.key));
-    // Broken links that open change requests would add to the space's content.
-    const open = await ctx.models.ChangeRequest.find({ spaceId: access.space._id, status: 'open' }, { revisionId: 1 })
-      .sort({ createdAt: -1 })
-      .limit(MAX_CHANGE_REQUESTS_IN_STATS)
-      .lean();
-    const introduced = new Set<string>();
-    for (const changeRequest of open) {
-      const crGroups = groupLinks(await linksOfRevision(ctx, await loadRevision(ctx, changeRequest.revisionId)));
-      for (const group of crGroups) if (group.status === 'broken' && !brokenInSpace.has(group.key)) introduced.add(`${changeRequest._id}\n${group.key}`);
-    }
-    const list = linkList(groups, access.space._id, query);
-    res.json({ ...list, stats: { total: groups.length, broken: { total: brokenInSpace.size, changeRequest: introduced.size } } });
+    const { groups, stats } = await spaceLinkReport(ctx, access.space._id, revision);
+    res.json({ ...linkList(groups, access.space._id, query), stats });
   });
   return router;
 }

@@ -1,31 +1,12 @@
 import { decodeCursor, encodeCursor, listEnvelope } from '@quire/http';
-import type { LinkEntryDoc } from '../db/revisions';
+import type { LinkGroup } from '../domain/links';
+export { groupLinks, type LinkGroup } from '../domain/links';
 
 /*
  * Content link items (spec "Content link item"): one item per distinct target, with every
  * page that links to it as a location. Lists of computed items page by keyset on a stable
  * sort key (never by offset), like the stored lists.
  */
-
-export interface LinkGroup {
-  key: string;
-  status: LinkEntryDoc['status'];
-  kind: LinkEntryDoc['kind'];
-  target: string | null;
-  href: string;
-  pages: string[];
-}
-
-export function groupLinks(links: readonly LinkEntryDoc[]): LinkGroup[] {
-  const groups = new Map<string, LinkGroup>();
-  for (const link of links) {
-    const key = link.target ? `${link.kind}:${link.target}` : `${link.status}:${link.kind}:${link.href}`;
-    const group = groups.get(key) ?? { key, status: link.status, kind: link.kind, target: link.target, href: link.href, pages: [] };
-    if (!group.pages.includes(link.pageId)) group.pages.push(link.pageId);
-    groups.set(key, group);
-  }
-  return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}
 
 export function presentLinkItem(group: LinkGroup, spaceId: string) {
   const targetReference =

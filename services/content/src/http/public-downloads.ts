@@ -2,9 +2,8 @@ import { httpError } from '@quire/http';
 import { Router } from 'express';
 import type { ChangeRequestDoc, FileBlobDoc } from '../db/revisions';
 import type { ContentContext } from '../domain/context';
-import { descendantsOf, treeOf } from '../domain/page-tree';
-import { renderPdf } from '../domain/pdf';
-import { loadBodies, loadRevision } from '../domain/revisions';
+import { renderRevisionPdf } from '../domain/pdf';
+import { loadRevision } from '../domain/revisions';
 import { verifySignedUrl } from '../domain/signed-urls';
 
 /*
@@ -51,22 +50,10 @@ export function publicDownloadsRouter(ctx: ContentContext): Router {
       loadRevision(ctx, revisionId).catch(() => null),
     ]);
     if (!changeRequest || !revision || revision.spaceId !== changeRequest.spaceId) throw httpError.notFound('Change request');
-    const tree = treeOf(revision.pages);
-    let selected = revision.pages;
-    if (page) {
-      if (!tree.pages.has(page)) throw httpError.notFound('Page');
-      const ids = new Set(only === '1' ? [page] : [page, ...descendantsOf(tree, page)]);
-      selected = revision.pages.filter((candidate) => ids.has(candidate.id));
-    }
-    const depth = new Map<string, number>();
-    for (const candidate of revision.pages) depth.set(candidate.id, candidate.parent ? (depth.get(candidate.parent) ?? 0) + 1 : 0);
-    const bodies = await loadBodies(
-      ctx,
-      selected,
-    );
-    const pdf = await renderPdf({
+    const pdf = await renderRevisionPdf(ctx, revision, {
       title: changeRequest.subject || `Change request #${changeRequest.number}`,
-      pages: selected.map((candidate) => ({ page: candidate, depth: depth.get(candidate.id) ?? 0, markdown: bodies.get(candidate.bodyHash) ?? '' })),
+      page: page || undefined,
+      only: only === '1',
     });
     res.set({
       'content-type': 'application/pdf',

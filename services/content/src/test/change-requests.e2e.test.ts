@@ -39,7 +39,8 @@ describe('content: change requests and revisions (end to end)', () => {
   };
   const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
   const newChangeRequest = async (spaceId: string, subject: string, api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 201);
-  const write = async (spaceId: string, cr: string, changes: unknown[], api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, { changes }));
+  /** A content batch; the answer is OpenAPI ChangeRequestContentUpdate (compat=false). */
+  const write = async (spaceId: string, cr: string, changes: unknown[], api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes }));
   const merge = (spaceId: string, cr: string, api = admin.api) => api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`);
   const spaceContent = async (spaceId: string) => ok(await reader.api.get(`/v1/spaces/${spaceId}/content`));
   const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
@@ -144,12 +145,13 @@ describe('content: change requests and revisions (end to end)', () => {
       { type: 'insert_page', title: 'Guides', slug: 'guides' },
       { type: 'insert_files', files: [{ ref: 'logo', name: 'logo.png', contentType: 'image/png', data: png.toString('base64') }] },
     ]);
-    const guides = written.results[1].page;
-    const fileId = written.results[2].files[0].id;
-    assert.equal(written.results[2].files[0].ref, 'logo');
+    assertMatchesOpenApi('ChangeRequestContentUpdate', written);
+    const guides = written.changes[1].page.id;
+    const fileId = written.insertedFiles[0].id;
+    assert.equal(written.insertedFiles[0].name, 'logo.png');
     const second = await write(space.id, cr.id, [{ type: 'insert_page', title: 'Setup', into: guides, markdown: 'Install it.' }]);
     const fetched = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}`));
-    assert.equal(fetched.revision, second.revision);
+    assert.equal(fetched.revision, second.changeRequest.revision);
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?contributor=${editor.userId}`)).count, 1);
 
     const before = fetched.revision;
@@ -353,7 +355,7 @@ describe('content: change requests and revisions (end to end)', () => {
       { type: 'insert_files', files: [{ name: 'diagram.png', contentType: 'image/png', data: Buffer.from('png').toString('base64') }] },
       { type: 'update_page', page: guide.id, markdown: `![d](.gitbook/assets/diagram.png) [home](/pages/${home.id}) [bad](nowhere.md)` },
     ]);
-    const fileId = added.results[0].files[0].id;
+    const fileId = added.insertedFiles[0].id;
     const crBase = `/v1/spaces/${space.id}/change-requests/${cr.id}/content`;
     assert.equal(ok(await reader.api.get(`${crBase}/files/${fileId}/backlinks`)).items[0].page, guide.id);
     assert.equal(ok(await reader.api.get(`${crBase}/page/${home.id}/backlinks`)).count, 1);

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import { createEventBus } from '@quire/async';
 import { freePort } from '@quire/datastore';
 import { addMemberWithToken, bootstrapAdmin, startIdentity, withIdentityAdmin } from '@quire/identity';
 import { content } from '@quire/proto';
-import { ClientError, createGrpcClient, grpcStatus, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
+import { ClientError, createGrpcClient, createLogger, grpcStatus, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { modelsOf } from '../db/models';
+import type { ContentContext } from '../domain/context';
+import { purgeSpace } from '../domain/space-lifecycle';
 import { startContent } from '../service';
 
 /**
@@ -229,5 +232,74 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
       inCollection.body.items.map((i: { team: Record<string, unknown> }) => [i.team.title, i.team.spaces]),
       [['Reviewers', 2]],
     );
+  });
+  it('stores page bodies by content: a batch changing one page of many writes that one body; revisions never change', async () => {
+    const models = modelsOf(service.deps.db);
+    await createSpace('bodies');
+    const cr = await call('ada', 'POST', `/v1/spaces/${spaces.bodies}/change-requests`, { subject: 'Bodies' });
+    const crPath = `/v1/spaces/${spaces.bodies}/change-requests/${cr.body.id}`;
+    const changes = Array.from({ length: 20 }, (_, i) => ({ type: 'insert_page', title: `Page ${i}`, markdown: `Body ${i}` }));
+    const seeded = await call('ada', 'POST', `${crPath}/content?compat=false`, { changes });
+    assert.equal(seeded.status, 200, JSON.stringify(seeded.body));
+    const firstRevision = seeded.body.changeRequest.revision;
+    const pageId = seeded.body.changes[3].page.id;
+    const packsBefore = await models.BodyPack.find({}, { _id: 1 }).lean();
+    const edited = await call('ada', 'POST', `${crPath}/content`, { changes: [{ type: 'update_page', page: pageId, markdown: 'Body 3, edited' }] });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    const known = new Set(packsBefore.map((pack) => pack._id));
+    const newPacks = (await models.BodyPack.find({}, { _id: 1, count: 1 }).lean()).filter((pack) => !known.has(pack._id));
+    assert.deepEqual(newPacks.map((pack) => pack.count), [1], 'only the changed body is stored');
+    // The earlier revision still reads as it was written.
+    const old = await call('mia', 'GET', `/v1/spaces/${spaces.bodies}/revisions/${firstRevision}/page/${pageId}`);
+    assert.equal(old.body.markdown, 'Body 3');
+    const now = await call('mia', 'GET', `${crPath}/content/page/${pageId}`);
+    assert.equal(now.body.markdown, 'Body 3, edited');
+  });
+
+  it('lists change requests with one GetMembership and one BatchGetUsers per response', async () => {
+    await createSpace('listed');
+    for (const user of ['ada', 'mia'] as const) {
+      if (user === 'mia') await call('ada', 'POST', `/v1/spaces/${spaces.listed}/permissions`, { role: 'edit', users: [users.mia] });
+      for (let i = 0; i < 3; i++) assert.equal((await call(user, 'POST', `/v1/spaces/${spaces.listed}/change-requests`, { subject: `${user} ${i}` })).status, 201);
+    }
+    identityCalls.clear();
+    const listed = await call('mia', 'GET', `/v1/spaces/${spaces.listed}/change-requests`);
+    assert.equal(listed.body.count, 6);
+    assert.deepEqual(Object.fromEntries(identityCalls), { GetMembership: 1, BatchGetUsers: 1 });
+    identityCalls.clear();
+    const inOrg = await call('mia', 'GET', `/v1/orgs/${ORG}/change-requests?space=${spaces.listed}`);
+    assert.equal(inOrg.body.count, 6);
+    assert.deepEqual(Object.fromEntries(identityCalls), { GetMembership: 1, BatchGetUsers: 1 });
+  });
+
+  it('purges a trashed space for good once its retention is over: space, revisions, change requests, links', async () => {
+    const models = modelsOf(service.deps.db);
+    await createSpace('purged');
+    const id = spaces.purged;
+    const cr = await call('ada', 'POST', `/v1/spaces/${id}/change-requests`, { subject: 'Doomed' });
+    await call('ada', 'POST', `/v1/spaces/${id}/change-requests/${cr.body.id}/content`, { changes: [{ type: 'insert_page', title: 'P', markdown: '[x](y.md)' }] });
+    assert.equal((await call('ada', 'POST', `/v1/spaces/${id}/change-requests/${cr.body.id}/merge`)).status, 200);
+    assert.equal((await call('ada', 'GET', `/v1/spaces/${id}/links`)).status, 200);
+    assert.equal((await call('ada', 'DELETE', `/v1/spaces/${id}`)).status, 204);
+    const events = createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger: createLogger('test', 'silent') });
+    const ctx = { models, redis: service.deps.redis, config, logger: service.deps.logger, events } as unknown as ContentContext;
+    try {
+      assert.equal(await purgeSpace(ctx, id), false, 'not before the retention is over');
+      assert.ok(await models.Space.exists({ _id: id }));
+      await models.Space.updateOne({ _id: id }, { $set: { deletedAt: new Date(Date.now() - 8 * 24 * 3600 * 1000) } });
+      assert.equal(await purgeSpace(ctx, id), true);
+      assert.equal(await purgeSpace(ctx, id), false, 'idempotent');
+    } finally {
+      await events.close();
+    }
+    const left = await Promise.all([
+      models.Space.countDocuments({ _id: id }),
+      models.Revision.countDocuments({ spaceId: id }),
+      models.ChangeRequest.countDocuments({ spaceId: id }),
+      models.RevisionLinks.countDocuments({ spaceId: id }),
+      models.Grant.countDocuments({ resourceId: id }),
+    ]);
+    assert.deepEqual(left, [0, 0, 0, 0, 0]);
+    assert.equal((await call('ada', 'POST', `/v1/spaces/${id}/restore`)).status, 404);
   });
 });
