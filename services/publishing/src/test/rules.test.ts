@@ -129,7 +129,7 @@ describe('ordering and paths', () => {
   });
 });
 
-describe('publishing gRPC (real datastore)', () => {
+describe('publishing gRPC and space events (real datastore)', () => {
   let env: TestEnvironment;
   let service: Awaited<ReturnType<typeof startPublishing>>;
   let client: publishing.PublishingServiceClient;
@@ -233,30 +233,6 @@ describe('publishing gRPC (real datastore)', () => {
     await applySpaceEvent(ctx, { type: EVENT_TYPES.spaceTransferred, payload: { spaceId: 'space8', fromOrganizationId: 'org1', toOrganizationId: 'org2' } });
     assert.equal(await SiteSpace.exists({ _id: 'ev2' }), null, 'a transferred space leaves the old organization\'s sites');
   });
-});
-
-describe('ResolveShareKey over gRPC (real datastore)', () => {
-  let env: TestEnvironment;
-  let service: Awaited<ReturnType<typeof startPublishing>>;
-  let client: publishing.PublishingServiceClient;
-
-  before(async () => {
-    env = await testEnvironment();
-    const config: PublishingConfig = { ...testBackendConfig(env), SITES_BASE_DOMAIN: 'sites.test' };
-    service = await startPublishing(config, { handleSignals: false, subscribeToEvents: false });
-    client = createGrpcClient(publishing.PublishingServiceDefinition, {
-      address: `127.0.0.1:${service.grpcPort}`,
-      secret: config.INTERNAL_HMAC_SECRET,
-      caller: 'test',
-      deadlineMs: 5_000,
-    });
-  });
-
-  after(async () => {
-    await service?.stop();
-    if (env) await cleanupTestEnvironment(env);
-  });
-
   it('resolves the published address of a space on the site of an active share link only', async () => {
     const { Site, SiteSection, SiteSpace, ShareLink } = service.context.models;
     const now = new Date();
