@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { ClientError } from '@quire/runtime';
 
 /** An expected failure with its HTTP status; its message is shown to the caller. */
 export class HttpError extends Error {
@@ -31,4 +32,17 @@ export function sendError(res: Response, status: number, message: string, header
     return;
   }
   res.set(headers).status(status).json({ error: { code: status, message } });
+}
+
+/**
+ * Awaits a call to another service (`service` names it: 'Identity', 'Content', …). When
+ * that service cannot answer, the request fails with a 503 saying so instead of a 500.
+ */
+export async function fromService<T>(service: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof ClientError) throw httpError.unavailable(`${service} service unavailable`);
+    throw error;
+  }
 }

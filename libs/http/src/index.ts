@@ -1,4 +1,4 @@
-export { HttpError, httpError, sendError } from './errors';
+export { fromService, HttpError, httpError, sendError } from './errors';
 export { parseInput, zodMessage } from './validate';
 export {
   listQuerySchema,

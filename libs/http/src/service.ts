@@ -1,6 +1,8 @@
 import type { Express } from 'express';
+import { createEventBus, type EventBus } from '@quire/async';
 import {
   connectDatabase,
+  createServiceClients,
   createGrpcServer,
   createLogger,
   createRedis,
@@ -10,6 +12,7 @@ import {
   type GrpcServerHandle,
   type Logger,
   type RedisClient,
+  type ServiceClients,
 } from '@quire/runtime';
 import { createServiceApp, finishServiceApp } from './app';
 
@@ -19,10 +22,16 @@ export interface ServiceDeps<C extends BackendConfig> {
   logger: Logger;
   db: Database;
   redis: RedisClient;
+  /** gRPC clients of the other services (connected on first use). */
+  clients: ServiceClients;
+  /** The cross-service domain event stream (opened on first use, closed on stop). */
+  events: EventBus;
 }
 
-export interface RunningService<C extends BackendConfig> {
+export interface RunningService<C extends BackendConfig, X = ServiceDeps<C>> {
   deps: ServiceDeps<C>;
+  /** The domain context routes and gRPC methods work with. */
+  context: X;
   httpPort: number;
   grpcPort: number;
   stop(): Promise<void>;
@@ -40,15 +49,30 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
   context?: (deps: ServiceDeps<C>) => X;
   routes?: (app: Express, context: X) => void;
   grpc?: (server: GrpcServerHandle, context: X) => void;
-  onStop?: () => Promise<void>;
+  /**
+   * Work that runs beside requests once the service listens (job workers, event
+   * subscriptions); what it returns is awaited on stop, before the datastores close.
+   */
+  background?: (context: X) => Promise<(() => Promise<void>) | void>;
   handleSignals?: boolean;
   logger?: Logger;
-}): Promise<RunningService<C>> {
+}): Promise<RunningService<C, X>> {
   const { name, config } = options;
   const logger = options.logger ?? createLogger(name, config.LOG_LEVEL);
   const db = await connectDatabase(name, config, logger, options.models);
   const redis = createRedis(config, logger);
-  const deps: ServiceDeps<C> = { name, config, logger, db, redis };
+  let events: EventBus | undefined;
+  const deps: ServiceDeps<C> = {
+    name,
+    config,
+    logger,
+    db,
+    redis,
+    clients: createServiceClients(config, name),
+    get events() {
+      return (events ??= createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger }));
+    },
+  };
   const context = options.context ? options.context(deps) : (deps as X);
 
   const ready = async () => db.readyState === 1 && (await redis.ping()) === 'PONG';
@@ -67,6 +91,7 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
   redis.on('error', unhealthy);
   redis.on('ready', recheck);
 
+  let stopBackground: (() => Promise<void>) | undefined;
   const handle = await runService({
     name,
     logger,
@@ -76,10 +101,17 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
     grpc,
     handleSignals: options.handleSignals,
     onStop: async () => {
-      await options.onStop?.();
+      await stopBackground?.();
+      await events?.close();
       redis.disconnect();
       await db.close();
     },
   });
-  return { deps, httpPort: handle.httpPort!, grpcPort: handle.grpcPort!, stop: handle.stop };
+  try {
+    stopBackground = (await options.background?.(context)) ?? undefined;
+  } catch (error) {
+    await handle.stop();
+    throw error;
+  }
+  return { deps, context, httpPort: handle.httpPort!, grpcPort: handle.grpcPort!, stop: handle.stop };
 }

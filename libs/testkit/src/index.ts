@@ -1,4 +1,4 @@
 export { testEnvironment, testBackendConfig, cleanupTestEnvironment, type TestEnvironment } from './environment';
-export { startTestStack, type TestStack } from './stack';
+export { startTestStack, type TestAccount, type TestStack } from './stack';
 export { apiClient, type ApiClient, type ApiResponse } from './api';
 export { assertMatchesOpenApi, openApiErrors } from './openapi';

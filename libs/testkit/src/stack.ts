@@ -4,7 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@quire/datastore';
+import { apiClient, type ApiClient } from './api';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from './environment';
+
+/** A user made through the operator CLI, with a client that calls as them. */
+export interface TestAccount {
+  userId: string;
+  token: string;
+  /** The organization `bootstrap` created ('' for `add-member`). */
+  organizationId: string;
+  api: ApiClient;
+}
 
 export interface TestStack {
   baseUrl: string;
@@ -17,6 +27,8 @@ export interface TestStack {
   output(): string;
   /** Runs `npm run cli -- <args>` against this stack; returns the parsed last JSON line. */
   cli(args: string[]): Promise<any>;
+  /** `cli([...args, '--json'])` for `bootstrap` / `add-member`, plus a client calling as that user. */
+  account(args: string[]): Promise<TestAccount>;
   /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. */
   stop(): Promise<void>;
   /** Exit code and signal of the stack process once stopped. */
@@ -72,7 +84,7 @@ export async function startTestStack(
   });
   const adminToken = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
   const run = promisify(execFile);
-  return {
+  const stack: TestStack = {
     baseUrl,
     adminToken,
     dataDir,
@@ -85,6 +97,10 @@ export async function startTestStack(
       const lines = stdout.trim().split('\n');
       return JSON.parse(lines[lines.length - 1]);
     },
+    async account(args) {
+      const result = await stack.cli([...args, '--json']);
+      return { ...result, organizationId: result.organizationId ?? '', api: apiClient(baseUrl, result.token) };
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
@@ -93,4 +109,5 @@ export async function startTestStack(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return stack;
 }

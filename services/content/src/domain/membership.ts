@@ -1,3 +1,4 @@
+import { fromService } from '@quire/http';
 import { requestContext, roleFromProto, type RequestContext } from '@quire/runtime';
 import type { ContentContext } from './context';
 import type { Standing } from './roles';
@@ -20,7 +21,7 @@ export function getStanding(ctx: ContentContext, organizationId: string, userId:
   if (store && cache && !perRequest.has(store)) perRequest.set(store, cache);
   const cached = cache?.get(key);
   if (cached) return cached;
-  const loaded = ctx.clients.identity.getMembership({ organizationId, userId }).then(({ membership }) => toStanding(organizationId, userId, membership));
+  const loaded = fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId })).then(({ membership }) => toStanding(organizationId, userId, membership));
   cache?.set(key, loaded);
   loaded.catch(() => cache?.delete(key));
   return loaded;
@@ -31,7 +32,7 @@ export async function getStandings(ctx: ContentContext, userId: string, organiza
   const unique = [...new Set(organizationIds)];
   const result = new Map<string, MemberStanding>();
   if (!userId || unique.length === 0) return result;
-  const { memberships } = await ctx.clients.identity.batchGetMemberships({ userId, organizationIds: unique });
+  const { memberships } = await fromService('Identity', ctx.clients.identity.batchGetMemberships({ userId, organizationIds: unique }));
   for (const membership of memberships) result.set(membership.organizationId, toStanding(membership.organizationId, userId, membership));
   return result;
 }

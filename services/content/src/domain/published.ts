@@ -1,5 +1,4 @@
-import { httpError } from '@quire/http';
-import { ClientError } from '@quire/runtime';
+import { fromService, httpError } from '@quire/http';
 import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from './context';
 
@@ -9,12 +8,7 @@ import type { ContentContext } from './context';
  * active link of a site showing this space is a 400, as on publishing's own routes.
  */
 export async function resolvePublishedUrl(ctx: ContentContext, space: SpaceDoc, shareKey: string): Promise<string | undefined> {
-  const answer = await ctx.clients.publishing
-    .resolveShareKey({ spaceId: space._id, shareKey, organizationId: space.organizationId })
-    .catch((error: unknown) => {
-      if (error instanceof ClientError) throw httpError.unavailable('Published addresses are temporarily unavailable; try again');
-      throw error;
-    });
+  const answer = await fromService('Publishing', ctx.clients.publishing.resolveShareKey({ spaceId: space._id, shareKey, organizationId: space.organizationId }));
   if (!answer.resolved) throw httpError.badRequest('Invalid query: shareKey: no active share link of a site that shows this space');
   return answer.publishedUrl || undefined;
 }

@@ -3,14 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
 import { PDFParse } from 'pdf-parse';
 
-interface Account {
-  userId: string;
-  token: string;
-  api: ApiClient;
-}
 
 /** Revisions, change requests, content batches, merge/update, links and PDF through the gateway. */
 describe('content: change requests and revisions (end to end)', () => {
@@ -18,16 +13,13 @@ describe('content: change requests and revisions (end to end)', () => {
   let events: EventBus;
   const seen: DomainEvent[] = [];
   let orgId: string;
-  let admin: Account;
-  let reviewer: Account;
-  let editor: Account;
-  let reader: Account;
-  let outsider: Account;
+  let admin: TestAccount;
+  let reviewer: TestAccount;
+  let editor: TestAccount;
+  let reader: TestAccount;
+  let outsider: TestAccount;
 
-  const account = async (args: string[]) => {
-    const result = await stack.cli([...args, '--json']);
-    return { ...result, api: apiClient(stack.baseUrl, result.token) } as Account & { organizationId?: string };
-  };
+  const account = (args: string[]) => stack.account(args);
   const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
     assert.equal(response.status, status, JSON.stringify(response.body));
     assert.equal(response.body.error.code, status);

@@ -1,27 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 
-interface Account {
-  userId: string;
-  token: string;
-  api: ApiClient;
-}
 
 /** Collections, their permissions and what they give on the spaces inside, through the gateway. */
 describe('content: collections (end to end)', () => {
   let stack: TestStack;
   let orgId: string;
-  let admin: Account;
-  let creator: Account;
-  let reader: Account;
-  let guest: Account;
-  let outsider: Account & { organizationId: string };
+  let admin: TestAccount;
+  let creator: TestAccount;
+  let reader: TestAccount;
+  let guest: TestAccount;
+  let outsider: TestAccount & { organizationId: string };
 
-  const account = async (args: string[]) => {
-    const result = await stack.cli([...args, '--json']);
-    return { ...result, api: apiClient(stack.baseUrl, result.token) };
-  };
+  const account = (args: string[]) => stack.account(args);
   const create = async (api: ApiClient, body: Record<string, unknown>) => {
     const created = await api.post(`/v1/orgs/${orgId}/collections`, body);
     assert.equal(created.status, 201, JSON.stringify(created.body));

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
 
-interface Account {
-  userId: string;
-  token: string;
-  api: ApiClient;
-}
 
 /**
  * The issue's rules one by one, through the gateway: the GitBook form of content batches,
@@ -17,16 +12,13 @@ interface Account {
 describe('content: rules of spaces, change requests and content (end to end)', () => {
   let stack: TestStack;
   let orgId: string;
-  let admin: Account;
-  let editor: Account;
-  let reader: Account;
-  let guest: Account;
-  let outsider: Account & { organizationId: string };
+  let admin: TestAccount;
+  let editor: TestAccount;
+  let reader: TestAccount;
+  let guest: TestAccount;
+  let outsider: TestAccount & { organizationId: string };
 
-  const account = async (args: string[]) => {
-    const result = await stack.cli([...args, '--json']);
-    return { ...result, api: apiClient(stack.baseUrl, result.token) };
-  };
+  const account = (args: string[]) => stack.account(args);
   const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
     assert.equal(response.status, status, JSON.stringify(response.body));
     return response.body;
@@ -53,7 +45,7 @@ describe('content: rules of spaces, change requests and content (end to end)', (
     editor = await account(['add-member', '--org', orgId, '--email', 'ed@acme.test', '--role', 'edit']);
     reader = await account(['add-member', '--org', orgId, '--email', 'rita@acme.test', '--role', 'read']);
     guest = await account(['add-member', '--org', orgId, '--email', 'gus@elsewhere.test', '--role', 'guest']);
-    outsider = (await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other'])) as Account & { organizationId: string };
+    outsider = (await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other'])) as TestAccount & { organizationId: string };
   });
 
   after(async () => {

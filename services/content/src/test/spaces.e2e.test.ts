@@ -2,13 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 
-interface Account {
-  userId: string;
-  token: string;
-  api: ApiClient;
-}
 
 // Long enough for "restore right after delete" on any machine, short enough to watch a real purge.
 const RETENTION_MS = 10_000;
@@ -19,17 +14,14 @@ describe('content: spaces (end to end)', () => {
   let events: EventBus;
   const seen: DomainEvent[] = [];
   let orgId: string;
-  let admin: Account;
-  let creator: Account;
-  let editor: Account;
-  let reader: Account;
-  let guest: Account;
-  let outsider: Account & { organizationId: string };
+  let admin: TestAccount;
+  let creator: TestAccount;
+  let editor: TestAccount;
+  let reader: TestAccount;
+  let guest: TestAccount;
+  let outsider: TestAccount & { organizationId: string };
 
-  const account = async (args: string[]) => {
-    const result = await stack.cli([...args, '--json']);
-    return { ...result, api: apiClient(stack.baseUrl, result.token) };
-  };
+  const account = (args: string[]) => stack.account(args);
   const createSpace = async (api: ApiClient, body: Record<string, unknown> = {}, org = orgId) => {
     const created = await api.post(`/v1/orgs/${org}/spaces`, body);
     assert.equal(created.status, 201, JSON.stringify(created.body));

@@ -7,7 +7,6 @@ import { addMemberWithToken, bootstrapAdmin, startIdentity, withIdentityAdmin } 
 import { content } from '@quire/proto';
 import { ClientError, createGrpcClient, createLogger, grpcStatus, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
-import { modelsOf } from '../db/models';
 import type { ContentContext } from '../domain/context';
 import { purgeSpace } from '../domain/space-lifecycle';
 import { startContent } from '../service';
@@ -195,7 +194,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
   });
 
   it('refuses to restore a space deleted longer ago than the retention (403), restores a recent one', async () => {
-    const models = modelsOf(service.deps.db);
+    const models = service.context.models;
     await createSpace('old');
     assert.equal((await call('ada', 'DELETE', `/v1/spaces/${spaces.old}`)).status, 204);
     await models.Space.updateOne({ _id: spaces.old }, { $set: { deletedAt: new Date(Date.now() - 8 * 24 * 3600 * 1000) } });
@@ -234,7 +233,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     );
   });
   it('stores page bodies by content: a batch changing one page of many writes that one body; revisions never change', async () => {
-    const models = modelsOf(service.deps.db);
+    const models = service.context.models;
     await createSpace('bodies');
     const cr = await call('ada', 'POST', `/v1/spaces/${spaces.bodies}/change-requests`, { subject: 'Bodies' });
     const crPath = `/v1/spaces/${spaces.bodies}/change-requests/${cr.body.id}`;
@@ -273,7 +272,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
   });
 
   it('purges a trashed space for good once its retention is over: space, revisions, change requests, links', async () => {
-    const models = modelsOf(service.deps.db);
+    const models = service.context.models;
     await createSpace('purged');
     const id = spaces.purged;
     const cr = await call('ada', 'POST', `/v1/spaces/${id}/change-requests`, { subject: 'Doomed' });

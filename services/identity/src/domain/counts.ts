@@ -1,4 +1,4 @@
-import { httpError } from '@quire/http';
+import { fromService, httpError } from '@quire/http';
 import { ClientError, grpcStatus, type Role, type ServiceClients } from '@quire/runtime';
 import type { MembershipDoc } from '../db/models';
 import type { IdentityContext } from './context';
@@ -12,25 +12,17 @@ function clientOf<K extends keyof typeof SERVICE_NAMES>(ctx: IdentityContext, se
 
 /** Runs a content call; a bad page token is the caller's 400, anything else a 503. */
 export async function callContent<T>(ctx: IdentityContext, call: (content: ServiceClients['content']) => Promise<T>): Promise<T> {
-  try {
-    return await call(clientOf(ctx, 'content'));
-  } catch (error) {
-    if (error instanceof ClientError && error.code === grpcStatus.INVALID_ARGUMENT) {
-      throw httpError.badRequest(`Invalid query: page: ${error.details}`);
-    }
-    ctx.logger.error({ err: error }, 'content service call failed');
-    throw httpError.unavailable('Content service unavailable');
-  }
+  // Content refuses only what the caller sent us (a page token): that is the caller's 400.
+  const pending = call(clientOf(ctx, 'content')).catch((error: unknown) => {
+    if (error instanceof ClientError && error.code === grpcStatus.INVALID_ARGUMENT) throw httpError.badRequest(`Invalid query: page: ${error.details}`);
+    throw error;
+  });
+  return fromService('Content', pending);
 }
 
-/** Runs a publishing call; any failure is a 503, as when content is down (identity sends no caller input). */
+/** Runs a publishing call; a failure is a 503 (identity sends publishing no caller input). */
 export async function callPublishing<T>(ctx: IdentityContext, call: (publishing: ServiceClients['publishing']) => Promise<T>): Promise<T> {
-  try {
-    return await call(clientOf(ctx, 'publishing'));
-  } catch (error) {
-    ctx.logger.error({ err: error }, 'publishing service call failed');
-    throw httpError.unavailable('Publishing service unavailable');
-  }
+  return fromService('Publishing', call(clientOf(ctx, 'publishing')));
 }
 
 /** The team ids of each of these users in the organization, in one query. */

@@ -2,13 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { generate } from 'selfsigned';
-import { apiClient, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 
-interface Account {
-  userId: string;
-  token: string;
-  api: ApiClient;
-}
 
 /** Every item of a list, fetched `limit` at a time through its `next.page` cursors. */
 async function pageThrough(api: ApiClient, path: string, limit: number): Promise<{ items: any[]; pages: number; counts: number[] }> {
@@ -38,18 +33,15 @@ async function pageThrough(api: ApiClient, path: string, limit: number): Promise
 describe('identity: directory rules across operations (end to end)', () => {
   let stack: TestStack;
   let orgId: string;
-  let admin: Account;
-  let editor: Account;
-  let reader: Account;
-  let guest: Account;
-  let outsider: Account & { organizationId: string };
+  let admin: TestAccount;
+  let editor: TestAccount;
+  let reader: TestAccount;
+  let guest: TestAccount;
+  let outsider: TestAccount & { organizationId: string };
   let teamIds: string[] = [];
   let providerId: string;
 
-  const account = async (args: string[]) => {
-    const result = await stack.cli([...args, '--json']);
-    return { ...result, api: apiClient(stack.baseUrl, result.token) };
-  };
+  const account = (args: string[]) => stack.account(args);
   const org = (path = '') => `/v1/orgs/${orgId}${path}`;
 
   before(async () => {

@@ -5,7 +5,6 @@ import { HttpError } from '@quire/http';
 import { ClientError, createGrpcClient, grpcStatus, signPrincipal, type BackendConfig, type ServiceClients } from '@quire/runtime';
 import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { addMemberWithToken, bootstrapAdmin } from '../admin';
-import { modelsOf } from '../db/models';
 import type { IdentityContext } from '../domain/context';
 import { viewsOf } from '../domain/members';
 import { revokeToken } from '../domain/tokens';
@@ -30,7 +29,7 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     env = await testEnvironment();
     config = testBackendConfig(env);
     service = await startIdentity(config, { handleSignals: false });
-    ctx = { models: modelsOf(service.deps.db), redis: service.deps.redis, config, logger: service.deps.logger };
+    ctx = service.context;
     admin = await bootstrapAdmin(ctx, { email: 'Admin@Example.com', organizationTitle: 'Acme Docs' });
     reader = await addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'reader@example.com', role: 'read' });
     grpc = createGrpcClient(identity.IdentityServiceDefinition, {

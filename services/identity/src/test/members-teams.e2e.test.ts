@@ -2,12 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 
-interface Account {
-  userId: string;
-  token: string;
-}
 
 /** The whole OpenAPI Member, `sites` (counted by publishing) included. */
 function assertMember(body: unknown): void {
@@ -20,16 +16,13 @@ describe('identity: members and teams (end to end)', () => {
   let events: EventBus;
   const seen: DomainEvent[] = [];
   let orgId: string;
-  let admin: Account & { api: ApiClient };
-  let editor: Account & { api: ApiClient };
-  let reader: Account & { api: ApiClient };
-  let guest: Account & { api: ApiClient };
-  let outsider: Account & { api: ApiClient; organizationId: string };
+  let admin: TestAccount & { api: ApiClient };
+  let editor: TestAccount & { api: ApiClient };
+  let reader: TestAccount & { api: ApiClient };
+  let guest: TestAccount & { api: ApiClient };
+  let outsider: TestAccount & { api: ApiClient; organizationId: string };
 
-  const account = async (args: string[]) => {
-    const result = await stack.cli([...args, '--json']);
-    return { ...result, api: apiClient(stack.baseUrl, result.token) };
-  };
+  const account = (args: string[]) => stack.account(args);
   const members = (path = '') => `/v1/orgs/${orgId}/members${path}`;
   const teams = (path = '') => `/v1/orgs/${orgId}/teams${path}`;
   const eventFor = async (type: string, match: (payload: any) => boolean) => {

@@ -1,5 +1,5 @@
-import { httpError } from '@quire/http';
-import { ClientError, roleAtLeast, roleFromProto, type Role } from '@quire/runtime';
+import { fromService, httpError } from '@quire/http';
+import { roleAtLeast, roleFromProto, type Role } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from './context';
 
@@ -26,10 +26,7 @@ export interface SitePermissions {
  * role (guests and outsiders never learn which sites exist).
  */
 export async function loadOrgAccess(ctx: PublishingContext, userId: string, organizationId: string): Promise<OrgAccess> {
-  const { membership } = await ctx.clients.identity.getMembership({ organizationId, userId }).catch((error: unknown) => {
-    if (error instanceof ClientError) throw httpError.unavailable('Membership is temporarily unavailable; try again');
-    throw error;
-  });
+  const { membership } = await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }));
   const role = membership && membership.member && !membership.disabled ? roleFromProto(membership.role) : null;
   if (!role) throw httpError.notFound('Organization');
   return { organizationId, userId, role };

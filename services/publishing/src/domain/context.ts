@@ -1,3 +1,4 @@
+import type { EventBus } from '@quire/async';
 import type { Logger, RedisClient, ServiceClients } from '@quire/runtime';
 import type { PublishingConfig } from '../config';
 import type { PublishingModels } from '../db/models';
@@ -9,4 +10,6 @@ export interface PublishingContext {
   config: PublishingConfig;
   logger: Logger;
   clients: ServiceClients;
+  /** The cross-service event stream (content's space events). */
+  events: EventBus;
 }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type DomainEvent, type EventBus, type EventSubscription } from '@quire/async';
+import { EVENT_TYPES, type DomainEvent, type EventSubscription } from '@quire/async';
 import type { PublishingContext } from './context';
 
 /** Removes every site space pointing at the spaces (they are gone for good); returns how many. */
@@ -27,8 +27,8 @@ export async function applySpaceEvent(ctx: PublishingContext, event: Pick<Domain
   }
 }
 
-export function subscribeToSpaceEvents(ctx: PublishingContext, bus: EventBus): Promise<EventSubscription> {
-  return bus.subscribe('publishing', (event) => applySpaceEvent(ctx, event), {
+export function subscribeToSpaceEvents(ctx: PublishingContext): Promise<EventSubscription> {
+  return ctx.events.subscribe('publishing', (event) => applySpaceEvent(ctx, event), {
     types: [EVENT_TYPES.spaceDeleted, EVENT_TYPES.spacePurged, EVENT_TYPES.spaceRestored, EVENT_TYPES.spaceTransferred],
     retryAfterMs: 5_000,
   });
