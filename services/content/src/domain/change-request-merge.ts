@@ -45,6 +45,19 @@ async function mergeRevisions(ctx: ContentContext, baseId: string, oursId: strin
   return outcome;
 }
 
+/** Merges, then writes the result as a new revision of the space with parents [ours, theirs]. */
+async function writeMerge(ctx: ContentContext, spaceId: string, ids: { base: string; ours: string; theirs: string }, userId: string): Promise<RevisionDoc> {
+  const content = await mergeRevisions(ctx, ids.base, ids.ours, ids.theirs);
+  return writeRevision(ctx, { spaceId, parents: [ids.ours, ids.theirs], pages: content.pages, files: content.files, createdBy: userId });
+}
+
+/** The space and the change request as they are now; merged change requests take no more merges or updates. */
+async function freshPair(ctx: ContentContext, spaceId: string, changeRequestId: string): Promise<[SpaceDoc, ChangeRequestDoc]> {
+  const [space, changeRequest] = await Promise.all([freshSpace(ctx, spaceId), freshChangeRequest(ctx, changeRequestId)]);
+  if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+  return [space, changeRequest];
+}
+
 async function freshSpace(ctx: ContentContext, spaceId: string): Promise<SpaceDoc> {
   const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
   if (!space || space.deletedAt) throw httpError.notFound('Space');
@@ -64,23 +77,14 @@ export async function mergeChangeRequest(
   userId: string,
 ): Promise<{ revision: string; changeRequest: ChangeRequestDoc }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const [space, changeRequest] = await Promise.all([freshSpace(ctx, spaceId), freshChangeRequest(ctx, changeRequestId)]);
-    if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+    const [space, changeRequest] = await freshPair(ctx, spaceId, changeRequestId);
     if (attempt === 0) await enforceMergeRules(ctx, space, changeRequest);
     const base = changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial;
-    const content = await mergeRevisions(ctx, base, space.revisionId, changeRequest.revisionId);
-    const revision: RevisionDoc = await writeRevision(ctx, {
-      spaceId,
-      parents: [space.revisionId, changeRequest.revisionId],
-      pages: content.pages,
-      files: content.files,
-      createdBy: userId,
-    });
+    const revision = await writeMerge(ctx, spaceId, { base, ours: space.revisionId, theirs: changeRequest.revisionId }, userId);
     // Compare-and-set under the locks: the space and the change request must be as read.
     const merged = await withLock(ctx, spaceLock(spaceId), () =>
       withLock(ctx, changeRequestLock(changeRequest._id), async () => {
-        const [nowSpace, nowChangeRequest] = await Promise.all([freshSpace(ctx, spaceId), freshChangeRequest(ctx, changeRequest._id)]);
-        if (nowChangeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+        const [nowSpace, nowChangeRequest] = await freshPair(ctx, spaceId, changeRequest._id);
         if (nowSpace.revisionId !== space.revisionId || nowSpace.version !== space.version || nowChangeRequest.revisionId !== changeRequest.revisionId) return null;
         const moved = await ctx.models.Space.updateOne(
           { _id: spaceId, version: space.version, revisionId: space.revisionId },
@@ -113,18 +117,10 @@ export async function updateChangeRequestFromSpace(
   userId: string,
 ): Promise<{ revision: string; changeRequest: ChangeRequestDoc }> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-    const [space, changeRequest] = await Promise.all([freshSpace(ctx, spaceId), freshChangeRequest(ctx, changeRequestId)]);
-    if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
+    const [space, changeRequest] = await freshPair(ctx, spaceId, changeRequestId);
     const base = changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial;
     if (space.revisionId === base) return { revision: changeRequest.revisionId, changeRequest };
-    const content = await mergeRevisions(ctx, base, changeRequest.revisionId, space.revisionId);
-    const revision = await writeRevision(ctx, {
-      spaceId,
-      parents: [changeRequest.revisionId, space.revisionId],
-      pages: content.pages,
-      files: content.files,
-      createdBy: userId,
-    });
+    const revision = await writeMerge(ctx, spaceId, { base, ours: changeRequest.revisionId, theirs: space.revisionId }, userId);
     const updated = await withLock(ctx, changeRequestLock(changeRequest._id), () =>
       ctx.models.ChangeRequest.findOneAndUpdate(
         { _id: changeRequest._id, revisionId: changeRequest.revisionId, status: { $ne: 'merged' } },

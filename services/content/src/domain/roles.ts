@@ -79,9 +79,13 @@ export const SPACE_ACTION_ROLES = {
   admin: 'admin',
 } as const satisfies Record<keyof SpacePermissions, Role>;
 
+/** Each action of `table` allowed for `role`: the permissions object the checks agree with. */
+function permissionsOf<P>(table: Record<keyof P, Role>, role: Role | null): P {
+  return Object.fromEntries(Object.entries<Role>(table).map(([action, minimum]) => [action, roleAtLeast(role, minimum)])) as P;
+}
+
 export function spacePermissions(role: Role | null): SpacePermissions {
-  const entries = Object.entries(SPACE_ACTION_ROLES).map(([action, minimum]) => [action, roleAtLeast(role, minimum)]);
-  return Object.fromEntries(entries) as unknown as SpacePermissions;
+  return permissionsOf<SpacePermissions>(SPACE_ACTION_ROLES, role);
 }
 
 export interface CollectionPermissions {
@@ -99,8 +103,7 @@ export const COLLECTION_ACTION_ROLES = {
 } as const satisfies Record<keyof CollectionPermissions, Role>;
 
 export function collectionPermissions(role: Role | null): CollectionPermissions {
-  const entries = Object.entries(COLLECTION_ACTION_ROLES).map(([action, minimum]) => [action, roleAtLeast(role, minimum)]);
-  return Object.fromEntries(entries) as unknown as CollectionPermissions;
+  return permissionsOf<CollectionPermissions>(COLLECTION_ACTION_ROLES, role);
 }
 
 export function isRole(value: unknown): value is Role {
