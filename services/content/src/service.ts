@@ -5,6 +5,7 @@ import type { ContentConfig } from './config';
 import { modelsOf, registerModels } from './db/models';
 import type { ContentContext } from './domain/context';
 import { closeSpacePurgeQueue, startSpacePurgeWorker } from './domain/space-lifecycle';
+import { startGitWorker } from './domain/git/worker';
 import { subscribeStructureEvents } from './domain/structure-events';
 import { contentGrpc } from './grpc/server';
 import { contentRouter } from './http/routes';
@@ -23,9 +24,11 @@ export function startContent(
     grpc: (server, ctx) => server.add(content.ContentServiceDefinition, contentGrpc(ctx)),
     background: async (ctx) => {
       startSpacePurgeWorker(ctx);
+      const stopGitWorker = startGitWorker(ctx);
       const subscription = await subscribeStructureEvents(ctx);
       return async () => {
         await subscription.stop();
+        await stopGitWorker();
         await closeSpacePurgeQueue(ctx);
       };
     },

@@ -21,6 +21,33 @@ export interface RevisionPageDoc {
   bodyPack: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Where the page came from in a Git import (or was written by an export). */
+  git?: GitBlobRef;
+  /** Page variables (name → value), evaluated in `{{ page.vars.name }}` expressions. */
+  variables?: Record<string, string>;
+  /** Set on pages whose body is generated (OpenAPI `builtin:openapi`); the stored body is empty. */
+  computed?: PageComputedSource;
+  computedSeed?: string;
+}
+
+export interface GitBlobRef {
+  oid: string;
+  path: string;
+}
+
+/** OpenAPI ComputedContentSourceDocument of a computed page. */
+export interface PageComputedSource {
+  type: string;
+  dependencies: Record<string, { ref: Record<string, unknown> }>;
+  props: Record<string, unknown>;
+}
+
+export interface RevisionGitDoc {
+  oid: string;
+  message: string;
+  createdByService: boolean;
+  url?: string;
+  ref?: string;
 }
 
 export interface RevisionFileDoc {
@@ -30,6 +57,7 @@ export interface RevisionFileDoc {
   size: number;
   /** sha256 of the bytes in FileBlob. */
   blobHash: string;
+  git?: GitBlobRef;
 }
 
 /** A revision as the code uses it (immutable: written once, never updated). */
@@ -42,7 +70,9 @@ export interface RevisionDoc {
   files: RevisionFileDoc[];
   createdBy: string;
   createdAt: Date;
-  git?: { oid?: string; message?: string; createdByService?: boolean; url?: string; ref?: string } | null;
+  git?: RevisionGitDoc | null;
+  /** Space variables of this revision (name → value), `{{ space.vars.name }}`. */
+  variables?: Record<string, string>;
 }
 
 /**
@@ -134,7 +164,10 @@ export interface RevisionLinksDoc {
   links: LinkEntryDoc[];
 }
 
-const fileSchema = new Schema<RevisionFileDoc>({ id: String, name: String, contentType: String, size: Number, blobHash: String }, { _id: false });
+const fileSchema = new Schema<RevisionFileDoc>(
+  { id: String, name: String, contentType: String, size: Number, blobHash: String, git: { type: Schema.Types.Mixed, default: undefined } },
+  { _id: false },
+);
 
 const revisionSchema = new Schema<StoredRevisionDoc>(
   {
@@ -148,6 +181,7 @@ const revisionSchema = new Schema<StoredRevisionDoc>(
     createdBy: { type: String, required: true },
     createdAt: { type: Date, required: true },
     git: { type: Schema.Types.Mixed, default: null },
+    variables: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false },
 );

@@ -165,6 +165,7 @@ export async function writeChangeRequestContent(
       pages: applied.pages,
       files: applied.files,
       createdBy: userId,
+      variables: revision.variables,
     });
     const updated = await withLock(ctx, changeRequestLock(current._id), () =>
       ctx.models.ChangeRequest.findOneAndUpdate(

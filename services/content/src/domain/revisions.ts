@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { newId } from '@quire/runtime';
 import { httpError } from '@quire/http';
-import type { BodyPackDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc, StoredRevisionDoc } from '../db/revisions';
+import type { BodyPackDoc, RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc, StoredRevisionDoc } from '../db/revisions';
 import type { ContentContext } from './context';
 import { LruCache } from './lru';
 
@@ -13,28 +13,44 @@ export function contentHash(content: string | Buffer): string {
 
 export const EMPTY_BODY_HASH = contentHash('');
 
-type PageTuple = [string, string | null, string, string, string, string, 0 | 1, string, string, number, number];
+/** Fields a page has only sometimes (git, variables, computed), stored as one optional object. */
+type PageExtra = Pick<RevisionPageDoc, 'git' | 'variables' | 'computed' | 'computedSeed'>;
+type PageTuple = [string, string | null, string, string, string, string, 0 | 1, string, string, number, number, PageExtra?];
+
+function extraOf(page: RevisionPageDoc): PageExtra | undefined {
+  const extra: PageExtra = {};
+  if (page.git) extra.git = page.git;
+  if (page.variables && Object.keys(page.variables).length > 0) extra.variables = page.variables;
+  if (page.computed) extra.computed = page.computed;
+  if (page.computedSeed) extra.computedSeed = page.computedSeed;
+  return Object.keys(extra).length > 0 ? extra : undefined;
+}
 
 export function encodePages(pages: readonly RevisionPageDoc[]): Buffer {
-  const tuples: PageTuple[] = pages.map((p) => [
-    p.id,
-    p.parent,
-    p.title,
-    p.slug,
-    p.emoji,
-    p.description,
-    p.hidden ? 1 : 0,
-    p.bodyHash,
-    p.bodyPack,
-    new Date(p.createdAt).getTime(),
-    new Date(p.updatedAt).getTime(),
-  ]);
+  const tuples: PageTuple[] = pages.map((p) => {
+    const tuple: PageTuple = [
+      p.id,
+      p.parent,
+      p.title,
+      p.slug,
+      p.emoji,
+      p.description,
+      p.hidden ? 1 : 0,
+      p.bodyHash,
+      p.bodyPack,
+      new Date(p.createdAt).getTime(),
+      new Date(p.updatedAt).getTime(),
+    ];
+    const extra = extraOf(p);
+    if (extra) tuple.push(extra);
+    return tuple;
+  });
   return gzipSync(JSON.stringify(tuples), { level: 1 });
 }
 
 export function decodePages(data: Buffer): RevisionPageDoc[] {
   const tuples = JSON.parse(gunzipSync(data).toString('utf8')) as PageTuple[];
-  return tuples.map(([id, parent, title, slug, emoji, description, hidden, bodyHash, bodyPack, createdAt, updatedAt]) => ({
+  return tuples.map(([id, parent, title, slug, emoji, description, hidden, bodyHash, bodyPack, createdAt, updatedAt, extra]) => ({
     id,
     parent,
     title,
@@ -46,6 +62,7 @@ export function decodePages(data: Buffer): RevisionPageDoc[] {
     bodyPack,
     createdAt: new Date(createdAt),
     updatedAt: new Date(updatedAt),
+    ...extra,
   }));
 }
 
@@ -142,7 +159,15 @@ export async function loadRevision(ctx: ContentContext, revisionId: string): Pro
 /** Writes a new immutable revision (its bodies and blobs must be stored first). */
 export async function writeRevision(
   ctx: ContentContext,
-  input: { spaceId: string; parents: string[]; pages: RevisionPageDoc[]; files: RevisionFileDoc[]; createdBy: string },
+  input: {
+    spaceId: string;
+    parents: string[];
+    pages: RevisionPageDoc[];
+    files: RevisionFileDoc[];
+    createdBy: string;
+    git?: RevisionGitDoc | null;
+    variables?: Record<string, string>;
+  },
 ): Promise<RevisionDoc> {
   const revision: RevisionDoc = {
     _id: newId(),
@@ -153,7 +178,8 @@ export async function writeRevision(
     files: input.files,
     createdBy: input.createdBy,
     createdAt: new Date(),
-    git: null,
+    git: input.git ?? null,
+    ...(input.variables && Object.keys(input.variables).length > 0 ? { variables: input.variables } : {}),
   };
   const { pages, ...rest } = revision;
   const stored: StoredRevisionDoc = { ...rest, pageData: encodePages(pages), pageCount: pages.length };

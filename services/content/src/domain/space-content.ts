@@ -1,5 +1,10 @@
+import { EVENT_TYPES } from '@quire/async';
+import { httpError } from '@quire/http';
+import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from '../db/revisions';
+import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from './context';
-import { loadRevision, writeRevision } from './revisions';
+import { spaceLock, withLock } from './locks';
+import { assignPacks, discardRevision, loadRevision, storeBlobs, storeBodies, writeRevision } from './revisions';
 
 /*
  * What the spaces code needs from the revisions code (contract between the two halves of
@@ -24,6 +29,7 @@ export async function copyRevisionToSpace(ctx: ContentContext, input: { revision
     pages: source.pages,
     files: source.files,
     createdBy: input.createdBy,
+    variables: source.variables,
   });
   return revision._id;
 }
@@ -36,4 +42,68 @@ export async function purgeSpaceContent(ctx: ContentContext, spaceId: string): P
   await ctx.models.ChangeRequest.deleteMany({ spaceId });
   await ctx.models.RevisionLinks.deleteMany({ spaceId });
   await ctx.models.Revision.deleteMany({ spaceId });
+}
+
+/** A new state of a space's content, built from its current revision. */
+export interface BuiltContent {
+  pages: RevisionPageDoc[];
+  files: RevisionFileDoc[];
+  /** Bodies and blobs the new pages/files reference that may not be stored yet (hash → data). */
+  bodies: Map<string, string>;
+  blobs: Map<string, Buffer>;
+  git?: RevisionGitDoc | null;
+  variables?: Record<string, string>;
+}
+
+const MAX_COMMIT_ATTEMPTS = 20;
+
+/** Stores the bodies/blobs of `built` and writes it as a revision (not attached to anything yet). */
+export async function writeBuiltRevision(ctx: ContentContext, spaceId: string, parents: string[], userId: string, built: BuiltContent): Promise<RevisionDoc> {
+  const [packs] = await Promise.all([storeBodies(ctx, built.bodies), storeBlobs(ctx, built.blobs)]);
+  assignPacks(built.pages, packs);
+  return writeRevision(ctx, { spaceId, parents, pages: built.pages, files: built.files, createdBy: userId, git: built.git, variables: built.variables });
+}
+
+/**
+ * Moves a space's primary content to a new revision built from its current one (templates
+ * and Git imports; merges have their own three-way path). The space is compared-and-set
+ * under its lock: when another write moved it first, the new revision is discarded and
+ * `build` runs again on the newer content. Publishes space.content_updated.
+ */
+export async function commitSpaceRevision(
+  ctx: ContentContext,
+  spaceId: string,
+  userId: string,
+  build: (current: RevisionDoc, space: SpaceDoc) => Promise<BuiltContent> | BuiltContent,
+): Promise<{ space: SpaceDoc; revision: RevisionDoc }> {
+  for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
+    const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+    if (!space || space.deletedAt) throw httpError.notFound('Space');
+    const current = await loadRevision(ctx, space.revisionId);
+    const built = await build(current, space);
+    const revision = await writeBuiltRevision(ctx, spaceId, [current._id], userId, built);
+    const moved = await withLock(ctx, spaceLock(spaceId), () =>
+      ctx.models.Space.findOneAndUpdate(
+        { _id: spaceId, version: space.version, revisionId: space.revisionId, deletedAt: null },
+        { $set: { revisionId: revision._id, updatedAt: new Date() }, $inc: { version: 1 } },
+        { returnDocument: 'after' },
+      ).lean<SpaceDoc>(),
+    );
+    if (moved) {
+      await publishContentUpdated(ctx, moved, revision._id);
+      return { space: moved, revision };
+    }
+    await discardRevision(ctx, revision._id);
+  }
+  throw httpError.conflict('The space changed too often concurrently; retry');
+}
+
+async function publishContentUpdated(ctx: ContentContext, space: SpaceDoc, revisionId: string): Promise<void> {
+  const organizationId = space.organizationId;
+  try {
+    await ctx.events.publish({ type: EVENT_TYPES.spaceContentUpdated, organizationId, payload: { organizationId, spaceId: space._id, revisionId } });
+  } catch (error) {
+    // The content moved and is durable; a lost notification must not turn it into an error.
+    ctx.logger.error({ err: error, spaceId: space._id }, 'could not publish space.content_updated');
+  }
 }

@@ -1,6 +1,6 @@
 import { apiUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
-import type { RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from '../db/revisions';
 import { childrenOf, pagePaths, treeOf, type PageTree } from '../domain/page-tree';
 import { signedUrl } from '../domain/signed-urls';
 
@@ -36,6 +36,8 @@ export interface PagePresentation {
   config: Config;
   /** 'document' answers the body as a JSON document instead of markdown (single page reads). */
   format?: 'markdown' | 'document';
+  /** false omits the git metadata of pages (query `metadata=false`); default true. */
+  metadata?: boolean;
 }
 
 /** A minimal rich-text document from markdown: one paragraph block per paragraph. */
@@ -78,6 +80,9 @@ function presentPageNode(page: RevisionPageDoc, children: unknown[], p: PagePres
     hidden: page.hidden,
     noIndex: false,
     noRobotsIndex: false,
+    variables: page.variables ?? {},
+    ...(page.git && p.metadata !== false ? { git: page.git } : {}),
+    ...(page.computed ? { computed: page.computed, computedSeed: page.computedSeed ?? page.id } : {}),
   };
 }
 
@@ -90,7 +95,7 @@ export function presentPage(tree: PageTree, page: RevisionPageDoc, p: PagePresen
   return presentPageNode(page, presentPageTree(tree, page.id, p), p);
 }
 
-export function presentFile(file: RevisionFileDoc, revisionId: string, config: Config) {
+export function presentFile(file: RevisionFileDoc, revisionId: string, config: Config, metadata = true) {
   const path = `/v1/public/content/files/${file.id}`;
   return {
     id: file.id,
@@ -98,22 +103,35 @@ export function presentFile(file: RevisionFileDoc, revisionId: string, config: C
     contentType: file.contentType,
     downloadURL: signedUrl(config, path, [revisionId], { revision: revisionId }),
     size: file.size,
+    ...(file.git && metadata ? { git: file.git } : {}),
   };
+}
+
+/** Spec `git{oid, message, createdByService, url, ref}`; GitBook's client reads `createdByGitBook`. */
+export function presentRevisionGit(git: RevisionGitDoc) {
+  return { ...git, createdByGitBook: git.createdByService };
 }
 
 export function presentRevision(revision: RevisionDoc, options: { config: Config; bodies: Map<string, string>; metadata: boolean }) {
   const tree = treeOf(revision.pages);
-  const p: PagePresentation = { spaceId: revision.spaceId, revisionId: revision._id, paths: pagePaths(revision.pages), bodies: options.bodies, config: options.config };
-  const git = options.metadata && revision.git ? { git: revision.git } : {};
+  const p: PagePresentation = {
+    spaceId: revision.spaceId,
+    revisionId: revision._id,
+    paths: pagePaths(revision.pages),
+    bodies: options.bodies,
+    config: options.config,
+    metadata: options.metadata,
+  };
+  const git = options.metadata && revision.git ? { git: presentRevisionGit(revision.git) } : {};
   return {
     object: 'revision' as const,
     id: revision._id,
     parents: revision.parents,
     pages: presentPageTree(tree, null, p),
-    files: revision.files.map((file) => presentFile(file, revision._id, options.config)),
+    files: revision.files.map((file) => presentFile(file, revision._id, options.config, options.metadata)),
     reusableContents: [],
     tags: [],
-    variables: {},
+    variables: revision.variables ?? {},
     createdAt: new Date(revision.createdAt).toISOString(),
     ...git,
     type: 'edits' as const,

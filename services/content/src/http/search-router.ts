@@ -1,0 +1,7 @@
+import { Router } from 'express';
+import type { ContentContext } from '../domain/context';
+
+export function searchRouter(ctx: ContentContext): Router {
+  void ctx;
+  return Router();
+}
