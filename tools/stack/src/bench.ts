@@ -3,6 +3,8 @@ import { addMembership, withIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, connectDatabase, createLogger, loadConfig, newId, type BaseConfig } from '@quire/runtime';
 import { apiClient, startTestStack } from '@quire/testkit';
 import { benchContent } from './bench-content';
+import { benchGit } from './bench-git';
+import { benchSearch } from './bench-search';
 import { internalSecretOf } from './layout';
 
 /**
@@ -26,8 +28,8 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [orgs] [content] [spaces]` (default: all). */
-const SECTIONS = ['gateway', 'orgs', 'content', 'spaces'] as const;
+/** Which parts to run: `npm run bench -- [gateway] [orgs] [content] [search] [git] [spaces]` (default: all). */
+const SECTIONS = ['gateway', 'orgs', 'content', 'search', 'git', 'spaces'] as const;
 
 async function main() {
   const asked = process.argv.slice(2);
@@ -48,6 +50,8 @@ async function main() {
     // Content before spaces: FerretDB scans whole collections for some queries, so 10,000
     // extra spaces in the same database would be measured as merge cost.
     if (runs('content')) await benchContent(stack);
+    if (runs('search')) await benchSearch(stack);
+    if (runs('git')) await benchGit(stack);
     if (runs('spaces')) await benchSpaceList(api, config, me);
   } finally {
     await stack.stop();
