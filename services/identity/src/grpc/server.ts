@@ -5,9 +5,11 @@ import type { TeamDoc } from '../db/directory';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
 import { teamIdsOfUsers } from '../domain/counts';
+import { viewsOf } from '../domain/members';
 import { getTeamsWithMemberCounts } from '../domain/teams';
 import { getUsers } from '../domain/users';
 import { resolveToken } from '../domain/tokens';
+import { presentMember } from '../http/directory-presenters';
 
 /** Largest batch one call may ask for; callers split bigger ones. */
 const MAX_BATCH = 1000;
@@ -105,6 +107,25 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
       if (ids.length && !request.organizationId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'organization_id is required');
       const teams = await getTeamsWithMemberCounts(ctx, request.organizationId, ids);
       return { teams: teams.map((t) => toTeam(t.team, t.members)) };
+    },
+
+    async batchGetMembers(request) {
+      const userIds = [...new Set(checkBatch(request.userIds))];
+      if (userIds.length === 0) return { members: [] };
+      if (!request.organizationId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'organization_id is required');
+      const memberships = await ctx.models.Membership.find({ organizationId: request.organizationId, userId: { $in: userIds } }).lean();
+      // The REST presenter's own views (users and counts in batched calls), so the shape is the REST one.
+      const views = await viewsOf(ctx, request.organizationId, memberships).catch((error: unknown) => {
+        if (error instanceof HttpError && error.status === 503) throw new GrpcError(grpcStatus.UNAVAILABLE, error.message);
+        throw error;
+      });
+      const byUser = new Map(views.map((view) => [view.membership.userId, view]));
+      return {
+        members: userIds.flatMap((userId) => {
+          const view = byUser.get(userId);
+          return view ? [{ organizationId: request.organizationId, userId, restJson: JSON.stringify(presentMember(view, ctx.config.PUBLIC_BASE_URL)) }] : [];
+        }),
+      };
     },
 
     async listMembers(request) {

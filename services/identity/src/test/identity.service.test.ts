@@ -3,10 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { identity } from '@quire/proto';
 import { HttpError } from '@quire/http';
 import { ClientError, createGrpcClient, grpcStatus, signPrincipal, type BackendConfig, type ServiceClients } from '@quire/runtime';
-import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { addMemberWithToken, bootstrapAdmin } from '../admin';
 import type { IdentityContext } from '../domain/context';
 import { viewsOf } from '../domain/members';
+import { identityGrpc } from '../grpc/server';
+import { presentMember } from '../http/directory-presenters';
 import { revokeToken } from '../domain/tokens';
 import { startIdentity } from '../service';
 
@@ -192,6 +194,63 @@ describe('identity service (REST + gRPC, real datastore)', () => {
       await assert.rejects(viewsOf(down, organizationId, memberships), (e: HttpError) => e.status === 503 && /Publishing service unavailable/.test(e.message));
     }
     await assert.rejects(viewsOf({ ...ctx, clients: undefined }, organizationId, memberships), (e: HttpError) => e.status === 503);
+  });
+
+  it('returns members of one organization as the REST API presents them, in one batched call', async () => {
+    const organizationId = admin.organizationId;
+    const spacesAsked: unknown[][] = [];
+    const stubbed: IdentityContext = {
+      ...ctx,
+      clients: {
+        content: { batchCountSpaces: async ({ subjects }: { subjects: unknown[] }) => (spacesAsked.push(subjects), { counts: subjects.map(() => 2) }) },
+        publishing: { batchCountSites: async () => ({ counts: [3] }) },
+      } as unknown as ServiceClients,
+    };
+    const { members } = (await identityGrpc(stubbed).batchGetMembers(
+      { organizationId, userIds: [reader.userId, 'nobody', admin.userId, reader.userId] },
+      {} as never,
+    )) as identity.BatchGetMembersResponse;
+    assert.deepEqual(
+      members.map((m) => m.userId),
+      [reader.userId, admin.userId],
+      'request order, duplicates once, non-members omitted',
+    );
+    assert.equal(spacesAsked.length, 1, 'one content call for the whole batch');
+    const memberships = await ctx.models.Membership.find({ organizationId, userId: { $in: [reader.userId, admin.userId] } }).lean();
+    const views = await viewsOf(stubbed, organizationId, memberships);
+    for (const member of members) {
+      const json = JSON.parse(member.restJson);
+      assertMatchesOpenApi('OrganizationMember', json);
+      assert.equal(member.organizationId, organizationId);
+      const view = views.find((v) => v.membership.userId === member.userId)!;
+      assert.deepEqual(json, presentMember(view, config.PUBLIC_BASE_URL), 'exactly the REST Member');
+    }
+    assert.equal(JSON.parse(members[0].restJson).role, 'read');
+    assert.equal(JSON.parse(members[0].restJson).spaces, 2);
+
+    assert.deepEqual((await grpc.batchGetMembers({ organizationId, userIds: [] })).members, []);
+    assert.deepEqual((await grpc.batchGetMembers({ organizationId: 'other-org', userIds: ['nobody'] })).members, []);
+    await assert.rejects(grpc.batchGetMembers({ organizationId: '', userIds: [reader.userId] }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+    await assert.rejects(
+      grpc.batchGetMembers({ organizationId, userIds: Array.from({ length: 1001 }, (_, i) => `u${i}`) }),
+      (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
+    );
+    const contentDown: IdentityContext = {
+      ...stubbed,
+      clients: {
+        ...stubbed.clients,
+        content: {
+          batchCountSpaces: async () => {
+            throw new ClientError('/quire.content.v1.ContentService/BatchCountSpaces', grpcStatus.UNAVAILABLE, 'down');
+          },
+        },
+      } as unknown as ServiceClients,
+    };
+    await assert.rejects(
+      Promise.resolve(identityGrpc(contentDown).batchGetMembers({ organizationId, userIds: [reader.userId] }, {} as never)),
+      (e: { code?: number }) => e.code === grpcStatus.UNAVAILABLE,
+      'the counts cannot be made without content: unavailable, not internal',
+    );
   });
 
   it('refuses gRPC callers without a valid service signature', async () => {
