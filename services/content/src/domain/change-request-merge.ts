@@ -5,7 +5,7 @@ import type { SpaceDoc } from '../db/structure';
 import { counterDelta, enforceMergeRules } from './change-requests';
 import type { ContentContext } from './context';
 import { changeRequestLock, spaceLock, withLock } from './locks';
-import { mergeContent, type MergeConflict } from './merge';
+import { mergeContent, pick3, type MergeConflict } from './merge';
 import { assignPacks, discardRevision, loadBodies, loadRevision, storeBodies, writeRevision } from './revisions';
 
 /*
@@ -18,12 +18,13 @@ import { assignPacks, discardRevision, loadBodies, loadRevision, storeBodies, wr
 
 const MAX_ATTEMPTS = 25;
 
-/** 409 listing the conflicting pages and files; nothing was written. */
+/** 409 listing the conflicting pages, files and space variables; nothing was written. */
 export class MergeConflictError extends HttpError {
   constructor(readonly conflicts: MergeConflict[]) {
+    const what = (c: MergeConflict) => (c.page ? `page "${c.page.title}" (${c.page.id})` : c.file ? `file "${c.file.name}" (${c.file.id})` : 'space variables');
     const listed = conflicts
       .slice(0, 20)
-      .map((c) => (c.page ? `page "${c.page.title}" (${c.page.id})` : `file "${c.file?.name}" (${c.file?.id})`) + `: ${c.reason}`)
+      .map((c) => `${what(c)}: ${c.reason}`)
       .join('; ');
     super(409, `Merge conflict: ${listed}${conflicts.length > 20 ? `; and ${conflicts.length - 20} more` : ''}`);
   }
@@ -32,6 +33,48 @@ export class MergeConflictError extends HttpError {
 interface MergedContent {
   pages: RevisionPageDoc[];
   files: RevisionFileDoc[];
+  variables?: Record<string, string>;
+}
+
+type Variables = Record<string, string> | undefined;
+
+/**
+ * Three-way merge of a variables map, name by name, with the rule pages follow (pick3): a
+ * name changed (set, edited or removed) on one side only takes that side's value; changed
+ * to the same value on both is kept; changed differently on both is a conflict, reported
+ * by name. `conflict(name)` records it.
+ */
+export function mergeVariables(base: Variables, ours: Variables, theirs: Variables, conflict: (name: string) => void): Record<string, string> | undefined {
+  const merged: Record<string, string> = {};
+  const names = new Set([...Object.keys(base ?? {}), ...Object.keys(ours ?? {}), ...Object.keys(theirs ?? {})]);
+  const valueOf = (map: Variables, name: string) => (map && Object.hasOwn(map, name) ? map[name] : undefined);
+  for (const name of [...names].sort()) {
+    const picked = pick3(valueOf(base, name), valueOf(ours, name), valueOf(theirs, name), true);
+    if ('conflict' in picked) conflict(name);
+    else if (picked.value !== undefined) merged[name] = picked.value;
+  }
+  return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
+/**
+ * Page and space variables on top of mergeContent (which merges the rest of each page):
+ * every page both sides kept gets the three-way merge of its variables; pages added on one
+ * side keep theirs as they are.
+ */
+function mergeAllVariables(base: RevisionDoc, ours: RevisionDoc, theirs: RevisionDoc, pages: RevisionPageDoc[], conflicts: MergeConflict[]): Variables {
+  const baseById = new Map(base.pages.map((page) => [page.id, page]));
+  const oursById = new Map(ours.pages.map((page) => [page.id, page]));
+  const theirsById = new Map(theirs.pages.map((page) => [page.id, page]));
+  for (const page of pages) {
+    const [b, o, t] = [baseById.get(page.id), oursById.get(page.id), theirsById.get(page.id)];
+    if (!o || !t) continue;
+    const variables = mergeVariables(b?.variables, o.variables, t.variables, (name) =>
+      conflicts.push({ page: { id: page.id, title: page.title }, reason: `variable "${name}" changed differently on both sides` }),
+    );
+    if (variables) page.variables = variables;
+    else delete page.variables;
+  }
+  return mergeVariables(base.variables, ours.variables, theirs.variables, (name) => conflicts.push({ reason: `variable "${name}" changed differently on both sides` }));
 }
 
 /** Three-way merge of `theirs` into `ours` from `baseId`, with the fast paths when one side did not move. */
@@ -40,15 +83,23 @@ async function mergeRevisions(ctx: ContentContext, baseId: string, oursId: strin
   if (oursId === baseId) return loadRevision(ctx, theirsId);
   const [base, ours, theirs] = await Promise.all([loadRevision(ctx, baseId), loadRevision(ctx, oursId), loadRevision(ctx, theirsId)]);
   const outcome = await mergeContent(base, ours, theirs, (refs) => loadBodies(ctx, refs));
-  if (!outcome.ok) throw new MergeConflictError(outcome.conflicts);
-  assignPacks(outcome.pages, await storeBodies(ctx, outcome.newBodies));
-  return outcome;
+  if (!outcome.ok) {
+    mergeAllVariables(base, ours, theirs, [], outcome.conflicts);
+    throw new MergeConflictError(outcome.conflicts);
+  }
+  const conflicts: MergeConflict[] = [];
+  // Pages of the outcome may be shared with the (cached, immutable) revisions: copy before editing.
+  const pages = outcome.pages.map((page) => ({ ...page }));
+  const variables = mergeAllVariables(base, ours, theirs, pages, conflicts);
+  if (conflicts.length > 0) throw new MergeConflictError(conflicts);
+  assignPacks(pages, await storeBodies(ctx, outcome.newBodies));
+  return { pages, files: outcome.files, variables };
 }
 
 /** Merges, then writes the result as a new revision of the space with parents [ours, theirs]. */
 async function writeMerge(ctx: ContentContext, spaceId: string, ids: { base: string; ours: string; theirs: string }, userId: string): Promise<RevisionDoc> {
   const content = await mergeRevisions(ctx, ids.base, ids.ours, ids.theirs);
-  return writeRevision(ctx, { spaceId, parents: [ids.ours, ids.theirs], pages: content.pages, files: content.files, createdBy: userId });
+  return writeRevision(ctx, { spaceId, parents: [ids.ours, ids.theirs], pages: content.pages, files: content.files, createdBy: userId, variables: content.variables });
 }
 
 /** The space and the change request as they are now; merged change requests take no more merges or updates. */

@@ -37,10 +37,14 @@ export async function findChangeRequest(ctx: ContentContext, spaceId: string, id
   return changeRequest;
 }
 
+/**
+ * A new change request on the space's current content. With `changes` (a template, already
+ * validated by the caller) they are written as the change request's first revision.
+ */
 export async function createChangeRequest(
   ctx: ContentContext,
   space: SpaceDoc,
-  input: { userId: string; subject?: string; status?: 'draft' | 'open' },
+  input: { userId: string; subject?: string; status?: 'draft' | 'open'; changes?: ContentChange[] },
 ): Promise<ChangeRequestDoc> {
   const status = input.status ?? 'open';
   // One atomic update hands out the number, counts the change request and reads the
@@ -79,7 +83,8 @@ export async function createChangeRequest(
     version: 0,
   };
   await ctx.models.ChangeRequest.create(doc);
-  return doc;
+  if (!input.changes || input.changes.length === 0) return doc;
+  return (await writeChangeRequestContent(ctx, doc, input.userId, input.changes)).changeRequest;
 }
 
 export interface ChangeRequestFilters {
@@ -165,7 +170,7 @@ export async function writeChangeRequestContent(
       pages: applied.pages,
       files: applied.files,
       createdBy: userId,
-      variables: revision.variables,
+      variables: applied.variables,
     });
     const updated = await withLock(ctx, changeRequestLock(current._id), () =>
       ctx.models.ChangeRequest.findOneAndUpdate(

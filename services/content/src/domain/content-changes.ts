@@ -1,6 +1,6 @@
 import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
-import type { RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import type { PageComputedSource, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
 import { slugify } from '@quire/http';
 import { contentHash } from './revisions';
@@ -13,8 +13,29 @@ import { contentHash } from './revisions';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
+/** Limits of a variables map (page or space), enforced here so every writer obeys them. */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const MAX_VARIABLE_NAME = 64;
+// GitBook's VariableValue allows 256 characters: longer values would break its clients.
+export const MAX_VARIABLE_VALUE = 256;
+export const MAX_VARIABLES = 100;
+
 export type ContentChange =
-  | { type: 'insert_page'; ref?: string; title: string; markdown?: string; slug?: string; emoji?: string; description?: string; hidden?: boolean; into?: string; at?: number }
+  | {
+      type: 'insert_page';
+      ref?: string;
+      title: string;
+      markdown?: string;
+      slug?: string;
+      emoji?: string;
+      description?: string;
+      hidden?: boolean;
+      into?: string;
+      at?: number;
+      variables?: Record<string, string>;
+      /** Generated pages (templates only; not accepted from API callers): the stored body stays empty. */
+      computed?: PageComputedSource;
+    }
   | {
       type: 'update_page';
       page: string;
@@ -27,13 +48,19 @@ export type ContentChange =
       /** New parent page id; null moves the page to the root. */
       into?: string | null;
       at?: number;
+      /** Replaces the page's variables. */
+      variables?: Record<string, string>;
     }
   | { type: 'delete_page'; page: string }
-  | { type: 'insert_files'; files: Array<{ ref?: string; name: string; contentType: string; data: string }> };
+  | { type: 'insert_files'; files: Array<{ ref?: string; name: string; contentType: string; data: string }> }
+  /** The revision's (space) variables: merged into the current ones (null removes a name), or replacing them all. */
+  | { type: 'update_variables'; variables: Record<string, string | null>; replace?: boolean };
 
 export type ChangeResult =
   | { type: 'insert_page'; page: string; ref?: string }
-  | { type: 'update_page'; page: string } | { type: 'delete_page'; pages: string[] } | { type: 'insert_files'; files: Array<{ ref?: string; id: string }> };
+  | { type: 'update_page'; page: string }
+  | { type: 'delete_page'; pages: string[] }
+  | { type: 'insert_files'; files: Array<{ ref?: string; id: string }> };
 
 export interface AppliedChanges {
   pages: RevisionPageDoc[];
@@ -41,6 +68,14 @@ export interface AppliedChanges {
   bodies: Map<string, string>;
   blobs: Map<string, Buffer>;
   results: ChangeResult[];
+  /** The revision's variables after the batch. */
+  variables: Record<string, string>;
+}
+
+export interface ContentState {
+  pages: readonly RevisionPageDoc[];
+  files: readonly RevisionFileDoc[];
+  variables?: Record<string, string>;
 }
 
 function invalid(index: number, field: string, message: string): never {
@@ -66,9 +101,21 @@ function unplace(tree: PageTree, parent: string | null, id: string): void {
   );
 }
 
-export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files: readonly RevisionFileDoc[] }, changes: ContentChange[], now = new Date()): AppliedChanges {
+/** 400 naming `changes.<index>.<field>` unless `variables` obeys the limits (the request schemas check them too). */
+function checkVariables(index: number, field: string, variables: Record<string, unknown>): void {
+  const names = Object.keys(variables);
+  if (names.length > MAX_VARIABLES) invalid(index, field, `at most ${MAX_VARIABLES} variables`);
+  for (const name of names) {
+    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name)) invalid(index, `${field}.${name}`, `a variable name is a letter or _ then letters, digits or _ (at most ${MAX_VARIABLE_NAME})`);
+    const value = variables[name];
+    if (typeof value === 'string' && value.length > MAX_VARIABLE_VALUE) invalid(index, `${field}.${name}`, `at most ${MAX_VARIABLE_VALUE} characters`);
+  }
+}
+
+export function applyChanges(content: ContentState, changes: ContentChange[], now = new Date()): AppliedChanges {
   const tree = treeOf(content.pages);
   const files = [...content.files];
+  let variables: Record<string, string> = { ...content.variables };
   const bodies = new Map<string, string>();
   const blobs = new Map<string, Buffer>();
   const results: ChangeResult[] = [];
@@ -91,6 +138,7 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
         if (parent !== null) requirePage(index, 'into', parent);
         const wanted = change.slug ?? slugify(change.title, { fallback: 'page' });
         if (change.slug !== undefined && uniqueSlug(tree, parent, wanted) !== wanted) invalid(index, 'slug', `a sibling page already has the slug "${wanted}"`);
+        if (change.variables) checkVariables(index, 'variables', change.variables);
         const page: RevisionPageDoc = {
           id: newId(),
           parent,
@@ -99,11 +147,17 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
           emoji: change.emoji ?? '',
           description: change.description ?? '',
           hidden: change.hidden ?? false,
-          bodyHash: setBody(change.markdown ?? ''),
+          // A computed page's body is generated when read: nothing is stored.
+          bodyHash: setBody(change.computed ? '' : (change.markdown ?? '')),
           bodyPack: '',
           createdAt: now,
           updatedAt: now,
         };
+        if (change.variables && Object.keys(change.variables).length > 0) page.variables = { ...change.variables };
+        if (change.computed) {
+          page.computed = change.computed;
+          page.computedSeed = page.id;
+        }
         tree.pages.set(page.id, page);
         place(tree, parent, page.id, change.at);
         if (change.ref !== undefined) refs.set(change.ref, page.id);
@@ -117,6 +171,12 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
         if (change.emoji !== undefined) page.emoji = change.emoji;
         if (change.description !== undefined) page.description = change.description;
         if (change.hidden !== undefined) page.hidden = change.hidden;
+        if (change.variables !== undefined) {
+          checkVariables(index, 'variables', change.variables);
+          if (Object.keys(change.variables).length > 0) page.variables = { ...change.variables };
+          else delete page.variables;
+        }
+        if (change.markdown !== undefined && current.computed) invalid(index, 'markdown', 'the page is generated (computed): its markdown cannot be set');
         if (change.markdown !== undefined && contentHash(change.markdown) !== current.bodyHash) {
           page.bodyHash = setBody(change.markdown);
           page.bodyPack = '';
@@ -163,7 +223,16 @@ export function applyChanges(content: { pages: readonly RevisionPageDoc[]; files
         results.push({ type: 'insert_files', files: inserted });
         return;
       }
+      case 'update_variables': {
+        const next: Record<string, string | null> = change.replace ? {} : { ...variables };
+        for (const [name, value] of Object.entries(change.variables)) next[name] = value;
+        const kept = Object.fromEntries(Object.entries(next).filter((entry): entry is [string, string] => entry[1] !== null));
+        checkVariables(index, 'variables', kept);
+        // No result: results report pages and files (OpenAPI ChangeRequestContentUpdate).
+        variables = kept;
+        return;
+      }
     }
   });
-  return { pages: flattenTree(tree), files, bodies, blobs, results };
+  return { pages: flattenTree(tree), files, bodies, blobs, results, variables };
 }

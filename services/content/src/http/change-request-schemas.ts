@@ -1,6 +1,7 @@
 import { booleanQuery, listQuerySchema } from '@quire/http';
 import { z } from 'zod';
 import { CHANGE_REQUEST_STATUSES } from '../domain/change-requests';
+import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME } from '../domain/content-changes';
 
 /** Request shapes of the change request routes (spec "Change requests", OpenAPI bodies). */
 
@@ -28,12 +29,48 @@ export const organizationChangeRequestListQuery = listQuerySchema.extend({
   ...listFilters,
 });
 
-// Other properties are allowed (OpenAPI additionalProperties); `template` is accepted and not applied yet.
+/*
+ * Content references (spec Conventions, OpenAPI ContentRef). The kinds the templates read
+ * are checked in full; the other GitBook kinds are accepted as they come.
+ */
+const contentRef = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('openapi'), spec: z.string().min(1).max(100) }).strict(),
+  z.object({ kind: z.literal('file'), file: id }).strict(),
+  z.object({ kind: z.enum(['url', 'page', 'anchor', 'user', 'collection', 'space', 'reusable-content', 'tag']) }).passthrough(),
+]);
+export type ContentRefInput = z.infer<typeof contentRef>;
+
+/**
+ * OpenAPI ApplySpaceTemplate: `params.contentRefs` is a map of name → ContentRef (the spec's
+ * form); a plain array of refs is accepted too.
+ */
+export const spaceTemplate = z.object({
+  id: z.string().min(1).max(100),
+  params: z
+    .object({
+      // An array becomes a map keyed by index, so errors still name `contentRefs.<index>`.
+      contentRefs: z
+        .preprocess(
+          (refs) => (Array.isArray(refs) ? Object.fromEntries(refs.map((ref, index) => [String(index), ref])) : refs),
+          z.record(z.string().min(1).max(100), contentRef),
+        )
+        .refine((refs) => Object.keys(refs).length <= 20, 'at most 20 content references')
+        .optional(),
+    })
+    .passthrough()
+    .optional(),
+});
+export type SpaceTemplateInput = z.infer<typeof spaceTemplate>;
+
+/** POST /v1/spaces/{spaceId}/content/template (OpenAPI applyTemplateToSpace). */
+export const applyTemplateBody = spaceTemplate.extend({ changeRequestId: id.optional() }).strict();
+
+// Other properties are allowed (OpenAPI additionalProperties).
 export const createChangeRequestBody = z
   .object({
     subject: z.string().max(100).optional(),
     status: z.enum(['draft', 'open']).optional(),
-    template: z.object({ id: z.string().max(100) }).passthrough().optional(),
+    template: spaceTemplate.optional(),
   })
   .passthrough();
 
@@ -83,6 +120,20 @@ const pageFields = {
   at: z.number().int().min(0),
 };
 
+/* Variables (page and space): GitBook's VariableValue is a string, a number or a boolean; values are kept as strings. */
+const variableName = z.string().max(MAX_VARIABLE_NAME).regex(VARIABLE_NAME);
+const variableValue = z
+  .union([z.string(), z.number(), z.boolean()], { error: 'must be a string, a number or a boolean' })
+  .transform(String)
+  .refine((value) => value.length <= MAX_VARIABLE_VALUE, `at most ${MAX_VARIABLE_VALUE} characters`);
+const variableKeyError = {
+  error: (issue: { code?: string }) =>
+    issue.code === 'invalid_key' ? `variable names are a letter or _ then letters, digits or _ (at most ${MAX_VARIABLE_NAME} characters)` : undefined,
+};
+const tooMany = (map: Record<string, unknown>) => Object.keys(map).length <= MAX_VARIABLES;
+const pageVariables = z.record(variableName, variableValue, variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`);
+const variablesUpdate = z.record(variableName, variableValue.nullable(), variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`);
+
 const insertPage = z
   .object({
     type: z.literal('insert_page'),
@@ -95,6 +146,7 @@ const insertPage = z
     hidden: pageFields.hidden.optional(),
     into: id.optional(),
     at: pageFields.at.optional(),
+    variables: pageVariables.optional(),
   })
   .strict();
 const updatePage = z
@@ -109,9 +161,12 @@ const updatePage = z
     hidden: pageFields.hidden.optional(),
     into: id.nullable().optional(),
     at: pageFields.at.optional(),
+    variables: pageVariables.optional(),
   })
   .strict();
 const deletePage = z.object({ type: z.literal('delete_page'), page: id }).strict();
+/** Quire's own change: the revision's (space) variables; null removes a name, `replace` drops the ones not listed. */
+const updateVariables = z.object({ type: z.literal('update_variables'), variables: variablesUpdate, replace: z.boolean().optional() }).strict();
 const insertFiles = z
   .object({
     type: z.literal('insert_files'),
@@ -176,7 +231,7 @@ function normalizeChange(raw: unknown): unknown {
   return change;
 }
 
-const contentChange = z.preprocess(normalizeChange, z.discriminatedUnion('type', [insertPage, updatePage, deletePage, insertFiles]));
+const contentChange = z.preprocess(normalizeChange, z.discriminatedUnion('type', [insertPage, updatePage, deletePage, insertFiles, updateVariables]));
 
 export const contentChangesBody = z
   .object({

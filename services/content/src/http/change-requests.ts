@@ -17,6 +17,7 @@ import {
 import type { ContentContext } from '../domain/context';
 import { SPACE_ACTION_ROLES } from '../domain/roles';
 import { signedUrl } from '../domain/signed-urls';
+import { templateChanges } from '../domain/templates';
 import { loadOrgView, visibleSpacesFilter } from '../domain/visibility';
 import { loadRevision } from '../domain/revisions';
 import {
@@ -77,7 +78,9 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
     const { userId } = principalOf(req);
     const access = await loadSpaceAccess(ctx, userId, param(req, 'spaceId'));
     requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'create change requests');
-    const changeRequest = await createChangeRequest(ctx, access.space, { userId, subject: body.subject, status: body.status });
+    // The template is checked against the current content before anything is created.
+    const changes = body.template ? await templateChanges(ctx, await loadRevision(ctx, access.space.revisionId), body.template, 'template.') : undefined;
+    const changeRequest = await createChangeRequest(ctx, access.space, { userId, subject: body.subject, status: body.status, changes });
     const presented = await presentOne(ctx, changeRequest);
     res.status(201).location(presented.urls.location).json(presented);
   });

@@ -7,6 +7,8 @@ import { findChangeRequest } from '../domain/change-requests';
 import type { ContentContext } from '../domain/context';
 import { linksOfRevision, spaceLinkReport } from '../domain/links';
 import { descendantsOf, pagePaths, pagesByPath, treeOf } from '../domain/page-tree';
+import { evaluateMarkdown } from '../domain/expressions';
+import { computedPageBodies } from '../domain/openapi-pages';
 import { loadBodies, loadRevision } from '../domain/revisions';
 import { groupLinks, memoryPage, type LinkGroup, presentBacklink, presentLinkItem } from './link-presenter';
 import { presentFile, presentPage, presentPageTree, presentRevision, type PagePresentation } from './revision-presenter';
@@ -45,13 +47,14 @@ const revisionSource: SourceLoader = async (ctx, req) => {
   return { access, revision };
 };
 
-// metadata=false omits the git metadata; computed is accepted (no computed pages exist yet).
+// metadata=false omits git metadata; computed=false presents computed pages without generating them.
 const revisionQuery = z.object({ metadata: booleanQuery.optional(), computed: booleanQuery.optional() });
 // format: markdown (default) or document (a paragraph-level JSON document built from the markdown).
 const pageQuery = revisionQuery.extend({
   format: z.enum(['markdown', 'document']).optional(),
   evaluated: z.union([booleanQuery, z.literal('deterministic-only')]).optional(),
 });
+type PageQuery = z.infer<typeof pageQuery>;
 const linksQuery = listQuerySchema.extend({ status: z.enum(['ok', 'broken', 'in-app']).optional() });
 
 function findPage(revision: RevisionDoc, pageId: string): RevisionPageDoc {
@@ -60,15 +63,48 @@ function findPage(revision: RevisionDoc, pageId: string): RevisionPageDoc {
   return page;
 }
 
+/**
+ * How `pages` of the source are presented for the query: their stored bodies, the
+ * generated bodies of computed pages (computed, default true) and, on page reads, the
+ * evaluation of their expressions (evaluated, default false).
+ */
+async function presentationFor(ctx: ContentContext, source: ContentSource, pages: readonly RevisionPageDoc[], query: PageQuery): Promise<PagePresentation> {
+  const { revision } = source;
+  const [bodies, computedBodies] = await Promise.all([
+    loadBodies(ctx, pages),
+    query.computed === false ? new Map<string, string>() : computedPageBodies(ctx, revision, pages),
+  ]);
+  const paths = pagePaths(revision.pages);
+  const presentation: PagePresentation = {
+    spaceId: revision.spaceId,
+    revisionId: revision._id,
+    paths,
+    bodies,
+    config: ctx.config,
+    format: query.format,
+    metadata: query.metadata ?? true,
+    computedBodies,
+  };
+  const mode = query.evaluated ?? false;
+  if (mode !== false) {
+    const now = new Date().toISOString();
+    const space = { title: source.access.space.title, vars: revision.variables ?? {} };
+    presentation.rewrite = (page, markdown) =>
+      evaluateMarkdown(markdown, { space, page: { title: page.title, path: paths.get(page.id) ?? page.slug, vars: page.variables ?? {} }, now }, mode);
+  }
+  return presentation;
+}
+
 /** A page with its sub-pages, bodies included (only the subtree's bodies are read). */
-async function pageResponse(ctx: ContentContext, revision: RevisionDoc, page: RevisionPageDoc, format?: 'markdown' | 'document') {
-  const tree = treeOf(revision.pages);
+async function pageResponse(ctx: ContentContext, source: ContentSource, page: RevisionPageDoc, query: PageQuery) {
+  const tree = treeOf(source.revision.pages);
   const ids = new Set([page.id, ...descendantsOf(tree, page.id)]);
-  const bodies = await loadBodies(
+  const presentation = await presentationFor(
     ctx,
-    revision.pages.filter((p) => ids.has(p.id)),
+    source,
+    source.revision.pages.filter((p) => ids.has(p.id)),
+    query,
   );
-  const presentation: PagePresentation = { spaceId: revision.spaceId, revisionId: revision._id, paths: pagePaths(revision.pages), bodies, config: ctx.config, format };
   return presentPage(tree, page, presentation);
 }
 
@@ -77,37 +113,34 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
   router.get(prefix, async (req, res) => {
     const query = parseInput(revisionQuery, req.query, 'query');
     const { revision } = await load(ctx, req);
-    const bodies = await loadBodies(
-      ctx,
-      revision.pages,
-    );
-    res.json(presentRevision(revision, { config: ctx.config, bodies, metadata: query.metadata ?? true }));
+    const [bodies, computedBodies] = await Promise.all([
+      loadBodies(ctx, revision.pages),
+      query.computed === false ? undefined : computedPageBodies(ctx, revision, revision.pages),
+    ]);
+    res.json(presentRevision(revision, { config: ctx.config, bodies, metadata: query.metadata ?? true, computedBodies }));
   });
 
   router.get(`${prefix}/pages`, async (req, res) => {
-    parseInput(revisionQuery, req.query, 'query');
-    const { revision } = await load(ctx, req);
-    const bodies = await loadBodies(
-      ctx,
-      revision.pages,
-    );
-    const presentation: PagePresentation = { spaceId: revision.spaceId, revisionId: revision._id, paths: pagePaths(revision.pages), bodies, config: ctx.config };
-    res.json({ pages: presentPageTree(treeOf(revision.pages), null, presentation) });
+    const query = parseInput(revisionQuery, req.query, 'query');
+    const source = await load(ctx, req);
+    const presentation = await presentationFor(ctx, source, source.revision.pages, query);
+    res.json({ pages: presentPageTree(treeOf(source.revision.pages), null, presentation) });
   });
 
+  // Files are never computed: `computed` is accepted and changes nothing.
   router.get(`${prefix}/files`, async (req, res) => {
     const query = parseInput(listQuerySchema.extend(revisionQuery.shape), req.query, 'query');
     const { revision } = await load(ctx, req);
     const files = [...revision.files].sort((a, b) => (a.id < b.id ? -1 : 1));
-    res.json(memoryPage(files, (file) => file.id, query, (file) => presentFile(file, revision._id, ctx.config)));
+    res.json(memoryPage(files, (file) => file.id, query, (file) => presentFile(file, revision._id, ctx.config, query.metadata ?? true)));
   });
 
   router.get(`${prefix}/files/:fileId`, async (req, res) => {
-    parseInput(revisionQuery, req.query, 'query');
+    const query = parseInput(revisionQuery, req.query, 'query');
     const { revision } = await load(ctx, req);
     const file = revision.files.find((candidate) => candidate.id === req.params.fileId);
     if (!file) throw httpError.notFound('File');
-    res.json(presentFile(file, revision._id, ctx.config));
+    res.json(presentFile(file, revision._id, ctx.config, query.metadata ?? true));
   });
 
   router.get(`${prefix}/files/:fileId/backlinks`, async (req, res) => {
@@ -119,8 +152,8 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
 
   router.get(`${prefix}/page/:pageId`, async (req, res) => {
     const query = parseInput(pageQuery, req.query, 'query');
-    const { revision } = await load(ctx, req);
-    res.json(await pageResponse(ctx, revision, findPage(revision, param(req, 'pageId')), query.format));
+    const source = await load(ctx, req);
+    res.json(await pageResponse(ctx, source, findPage(source.revision, param(req, 'pageId')), query));
   });
 
   router.get(`${prefix}/page/:pageId/links`, async (req, res) => {
@@ -140,12 +173,12 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
 
   router.get(`${prefix}/path/*pagePath`, async (req, res) => {
     const query = parseInput(pageQuery, req.query, 'query');
-    const { revision } = await load(ctx, req);
+    const source = await load(ctx, req);
     const raw = req.params.pagePath as unknown;
     const path = (Array.isArray(raw) ? raw.join('/') : String(raw)).replace(/^\/+|\/+$/g, '');
-    const pageId = pagesByPath(revision.pages).get(path);
+    const pageId = pagesByPath(source.revision.pages).get(path);
     if (!pageId) throw httpError.notFound('Page');
-    res.json(await pageResponse(ctx, revision, findPage(revision, pageId), query.format));
+    res.json(await pageResponse(ctx, source, findPage(source.revision, pageId), query));
   });
 }
 

@@ -38,6 +38,10 @@ export interface PagePresentation {
   format?: 'markdown' | 'document';
   /** false omits the git metadata of pages (query `metadata=false`); default true. */
   metadata?: boolean;
+  /** Generated markdown of computed pages by page id (query `computed`); a computed page not in it has an empty body. */
+  computedBodies?: Map<string, string>;
+  /** Rewrites a page's markdown before it is presented (query `evaluated` on page reads). */
+  rewrite?: (page: RevisionPageDoc, markdown: string) => string;
 }
 
 /** A minimal rich-text document from markdown: one paragraph block per paragraph. */
@@ -59,7 +63,8 @@ export function markdownToDocument(markdown: string) {
 
 function presentPageNode(page: RevisionPageDoc, children: unknown[], p: PagePresentation) {
   const path = p.paths.get(page.id) ?? page.slug;
-  const markdown = p.bodies.get(page.bodyHash) ?? '';
+  const stored = page.computed ? (p.computedBodies?.get(page.id) ?? '') : (p.bodies.get(page.bodyHash) ?? '');
+  const markdown = p.rewrite ? p.rewrite(page, stored) : stored;
   return {
     id: page.id,
     title: page.title,
@@ -69,7 +74,8 @@ function presentPageNode(page: RevisionPageDoc, children: unknown[], p: PagePres
     kind: 'sheet' as const,
     type: 'document' as const,
     ...(p.format === 'document' ? { document: markdownToDocument(markdown) } : { markdown }),
-    documentId: page.bodyHash,
+    // A generated page has no stored document (OpenAPI: computed and documentId exclude each other).
+    ...(page.computed ? {} : { documentId: page.bodyHash }),
     urls: { app: apiUrl(p.config.PUBLIC_BASE_URL, `/s/${p.spaceId}/~/revisions/${p.revisionId}/${path}`) },
     slug: page.slug,
     path,
@@ -112,7 +118,7 @@ export function presentRevisionGit(git: RevisionGitDoc) {
   return { ...git, createdByGitBook: git.createdByService };
 }
 
-export function presentRevision(revision: RevisionDoc, options: { config: Config; bodies: Map<string, string>; metadata: boolean }) {
+export function presentRevision(revision: RevisionDoc, options: { config: Config; bodies: Map<string, string>; metadata: boolean; computedBodies?: Map<string, string> }) {
   const tree = treeOf(revision.pages);
   const p: PagePresentation = {
     spaceId: revision.spaceId,
@@ -121,6 +127,7 @@ export function presentRevision(revision: RevisionDoc, options: { config: Config
     bodies: options.bodies,
     config: options.config,
     metadata: options.metadata,
+    computedBodies: options.computedBodies,
   };
   const git = options.metadata && revision.git ? { git: presentRevisionGit(revision.git) } : {};
   return {

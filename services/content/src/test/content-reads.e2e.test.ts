@@ -1,0 +1,414 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { GitBookAPI } from '@gitbook/api';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+
+/**
+ * GitBook's RevisionPageDocument ends with oneOf [{computed, computedSeed} (required), {documentId?}]:
+ * the second member matches every object, so no computed page passes a strict oneOf. A
+ * computed page is checked as its source (ComputedContentSourceDocument) plus the page without it.
+ */
+const withoutComputed = (page: any): any => {
+  const { computed, computedSeed, ...rest } = page;
+  if (computed !== undefined) {
+    assertMatchesOpenApi('ComputedContentSourceDocument', computed);
+    assert.equal(typeof computedSeed, 'string');
+    assert.equal(rest.documentId, undefined);
+  }
+  return { ...rest, pages: (rest.pages ?? []).map(withoutComputed) };
+};
+const assertPageShape = (page: any): void => assertMatchesOpenApi('RevisionPageDocument', withoutComputed(page));
+const assertRevisionShape = (revision: any): void => assertMatchesOpenApi('Revision', { ...revision, pages: revision.pages.map(withoutComputed) });
+
+/**
+ * Content reads with every query parameter (metadata, computed, evaluated, format, paging,
+ * links status), on the space, a change request and a revision; variables written through
+ * content changes and carried through merges and updates.
+ */
+describe('content: reads, variables and evaluation (end to end)', () => {
+  let stack: TestStack;
+  let orgId: string;
+  let admin: TestAccount;
+  let editor: TestAccount;
+  let reader: TestAccount;
+  let outsider: TestAccount;
+
+  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
+    assert.equal(response.status, status, JSON.stringify(response.body));
+    assert.equal(response.body.error.code, status);
+    if (field) assert.match(response.body.error.message, new RegExp(`${field.replace(/\./g, '\\.')}\\b`));
+  };
+  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
+    assert.equal(response.status, status, JSON.stringify(response.body));
+    return response.body;
+  };
+  const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
+  const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
+  const newChangeRequest = async (spaceId: string, subject = 'edit') => ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 201);
+  const write = (spaceId: string, cr: string, changes: unknown[], api = editor.api) => api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes });
+  const merge = async (spaceId: string, cr: string) => ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`));
+  /** Applies `changes` to the space's content through a merged change request. */
+  const commit = async (spaceId: string, changes: unknown[]) => {
+    const cr = await newChangeRequest(spaceId);
+    const written = ok(await write(spaceId, cr.id, changes));
+    await merge(spaceId, cr.id);
+    return written;
+  };
+  const content = async (spaceId: string, query = '') => ok(await reader.api.get(`/v1/spaces/${spaceId}/content${query}`));
+  const pageByTitle = (revision: any, title: string) => flat(revision.pages).find((page) => page.title === title);
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+
+  before(async () => {
+    stack = await startTestStack();
+    admin = await stack.account(['bootstrap', '--email', 'ada@reads.test', '--org', 'Reads']);
+    orgId = admin.organizationId;
+    editor = await stack.account(['add-member', '--org', orgId, '--email', 'ed@reads.test', '--role', 'edit']);
+    reader = await stack.account(['add-member', '--org', orgId, '--email', 'rita@reads.test', '--role', 'read']);
+    outsider = await stack.account(['bootstrap', '--email', 'eve@elsewhere.test', '--org', 'Elsewhere']);
+  });
+
+  after(async () => {
+    if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
+    await stack?.stop();
+  });
+
+  it('sets space and page variables through content changes, in both forms, within their limits', async () => {
+    const space = await newSpace('Variables');
+    const cr = await newChangeRequest(space.id);
+    ok(
+      await write(space.id, cr.id, [
+        { type: 'update_variables', variables: { product: 'Quire', version: 2, beta: true } },
+        { type: 'insert_page', ref: 'intro', title: 'Intro', markdown: 'Hi', variables: { audience: 'developers' } },
+        { operation: 'insert_page', document: { markdown: '# Second\n\nText' }, variables: { tone: 'casual' } },
+      ]),
+    );
+    let revision = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`));
+    assertRevisionShape(revision);
+    assert.deepEqual(revision.variables, { product: 'Quire', version: '2', beta: 'true' });
+    assert.deepEqual(pageByTitle(revision, 'Intro').variables, { audience: 'developers' });
+    assert.deepEqual(pageByTitle(revision, 'Second').variables, { tone: 'casual' });
+
+    // Merged into the current variables; null removes a name; replace drops the unlisted ones.
+    const intro = pageByTitle(revision, 'Intro').id;
+    ok(
+      await write(space.id, cr.id, [
+        { operation: 'update_variables', variables: { version: '3', beta: null } },
+        { type: 'update_page', page: intro, variables: { audience: 'admins', level: '2' } },
+      ]),
+    );
+    revision = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`));
+    assert.deepEqual(revision.variables, { product: 'Quire', version: '3' });
+    assert.deepEqual(pageByTitle(revision, 'Intro').variables, { audience: 'admins', level: '2' });
+    ok(await write(space.id, cr.id, [{ type: 'update_variables', variables: { only: 'one' }, replace: true }]));
+    revision = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`));
+    assert.deepEqual(revision.variables, { only: 'one' });
+
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`v${i}`, 'x']));
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { 'bad.name': 'x' } }]), 400, 'changes.0.variables');
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { '1st': 'x' } }]), 400, 'changes.0.variables.1st');
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { [`v${'x'.repeat(64)}`]: 'x' } }]), 400, 'changes.0.variables');
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { long: 'x'.repeat(257) } }]), 400, 'changes.0.variables.long');
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: many }]), 400, 'changes.0.variables');
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { a: 'x' }, replace: 'yes' }]), 400, 'changes.0.replace');
+    assertError(await write(space.id, cr.id, [{ type: 'insert_page', title: 'P', variables: { ok: { nested: true } } }]), 400, 'changes.0.variables.ok');
+    assertError(await write(space.id, cr.id, [{ type: 'update_page', page: intro, variables: many }]), 400, 'changes.0.variables');
+    // 100 already set + one more through a merge of the map: the limit holds on the result.
+    const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`v${i}`, 'x']));
+    ok(await write(space.id, cr.id, [{ type: 'update_variables', variables: hundred, replace: true }]));
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { extra: 'x' } }]), 400, 'changes.0.variables');
+    // Writing variables needs the edit role; the space stays invisible to outsiders.
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { a: 'b' } }], reader.api), 403);
+    assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { a: 'b' } }], outsider.api), 404);
+  });
+
+  it('carries variables through merges and updates, three-way, with a 409 naming a variable both sides changed', async () => {
+    const space = await newSpace('Variable merges');
+    await commit(space.id, [
+      { type: 'update_variables', variables: { shared: 'base', kept: 'yes' } },
+      { type: 'insert_page', title: 'Page', markdown: 'Body', variables: { k: '1' } },
+    ]);
+    let main = await content(space.id);
+    assert.deepEqual(main.variables, { shared: 'base', kept: 'yes' });
+    const page = pageByTitle(main, 'Page').id;
+
+    // Two change requests from the same base change different names: both survive.
+    const first = await newChangeRequest(space.id);
+    const second = await newChangeRequest(space.id);
+    ok(await write(space.id, first.id, [{ type: 'update_variables', variables: { fromFirst: '1', kept: null } }, { type: 'update_page', page, title: 'Page (renamed)' }]));
+    ok(await write(space.id, second.id, [{ type: 'update_variables', variables: { fromSecond: '2' } }, { type: 'update_page', page, variables: { k: '1', m: '2' } }]));
+    await merge(space.id, first.id);
+    await merge(space.id, second.id);
+    main = await content(space.id);
+    assert.deepEqual(main.variables, { shared: 'base', fromFirst: '1', fromSecond: '2' });
+    const merged = pageByTitle(main, 'Page (renamed)');
+    assert.deepEqual(merged.variables, { k: '1', m: '2' });
+
+    // An update brings the space's variables into a change request.
+    const third = await newChangeRequest(space.id);
+    ok(await write(space.id, third.id, [{ type: 'insert_page', title: 'Third' }]));
+    await commit(space.id, [{ type: 'update_variables', variables: { later: 'x' } }]);
+    ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${third.id}/update`));
+    const updated = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${third.id}/content`));
+    assert.equal(updated.variables.later, 'x');
+
+    // Both sides set the same name differently: a conflict, like a page field, nothing written.
+    const left = await newChangeRequest(space.id);
+    const right = await newChangeRequest(space.id);
+    ok(await write(space.id, left.id, [{ type: 'update_variables', variables: { shared: 'left' } }]));
+    ok(await write(space.id, right.id, [{ type: 'update_variables', variables: { shared: 'right' } }, { type: 'update_page', page, variables: { k: 'right' } }]));
+    await merge(space.id, left.id);
+    await commit(space.id, [{ type: 'update_page', page, variables: { k: 'main' } }]);
+    const before = (await content(space.id)).id;
+    const conflict = await admin.api.post(`/v1/spaces/${space.id}/change-requests/${right.id}/merge`);
+    assertError(conflict, 409);
+    assert.match(conflict.body.error.message, /space variables: variable "shared"/);
+    assert.match(conflict.body.error.message, /variable "k" changed differently/);
+    assert.equal((await content(space.id)).id, before);
+  });
+
+  it('evaluates expressions on page reads: false (default), true and deterministic-only', async () => {
+    const space = await newSpace('Expressions');
+    const markdown = [
+      'Product: {{ space.vars.product }} {{ space.vars.version }}',
+      'Audience: {{ page.vars.audience }}',
+      'Where: {{ page.title }} at {{ page.path }} in {{ space.title }}',
+      'Now: {{ now }}',
+      'Plan: [{{ visitor.claims.plan }}]',
+      'Choice: {{ page.vars.audience == "developers" && !space.vars.missing ? "dev" : "other" }}',
+      'Sum: {{ 1 + 2 }} / {{ space.vars.product + "-" + space.vars.version }}',
+      'Broken: {{ this is not one }} {{ unknown.name }}',
+      'Code: `{{ space.vars.product }}`',
+    ].join('\n');
+    await commit(space.id, [
+      { type: 'update_variables', variables: { product: 'Quire', version: '2' } },
+      { type: 'insert_page', ref: 'guide', title: 'Guide', slug: 'guide', markdown, variables: { audience: 'developers' } },
+      { type: 'insert_page', into: 'guide', title: 'Child', slug: 'child', markdown: 'Child of {{ page.path }} for {{ page.vars.audience }}' },
+    ]);
+    const main = await content(space.id);
+    const guide = pageByTitle(main, 'Guide');
+    const read = async (path: string, query: string) => ok(await reader.api.get(`${path}${query}`));
+
+    const check = async (path: string) => {
+      const verbatim = await read(path, '');
+      assertPageShape(verbatim);
+      assert.equal(verbatim.markdown, markdown);
+      assert.equal((await read(path, '?evaluated=false')).markdown, markdown);
+
+      const all = await read(path, '?evaluated=true');
+      assertPageShape(all);
+      const lines = all.markdown.split('\n');
+      assert.equal(lines[0], 'Product: Quire 2');
+      assert.equal(lines[1], 'Audience: developers');
+      assert.equal(lines[2], 'Where: Guide at guide in Expressions');
+      assert.match(lines[3], /^Now: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+      assert.equal(lines[4], 'Plan: []');
+      assert.equal(lines[5], 'Choice: dev');
+      assert.equal(lines[6], 'Sum: 3 / Quire-2');
+      assert.equal(lines[7], 'Broken: {{ this is not one }} {{ unknown.name }}');
+      assert.equal(lines[8], 'Code: `{{ space.vars.product }}`');
+      // Sub-pages are evaluated with their own inputs.
+      assert.equal(all.pages[0].markdown, 'Child of guide/child for ');
+
+      const deterministic = (await read(path, '?evaluated=deterministic-only')).markdown.split('\n');
+      assert.equal(deterministic[0], 'Product: Quire 2');
+      assert.equal(deterministic[2], 'Where: Guide at guide in Expressions');
+      assert.equal(deterministic[3], 'Now: {{ now }}');
+      assert.equal(deterministic[4], 'Plan: [{{ visitor.claims.plan }}]');
+      assert.equal(deterministic[5], 'Choice: dev');
+
+      const document = await read(path, '?evaluated=true&format=document');
+      assertPageShape(document);
+      assert.match(JSON.stringify(document.document), /Product: Quire 2/);
+      assertError(await reader.api.get(`${path}?evaluated=sometimes`), 400, 'evaluated');
+    };
+    await check(`/v1/spaces/${space.id}/content/page/${guide.id}`);
+    await check(`/v1/spaces/${space.id}/content/path/guide`);
+    await check(`/v1/spaces/${space.id}/revisions/${main.id}/page/${guide.id}`);
+    await check(`/v1/spaces/${space.id}/revisions/${main.id}/path/guide`);
+    const cr = await newChangeRequest(space.id);
+    await check(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${guide.id}`);
+    await check(`/v1/spaces/${space.id}/change-requests/${cr.number}/content/path/guide`);
+
+    // The official client passes `evaluated` through unchanged.
+    const client: any = new GitBookAPI({ authToken: reader.token, endpoint: stack.baseUrl });
+    const viaClient = await client.spaces.getPageById(space.id, guide.id, { evaluated: true });
+    assert.match(viaClient.data.markdown, /^Product: Quire 2$/m);
+  });
+
+  it('generates computed pages unless computed=false, and omits git metadata with metadata=false', async () => {
+    const space = await newSpace('Computed');
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'Pets', version: '1.0.0' },
+      paths: { '/pets': { get: { tags: ['pets'], summary: 'List pets', responses: { '200': { description: 'The pets' } } } } },
+      components: { schemas: { Pet: { type: 'object', properties: { name: { type: 'string' } } } } },
+    };
+    await commit(space.id, [
+      { type: 'insert_files', files: [{ name: 'pets.json', contentType: 'application/json', data: base64(JSON.stringify(spec)) }] },
+      { type: 'insert_page', title: 'Plain', markdown: 'Plain body', variables: { a: '1' } },
+      { type: 'update_variables', variables: { product: 'Quire' } },
+    ]);
+    ok(await editor.api.post(`/v1/spaces/${space.id}/content/template`, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'pets' } } } }), 201);
+
+    const computed = await content(space.id);
+    assertRevisionShape(computed);
+    const tag = pageByTitle(computed, 'pets');
+    assert.deepEqual(tag.computed, { type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'pets' } } }, props: { doc: 'operations', page: 'pets' } });
+    assert.equal(typeof tag.computedSeed, 'string');
+    assert.equal(tag.documentId, undefined);
+    assert.match(tag.markdown, /^## GET \/pets$/m);
+    assert.match(pageByTitle(computed, 'Models').markdown, /^## Pet$/m);
+
+    const skipped = await content(space.id, '?computed=false');
+    assertRevisionShape(skipped);
+    assert.equal(pageByTitle(skipped, 'pets').markdown, '');
+    assert.deepEqual(pageByTitle(skipped, 'pets').computed, tag.computed);
+    assert.equal(pageByTitle(skipped, 'Plain').markdown, 'Plain body');
+
+    const pages = ok(await reader.api.get(`/v1/spaces/${space.id}/content/pages?computed=false`)).pages;
+    assert.equal(pageByTitle({ pages }, 'pets').markdown, '');
+    assert.match(pageByTitle({ pages: ok(await reader.api.get(`/v1/spaces/${space.id}/content/pages`)).pages }, 'pets').markdown, /GET \/pets/);
+
+    const one = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${tag.id}?computed=false`));
+    assertPageShape(one);
+    assert.equal(one.markdown, '');
+    const generated = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${tag.id}?computed=true`));
+    assertPageShape(generated);
+    assert.match(generated.markdown, /\*\*List pets\*\*/);
+    const reference = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${pageByTitle(computed, 'API Reference').id}`));
+    assert.equal(reference.pages.length, 2);
+    assert.match(reference.pages[0].markdown, /GET \/pets/);
+
+    // metadata=false: no git keys anywhere; variables and computed sources stay.
+    for (const query of ['?metadata=false', '?metadata=false&computed=false']) {
+      const bare = await content(space.id, query);
+      assertRevisionShape(bare);
+      assert.equal(bare.git, undefined);
+      assert.deepEqual(bare.variables, { product: 'Quire' });
+      for (const page of flat(bare.pages)) assert.equal(page.git, undefined);
+      for (const file of bare.files) assert.equal(file.git, undefined);
+      assert.deepEqual(pageByTitle(bare, 'Plain').variables, { a: '1' });
+      assert.deepEqual(pageByTitle(bare, 'pets').computed, tag.computed);
+    }
+    const barePages = ok(await reader.api.get(`/v1/spaces/${space.id}/content/pages?metadata=false`)).pages;
+    assert.ok(flat(barePages).every((page) => page.git === undefined));
+    const barePage = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${tag.id}?metadata=false`));
+    assert.equal(barePage.git, undefined);
+    assert.deepEqual(barePage.computed, tag.computed);
+    const files = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files?metadata=false`));
+    assert.ok(files.items.every((file: any) => file.git === undefined));
+    const file = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files/${computed.files[0].id}?metadata=false&computed=false`));
+    assertMatchesOpenApi('RevisionFile', file);
+    assert.equal(file.git, undefined);
+
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content?metadata=perhaps`), 400, 'metadata');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/pages?computed=2`), 400, 'computed');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files?metadata=no`), 400, 'metadata');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files/${file.id}?computed=maybe`), 400, 'computed');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/page/${tag.id}?metadata=x`), 400, 'metadata');
+  });
+
+  it('pages through files, answers files and their backlinks, and 404s what is missing or invisible', async () => {
+    const space = await newSpace('Files');
+    const written = await commit(space.id, [
+      { type: 'insert_files', files: ['a', 'b', 'c', 'd', 'e'].map((name) => ({ ref: name, name: `${name}.txt`, contentType: 'text/plain', data: base64(`file ${name}`) })) },
+    ]);
+    const ids: string[] = written.insertedFiles.map((file: any) => file.id);
+    await commit(space.id, [{ type: 'insert_page', title: 'Uses a file', slug: 'uses', markdown: `See [the file](/files/${ids[0]}) and ![img](/files/${ids[0]}).` }]);
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let rounds = 0;
+    do {
+      const page = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files?limit=2${cursor ? `&page=${encodeURIComponent(cursor)}` : ''}`));
+      assert.equal(page.count, 5);
+      assert.ok(page.items.length <= 2);
+      for (const file of page.items) assertMatchesOpenApi('RevisionFile', file);
+      seen.push(...page.items.map((file: any) => file.id));
+      cursor = page.next?.page;
+      rounds += 1;
+    } while (cursor);
+    assert.equal(rounds, 3);
+    assert.deepEqual([...seen].sort(), [...ids].sort());
+    assert.equal(new Set(seen).size, 5);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files?limit=0`), 400, 'limit');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files?limit=1001`), 400, 'limit');
+
+    const file = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files/${ids[0]}`));
+    assertMatchesOpenApi('RevisionFile', file);
+    assert.equal(file.name, 'a.txt');
+    assert.equal(file.size, 'file a'.length);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files/nope`), 404);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files/nope/backlinks`), 404);
+
+    const main = await content(space.id);
+    const uses = pageByTitle(main, 'Uses a file').id;
+    const backlinks = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files/${ids[0]}/backlinks`));
+    assert.equal(backlinks.count, 1);
+    assert.equal(backlinks.items[0].page, uses);
+    assert.deepEqual(backlinks.items[0].versionContext, { type: 'revision', revision: main.id });
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/content/files/${ids[1]}/backlinks`)).count, 0);
+
+    // The same reads under a change request and a revision.
+    const cr = await newChangeRequest(space.id);
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files?limit=10`)).count, 5);
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files/${ids[2]}`)).name, 'c.txt');
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/revisions/${main.id}/files/${ids[3]}`)).name, 'd.txt');
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files/${ids[0]}/backlinks`)).count, 1);
+
+    for (const path of [`/content`, `/content/pages`, `/content/files`, `/content/files/${ids[0]}`, `/content/page/${uses}`, `/revisions/${main.id}`, `/change-requests/${cr.id}/content`]) {
+      assertError(await outsider.api.get(`/v1/spaces/${space.id}${path}`), 404);
+    }
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/page/nope`), 404);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/content/path/no/such/page`), 404);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/revisions/nope/page/${uses}`), 404);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/999/content/page/${uses}`), 404);
+    const other = await newSpace('Other');
+    assertError(await reader.api.get(`/v1/spaces/${other.id}/revisions/${main.id}`), 404);
+  });
+
+  it('lists page links filtered by status and page backlinks, on the space, a change request and a revision', async () => {
+    const space = await newSpace('Links');
+    await commit(space.id, [{ type: 'insert_page', title: 'Target', slug: 'target', markdown: 'I am linked to.' }]);
+    const target = pageByTitle(await content(space.id), 'Target');
+    const appBase = String(target.urls.app).split('/s/')[0];
+    await commit(space.id, [
+      {
+        type: 'insert_page',
+        title: 'Source',
+        slug: 'source',
+        markdown: [
+          `[by path](/target) [by id](/pages/${target.id}) [missing](/nowhere)`,
+          `[external](https://example.com/docs) [in app](${appBase}/s/${space.id})`,
+        ].join('\n'),
+      },
+    ]);
+    const main = await content(space.id);
+    const source = pageByTitle(main, 'Source');
+    const cr = await newChangeRequest(space.id);
+    for (const prefix of [`/v1/spaces/${space.id}/content`, `/v1/spaces/${space.id}/change-requests/${cr.id}/content`, `/v1/spaces/${space.id}/revisions/${main.id}`]) {
+      const all = ok(await reader.api.get(`${prefix}/page/${source.id}/links`));
+      // Both internal links reach the same page: one item with its target.
+      assert.equal(all.count, 4);
+      const statuses = (query: string) => reader.api.get(`${prefix}/page/${source.id}/links?status=${query}`).then((r) => ok(r));
+      const okLinks = await statuses('ok');
+      assert.equal(okLinks.count, 2);
+      assert.ok(okLinks.items.some((item: any) => item.targetReference.kind === 'page' && item.targetReference.page === target.id));
+      const broken = await statuses('broken');
+      assert.equal(broken.count, 1);
+      assert.equal(broken.items[0].targetReference.url, '/nowhere');
+      assert.equal((await statuses('in-app')).count, 1);
+      assertError(await reader.api.get(`${prefix}/page/${source.id}/links?status=fine`), 400, 'status');
+      const limited = ok(await reader.api.get(`${prefix}/page/${source.id}/links?limit=3`));
+      assert.equal(limited.items.length, 3);
+      assert.ok(limited.next?.page);
+
+      const backlinks = ok(await reader.api.get(`${prefix}/page/${target.id}/backlinks`));
+      assert.equal(backlinks.count, 1);
+      assert.equal(backlinks.items[0].page, source.id);
+      assert.equal(ok(await reader.api.get(`${prefix}/page/${source.id}/backlinks`)).count, 0);
+      assertError(await reader.api.get(`${prefix}/page/nope/links`), 404);
+      assertError(await reader.api.get(`${prefix}/page/nope/backlinks`), 404);
+    }
+  });
+});
