@@ -1,9 +1,34 @@
 import { backendConfigSchema } from '@quire/runtime';
 import { z } from 'zod';
 
+/**
+ * Git import/export settings (domain/git). Protocols are git's transport names: https
+ * only by default, because `file` reads the server's own disk and `http` sends
+ * credentials in clear; development and test stacks enable `https,http,file`.
+ */
+export const gitConfigSchema = z.object({
+  // Parsed again from an already loaded config (domain/git/settings.ts): accepts the list too.
+  GIT_ALLOWED_PROTOCOLS: z.preprocess(
+    (value) => (typeof value === 'string' ? value.split(',').map((protocol) => protocol.trim().toLowerCase()).filter(Boolean) : (value ?? ['https'])),
+    z.array(z.enum(['https', 'http', 'file'])).min(1),
+  ),
+  /** A job still running after this long is stopped and recorded as `timeout`. */
+  GIT_OPERATION_TIMEOUT_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+  /** Repository bounds: files in the fetched tree and bytes fetched / read. */
+  GIT_MAX_FILES: z.coerce.number().int().positive().default(20_000),
+  GIT_MAX_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+  /** Author and committer of the commits an export makes. */
+  GIT_COMMITTER_NAME: z.string().min(1).default('Quire'),
+  GIT_COMMITTER_EMAIL: z.string().email().default('git-sync@quire.invalid'),
+  /** Git jobs one process runs at once (jobs of one space always run one after the other). */
+  GIT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+});
+export type GitConfig = z.infer<typeof gitConfigSchema>;
+
 /** The content service's settings: the backend ones plus how long deleted spaces stay restorable. */
 export const contentConfigSchema = backendConfigSchema.extend({
   // Spec Limits: 7 days. Shorter values exist for tests that watch a real purge.
   SPACE_RETENTION_MS: z.coerce.number().int().positive().default(7 * 24 * 3600 * 1000),
+  ...gitConfigSchema.shape,
 });
 export type ContentConfig = z.infer<typeof contentConfigSchema>;

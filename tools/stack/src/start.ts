@@ -95,6 +95,8 @@ async function main() {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || gatewayUrl,
     QUIRE_DATA_DIR: dataDir,
     QUIRE_SUPERVISOR_PID: String(process.pid),
+    // Development and tests sync with local repositories (file://) and plain-http test servers.
+    GIT_ALLOWED_PROTOCOLS: process.env.GIT_ALLOWED_PROTOCOLS || 'https,http,file',
   };
   for (const name of BACKENDS) {
     env[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${ports.services[name].grpc}`;

@@ -1,7 +1,129 @@
+import { createJobQueue, type JobQueue } from '@quire/async';
+import { HttpError } from '@quire/http';
+import { withRedisLock } from '@quire/runtime';
 import type { ContentContext } from '../context';
+import { GitSyncError, OperationTimeoutError } from './errors';
+import { runExport } from './export';
+import { runImport } from './import';
+import { PageFileError } from './markdown';
+import type { GitJobData, OperationResult } from './operation';
+import { openCredentials, scrubSecrets, type RemoteCredentials } from './remote';
+import { GitCommandError, RepositoryTooLargeError, withGitSession } from './runner';
+import { gitSettings } from './settings';
+import { loadGitSync, recordSync, setStage, updateOperation } from './state';
+
+/*
+ * Git imports and exports run as BullMQ jobs. Jobs of one space run one after the other:
+ * in this process they are chained in arrival order, and across processes a Redis lock
+ * held for the whole job serializes them. A job is never retried (a failure is recorded
+ * on the operation, where the caller sees it) and is removed once it ended, so the sealed
+ * credentials it carries do not stay in Redis.
+ */
+
+type GitJobResult = { state: 'success' | 'failure' | 'timeout' | 'skipped' };
+
+const queues = new WeakMap<ContentContext, JobQueue<GitJobData, GitJobResult>>();
+
+function gitQueue(ctx: ContentContext): JobQueue<GitJobData, GitJobResult> {
+  let queue = queues.get(ctx);
+  if (!queue) {
+    queue = createJobQueue<GitJobData, GitJobResult>('content-git-sync', {
+      redisUrl: ctx.config.REDIS_URL,
+      prefix: ctx.config.REDIS_PREFIX,
+      logger: ctx.logger,
+      defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
+    });
+    queues.set(ctx, queue);
+  }
+  return queue;
+}
+
+export async function enqueueGitJob(ctx: ContentContext, data: GitJobData): Promise<void> {
+  await gitQueue(ctx).add(data, { jobId: data.operationId });
+}
 
 /** Starts the Git import/export job worker; returns what stops it. */
 export function startGitWorker(ctx: ContentContext): () => Promise<void> {
-  void ctx;
-  return async () => {};
+  const queue = gitQueue(ctx);
+  const chains = new Map<string, Promise<unknown>>();
+  queue.work(
+    async (job) => {
+      const { spaceId } = job.data;
+      const run = (chains.get(spaceId) ?? Promise.resolve()).then(() => runSerialized(ctx, job.data));
+      const settled = run.catch(() => undefined);
+      chains.set(spaceId, settled);
+      try {
+        return await run;
+      } finally {
+        if (chains.get(spaceId) === settled) chains.delete(spaceId);
+      }
+    },
+    { concurrency: gitSettings(ctx).GIT_WORKER_CONCURRENCY },
+  );
+  return async () => {
+    await queue.close();
+    queues.delete(ctx);
+  };
+}
+
+function runSerialized(ctx: ContentContext, job: GitJobData): Promise<GitJobResult> {
+  const { GIT_OPERATION_TIMEOUT_MS: timeout } = gitSettings(ctx);
+  // Outlives the job's own time bound, so it is only ever released by its holder.
+  const hold = timeout + 60_000;
+  return withRedisLock(ctx.redis, `content:git-job:${job.spaceId}`, () => runJob(ctx, job), {
+    ttlMs: hold,
+    waitMs: hold,
+    maxPauseMs: 1_000,
+    logger: ctx.logger,
+    onBusy: () => new GitSyncError('Another Git operation of this space is still running'),
+  }).catch(async (error: unknown) => {
+    await fail(ctx, job, error, null);
+    return { state: 'failure' } as GitJobResult;
+  });
+}
+
+async function fail(ctx: ContentContext, job: GitJobData, error: unknown, credentials: RemoteCredentials | null): Promise<GitJobResult['state']> {
+  const timedOut = error instanceof OperationTimeoutError;
+  const expected = timedOut || error instanceof GitSyncError || error instanceof GitCommandError || error instanceof RepositoryTooLargeError || error instanceof PageFileError;
+  const known = expected || (error instanceof HttpError && error.status < 500);
+  let message = known ? (error as Error).message : 'Internal error while running the Git operation';
+  if (error instanceof RepositoryTooLargeError) message = `The repository is too large: ${message}`;
+  message = scrubSecrets(message, credentials);
+  if (!known) ctx.logger.error({ err: scrubSecrets(String((error as Error)?.stack ?? error), credentials), spaceId: job.spaceId, operation: job.operationId }, 'git operation failed');
+  const state = timedOut ? 'timeout' : 'failure';
+  await updateOperation(ctx, job.spaceId, job.operationId, { state, error: message, endedAt: new Date() });
+  return state;
+}
+
+async function runJob(ctx: ContentContext, job: GitJobData): Promise<GitJobResult> {
+  const settings = gitSettings(ctx);
+  const state = await loadGitSync(ctx, job.spaceId);
+  // Git sync was removed from the space after this job was queued.
+  if (!state) return { state: 'skipped' };
+  if (job.timestamp && state.lastTimestamp && new Date(job.timestamp) < new Date(state.lastTimestamp)) {
+    const error = `Skipped: this ${job.direction} was triggered at ${job.timestamp}, before the last applied operation (${new Date(state.lastTimestamp).toISOString()}); an older event never overwrites a newer one`;
+    await updateOperation(ctx, job.spaceId, job.operationId, { state: 'failure', error, endedAt: new Date() });
+    return { state: 'skipped' };
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new OperationTimeoutError(`The operation did not finish within ${Math.round(settings.GIT_OPERATION_TIMEOUT_MS / 1000)} s`)),
+    settings.GIT_OPERATION_TIMEOUT_MS,
+  );
+  let credentials: RemoteCredentials | null = null;
+  try {
+    credentials = job.sealedCredentials ? openCredentials(ctx.config.INTERNAL_HMAC_SECRET, job.sealedCredentials) : null;
+    const result: OperationResult = await withGitSession({ allowedProtocols: settings.GIT_ALLOWED_PROTOCOLS, remote: job.url, credentials, signal: controller.signal }, (session) => {
+      const run = { ctx, job, settings, session, credentials, state, stage: (stage: Parameters<typeof setStage>[3]) => setStage(ctx, job.spaceId, job.operationId, stage) };
+      return job.direction === 'import' ? runImport(run) : runExport(run);
+    });
+    if (result.sync) await recordSync(ctx, job.spaceId, result.sync);
+    await updateOperation(ctx, job.spaceId, job.operationId, { state: 'success', commit: result.commit, revisionId: result.revisionId, endedAt: new Date() });
+    return { state: 'success' };
+  } catch (error) {
+    const reason = controller.signal.aborted ? controller.signal.reason : error;
+    return { state: await fail(ctx, job, reason, credentials) };
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -1,0 +1,5 @@
+/** An expected reason for an operation to fail, recorded as its error (never holds credentials). */
+export class GitSyncError extends Error {}
+
+/** The operation ran longer than GIT_OPERATION_TIMEOUT_MS (recorded as state `timeout`). */
+export class OperationTimeoutError extends Error {}

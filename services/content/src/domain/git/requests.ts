@@ -1,0 +1,84 @@
+import { httpError } from '@quire/http';
+import type { GitOperationDirection } from '../../db/git';
+import { loadSpaceAccess, requireSpaceRole } from '../access';
+import type { ContentContext } from '../context';
+import { SPACE_ACTION_ROLES } from '../roles';
+import { normalizeRepoPath } from './layout';
+import { parseRemote, providerOf, RemoteUrlError, repositoryName, sealCredentials } from './remote';
+import { gitSettings } from './settings';
+import { removeGitSync, startOperation, updateOperation } from './state';
+import { enqueueGitJob } from './worker';
+
+/** An import or export request as the API takes it (validated by the router). */
+export interface GitOperationInput {
+  url: string;
+  ref: string;
+  commitMessage?: string;
+  repoTreeURL?: string;
+  repoCommitURL?: string;
+  repoProjectDirectory?: string;
+  timestamp?: string;
+  force?: boolean;
+  standalone?: boolean;
+  gitInfo?: { provider?: 'github' | 'gitlab'; url?: string };
+}
+
+/**
+ * Queues an import or export of a space (edit role: triggerGitSync). The repository
+ * address is checked against GIT_ALLOWED_PROTOCOLS and recorded without credentials; the
+ * operation shows as `running` in git info from now on.
+ */
+export async function requestGitOperation(ctx: ContentContext, userId: string, spaceId: string, direction: GitOperationDirection, input: GitOperationInput): Promise<void> {
+  const access = await loadSpaceAccess(ctx, userId, spaceId);
+  requireSpaceRole(access, SPACE_ACTION_ROLES.triggerGitSync, `${direction} its content with Git`);
+  const settings = gitSettings(ctx);
+  let remote;
+  try {
+    remote = parseRemote(input.url, settings.GIT_ALLOWED_PROTOCOLS);
+  } catch (error) {
+    if (error instanceof RemoteUrlError) throw httpError.badRequest(`Invalid body: url: ${error.message}`);
+    throw error;
+  }
+  const operation = await startOperation(
+    ctx,
+    spaceId,
+    {
+      organizationId: access.space.organizationId,
+      url: remote.url,
+      ref: input.ref,
+      provider: providerOf(remote.url, input.gitInfo?.provider),
+      treeUrl: input.gitInfo?.url ?? null,
+      repoName: repositoryName(remote.url),
+    },
+    direction,
+  );
+  try {
+    await enqueueGitJob(ctx, {
+      operationId: operation.id,
+      direction,
+      spaceId,
+      userId,
+      url: remote.url,
+      sealedCredentials: remote.credentials ? sealCredentials(ctx.config.INTERNAL_HMAC_SECRET, remote.credentials) : null,
+      ref: input.ref,
+      projectDirectory: normalizeRepoPath(input.repoProjectDirectory ?? '') ?? '',
+      repoTreeURL: input.repoTreeURL ?? null,
+      repoCommitURL: input.repoCommitURL ?? null,
+      commitMessage: input.commitMessage ?? null,
+      timestamp: input.timestamp ? new Date(input.timestamp).toISOString() : null,
+      force: input.force ?? false,
+      standalone: input.standalone ?? false,
+    });
+  } catch (error) {
+    ctx.logger.error({ err: (error as Error).message, spaceId }, 'could not queue a git operation');
+    await updateOperation(ctx, spaceId, operation.id, { state: 'failure', error: 'The operation could not be queued', endedAt: new Date() });
+    throw httpError.unavailable('The Git operation could not be queued; retry');
+  }
+}
+
+/** DELETE …/git/legacy-installation: the space forgets its repository (204 also when there was none). */
+export async function removeGitInstallation(ctx: ContentContext, userId: string, spaceId: string): Promise<void> {
+  const access = await loadSpaceAccess(ctx, userId, spaceId);
+  requireSpaceRole(access, SPACE_ACTION_ROLES.triggerGitSync, 'remove its Git sync');
+  await removeGitSync(ctx, spaceId);
+}
