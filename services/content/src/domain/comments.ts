@@ -75,17 +75,26 @@ export function requireCommentPermission(scope: CommentScope, authorId: string, 
 }
 
 /**
- * Moves the open-comment counter of the comment's owner (the change request, else the
- * space) by `delta`. False when the owner is gone (or, with `live`, the space is deleted).
+ * Runs `work` under the lock of the comment's owner (its change request, else its space).
+ * Taken before the comment is written: when the lock is busy the request fails (503,
+ * retry) with nothing changed, rather than after a write whose count is then lost.
  */
-export async function adjustOpenComments(ctx: ContentContext, owner: { spaceId: string; changeRequestId: string | null }, delta: number, live = false): Promise<boolean> {
+function withOwnerLock<T>(ctx: ContentContext, owner: { spaceId: string; changeRequestId: string | null }, work: () => Promise<T>): Promise<T> {
+  return withLock(ctx, owner.changeRequestId ? changeRequestLock(owner.changeRequestId) : spaceLock(owner.spaceId), work);
+}
+
+/**
+ * Moves the open-comment counter of the comment's owner (the change request, else the
+ * space) by `delta`; run under withOwnerLock. False when the owner is gone (or, with
+ * `live`, the space is deleted).
+ */
+async function adjustOpenComments(ctx: ContentContext, owner: { spaceId: string; changeRequestId: string | null }, delta: number, live = false): Promise<boolean> {
   if (owner.changeRequestId) {
-    const id = owner.changeRequestId;
-    const result = await withLock(ctx, changeRequestLock(id), () => ctx.models.ChangeRequest.updateOne({ _id: id }, { $inc: { comments: delta } }));
+    const result = await ctx.models.ChangeRequest.updateOne({ _id: owner.changeRequestId }, { $inc: { comments: delta } });
     return result.matchedCount > 0;
   }
   const filter = live ? { _id: owner.spaceId, deletedAt: null } : { _id: owner.spaceId };
-  const result = await withLock(ctx, spaceLock(owner.spaceId), () => ctx.models.Space.updateOne(filter, { $inc: { comments: delta } }));
+  const result = await ctx.models.Space.updateOne(filter, { $inc: { comments: delta } });
   return result.matchedCount > 0;
 }
 
@@ -124,12 +133,14 @@ export async function postComment(ctx: ContentContext, scope: CommentScope, inpu
     replies: 0,
     repliers: [],
   };
-  await ctx.models.Comment.create(comment);
   // Counted once stored; a space deleted (or change request purged) meanwhile keeps no comment.
-  if (!(await adjustOpenComments(ctx, comment, 1, true))) {
+  const counted = await withOwnerLock(ctx, comment, async () => {
+    await ctx.models.Comment.create(comment);
+    if (await adjustOpenComments(ctx, comment, 1, true)) return true;
     await ctx.models.Comment.deleteOne({ _id: comment._id });
-    throw httpError.notFound(scope.changeRequest ? 'Change request' : 'Space');
-  }
+    return false;
+  });
+  if (!counted) throw httpError.notFound(scope.changeRequest ? 'Change request' : 'Space');
   return comment;
 }
 
@@ -193,10 +204,13 @@ export async function updateComment(ctx: ContentContext, scope: CommentScope, co
     const reactions = applyReactions(current.reactions, scope.userId, patch.addedReactions, patch.removedReactions, now);
     if (reactions) set.reactions = reactions;
     if (Object.keys(set).length === 0) return current;
-    const updated = await ctx.models.Comment.findOneAndUpdate({ _id: current._id }, { $set: set }, { returnDocument: 'after' }).lean<CommentDoc>();
-    if (!updated) throw httpError.notFound('Comment');
-    if (set.status) await adjustOpenComments(ctx, current, set.status === 'open' ? 1 : -1);
-    return updated;
+    const write = async () => {
+      const updated = await ctx.models.Comment.findOneAndUpdate({ _id: current._id }, { $set: set }, { returnDocument: 'after' }).lean<CommentDoc>();
+      if (!updated) throw httpError.notFound('Comment');
+      if (set.status) await adjustOpenComments(ctx, current, set.status === 'open' ? 1 : -1);
+      return updated;
+    };
+    return set.status ? withOwnerLock(ctx, current, write) : write();
   });
 }
 
@@ -206,9 +220,12 @@ export async function deleteComment(ctx: ContentContext, scope: CommentScope, co
     const comment = await findComment(ctx, scope, commentId);
     if (!comment) return;
     requireCommentPermission(scope, comment.postedBy, 'delete');
-    await ctx.models.Comment.deleteOne({ _id: comment._id });
+    const remove = async () => {
+      await ctx.models.Comment.deleteOne({ _id: comment._id });
+      if (comment.status === 'open') await adjustOpenComments(ctx, comment, -1);
+    };
+    await (comment.status === 'open' ? withOwnerLock(ctx, comment, remove) : remove());
     await ctx.models.CommentReply.deleteMany({ commentId: comment._id });
-    if (comment.status === 'open') await adjustOpenComments(ctx, comment, -1);
   });
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { MongoClient } from 'mongodb';
+import { createLogger, createRedis } from '@quire/runtime';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
 
 // Short enough to watch a deleted space being purged with its comments.
@@ -395,6 +396,47 @@ describe('content: comments (end to end)', () => {
     assert.equal(ok(await reader.api.get(`${base}/comments?status=all`)).count, 12 - 3 + 2);
   });
 
+  it('answers 503 with nothing written when the space stays locked by another writer, so the retry keeps Space.comments true', async () => {
+    const space = await newSpace('Busy');
+    const base = `/v1/spaces/${space.id}`;
+    const toResolve = await post(commenter, base, 'resolve me');
+    const toDelete = await post(commenter, base, 'delete me');
+    // The service gives up on a busy lock after 30 s, as late as the test client gives up: a longer timeout here.
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${commenter.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(90_000),
+      });
+      return { status: response.status, body: response.status === 204 ? '' : await response.json() };
+    };
+    const redis = createRedis({ REDIS_URL: stack.env.redisUrl, REDIS_PREFIX: stack.env.redisPrefix }, createLogger('comments-test', 'silent'));
+    const lock = `content:lock:space:${space.id}`;
+    try {
+      assert.equal(await redis.set(lock, 'held by the test', 'PX', 120_000, 'NX'), 'OK');
+      const busy = await Promise.all([
+        call('POST', `${base}/comments`, { body: { markdown: 'while busy' } }),
+        call('PUT', `${base}/comments/${toResolve.id}`, { resolved: true }),
+        call('DELETE', `${base}/comments/${toDelete.id}`),
+      ]);
+      for (const response of busy) assertError(response, 503);
+    } finally {
+      await redis.del(lock);
+      redis.disconnect();
+    }
+    const listed = ok(await reader.api.get(`${base}/comments`));
+    assert.deepEqual(ids(listed), [toDelete.id, toResolve.id], 'the failed post stored nothing, the failed delete deleted nothing');
+    assert.equal(listed.items[1].status, 'open', 'the failed resolve changed nothing');
+    assert.deepEqual([ok(await reader.api.get(base)).comments, await openCount(base)], [2, 2]);
+
+    // The retries the 503 asks for: the counter follows them.
+    await post(commenter, base, 'retried');
+    assert.equal(ok(await commenter.api.put(`${base}/comments/${toResolve.id}`, { resolved: true })).status, 'resolved');
+    assert.equal((await commenter.api.delete(`${base}/comments/${toDelete.id}`)).status, 204);
+    assert.deepEqual([ok(await reader.api.get(base)).comments, await openCount(base)], [1, 1]);
+  });
+
   it('comments on change requests by id or number, counting ChangeRequest.comments apart from the space', async () => {
     const space = await newSpace('Change request comments');
     const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Review me' }), 201);
@@ -522,7 +564,14 @@ describe('content: comments (end to end)', () => {
     const comment = await post(commenter, base, 'here');
     const reply = ok(await commenter.api.post(`${base}/comments/${comment.id}/replies`, { body: { markdown: 'r' } }));
     const elsewhere = await post(commenter, `/v1/spaces/${other.id}`, 'elsewhere');
+    // A change request's comment is not reachable through another change request (by id or number) nor the space.
+    const [crA, crB] = [ok(await editor.api.post(`${base}/change-requests`, { subject: 'A' }), 201), ok(await editor.api.post(`${base}/change-requests`, { subject: 'B' }), 201)];
+    const onA = await post(commenter, `${base}/change-requests/${crA.id}`, 'on A');
+    const replyOnA = ok(await commenter.api.post(`${base}/change-requests/${crA.id}/comments/${onA.id}/replies`, { body: { markdown: 'r' } }));
     const missing = [
+      [`${base}/change-requests/${crB.id}/comments/${onA.id}`, 'Comment'],
+      [`${base}/change-requests/${crB.number}/comments/${onA.id}/replies/${replyOnA.id}`, 'Comment'],
+      [`${base}/comments/${onA.id}`, 'Comment'],
       ['/v1/spaces/no-such-space/comments/x', 'Space'],
       [`${base}/change-requests/no-such-cr/comments/${comment.id}`, 'Change request'],
       [`${base}/change-requests/999/comments/${comment.id}`, 'Change request'],
@@ -546,6 +595,10 @@ describe('content: comments (end to end)', () => {
     // Nothing above touched what exists.
     assert.equal(ok(await reader.api.get(`${base}/comments/${comment.id}`)).replies, 1);
     assert.equal(ok(await reader.api.get(`/v1/spaces/${other.id}/comments/${elsewhere.id}`)).id, elsewhere.id);
+    const stillOnA = ok(await reader.api.get(`${base}/change-requests/${crA.id}/comments/${onA.id}`));
+    assert.deepEqual([stillOnA.reactions, stillOnA.replies], [[], 1]);
+    assert.deepEqual(ok(await reader.api.get(`${base}/change-requests/${crA.id}/comments/${onA.id}/replies/${replyOnA.id}`)).reactions, []);
+    assert.equal(ok(await reader.api.get(`${base}/change-requests/${crA.id}`)).comments, 1);
   });
 
   it('lists commenters as organization Members: distinct authors of comments and replies who are still members', async () => {
