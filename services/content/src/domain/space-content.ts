@@ -39,8 +39,11 @@ export async function copyRevisionToSpace(ctx: ContentContext, input: { revision
  * idempotent. Page bodies and file blobs are shared by hash between spaces and stay.
  */
 export async function purgeSpaceContent(ctx: ContentContext, spaceId: string): Promise<void> {
+  await Promise.all([ctx.models.Comment.deleteMany({ spaceId }), ctx.models.CommentReply.deleteMany({ spaceId })]);
   await ctx.models.ChangeRequest.deleteMany({ spaceId });
   await ctx.models.RevisionLinks.deleteMany({ spaceId });
+  await ctx.models.SearchIndexPart.deleteMany({ spaceId });
+  await ctx.models.GitSync.deleteOne({ _id: spaceId });
   await ctx.models.Revision.deleteMany({ spaceId });
 }
 

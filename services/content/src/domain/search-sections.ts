@@ -1,0 +1,138 @@
+import MarkdownIt from 'markdown-it';
+
+/*
+ * A page's markdown as searchable sections: cut at every heading (h1..h6), markup
+ * stripped to plain text; terms and excerpts as the index sees them. Pure functions.
+ */
+
+// html: true so raw HTML is recognised as HTML (and dropped) instead of read as text.
+const parser = new MarkdownIt({ html: true, linkify: false });
+
+type Token = ReturnType<typeof parser.parse>[number];
+
+export interface MarkdownSection {
+  /** Heading anchor, unique in the page; null for the text before the first heading. */
+  anchor: string | null;
+  /** Heading text ('' for the text before the first heading). */
+  heading: string;
+  /** Plain text of the section, without the heading. */
+  text: string;
+}
+
+// GitBook block tags ({% hint style="info" %} … {% endhint %}) are markup, not text.
+const TEMPLATE_TAG = /\{%[^%]*%\}/g;
+const HTML_TAG = /<[^>]*>/g;
+
+function inlineText(token: Token): string {
+  let out = '';
+  for (const child of token.children ?? []) {
+    if (child.type === 'text' || child.type === 'code_inline') out += child.content;
+    else if (child.type === 'softbreak' || child.type === 'hardbreak') out += ' ';
+    // An image's alt text is its readable content (children hold it, parsed).
+    else if (child.type === 'image') out += inlineText(child);
+  }
+  return out;
+}
+
+/** One line of text: tags dropped, white space runs as one space (only runs are replaced: much faster on long text). */
+function tidy(text: string): string {
+  const untagged = text.includes('{%') ? text.replace(TEMPLATE_TAG, ' ') : text;
+  return untagged.replace(/\s{2,}|[^\S ]/g, ' ').trim();
+}
+
+/** "Getting Started: Step 1!" → "getting-started-step-1" (letters of any script kept). */
+function headingAnchor(heading: string): string {
+  const slug = heading
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .trim()
+    .replace(/[\s_-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug || 'section';
+}
+
+/** The page's sections in order; empty sections without a heading are left out. */
+export function markdownSections(markdown: string): MarkdownSection[] {
+  const sections: MarkdownSection[] = [];
+  const taken = new Set<string>();
+  let current: MarkdownSection = { anchor: null, heading: '', text: '' };
+  const parts: string[] = [];
+  const close = () => {
+    current.text = tidy(parts.join(' '));
+    parts.length = 0;
+    if (current.anchor !== null || current.text !== '') sections.push(current);
+  };
+  const tokens = parser.parse(markdown, {});
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.type === 'heading_open') {
+      close();
+      const heading = tidy(tokens[i + 1]?.type === 'inline' ? inlineText(tokens[i + 1]) : '');
+      const base = headingAnchor(heading);
+      // Repeated headings get -1, -2… like the anchors a renderer gives them.
+      let anchor = base;
+      for (let n = 1; taken.has(anchor); n++) anchor = `${base}-${n}`;
+      taken.add(anchor);
+      current = { anchor, heading, text: '' };
+      i += 2; // inline + heading_close
+    } else if (token.type === 'inline') {
+      parts.push(inlineText(token));
+    } else if (token.type === 'fence' || token.type === 'code_block') {
+      parts.push(token.content);
+    } else if (token.type === 'html_block') {
+      parts.push(token.content.replace(HTML_TAG, ' '));
+    }
+  }
+  close();
+  return sections;
+}
+
+// Words are what lies between white space and punctuation (the index's tokens).
+const WORD = /[^\n\r\p{Z}\p{P}]+/gu;
+
+export function words(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** How the index compares terms: accents folded, lower case. */
+export function normalizeTerm(term: string): string {
+  // Most terms are plain ASCII: nothing to fold but the case (indexing calls this per word).
+  if (ASCII.test(term)) return term.toLowerCase();
+  return term.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+const EXCERPT_LENGTH = 200;
+const LEAD = 60;
+
+/**
+ * A short excerpt of `text` around the first word that is one of `terms` (normalized
+ * index terms), cut at word boundaries, with "…" where text was cut. Without a match it
+ * is the start of the text.
+ */
+export function excerptAround(text: string, terms: ReadonlySet<string>): string {
+  if (text.length <= EXCERPT_LENGTH) return text;
+  let at = 0;
+  if (terms.size > 0) {
+    for (const match of text.matchAll(WORD)) {
+      if (terms.has(normalizeTerm(match[0]))) {
+        at = match.index;
+        break;
+      }
+    }
+  }
+  let start = Math.max(0, at - LEAD);
+  if (start > 0) {
+    const space = text.indexOf(' ', start);
+    start = space >= 0 && space < at ? space + 1 : at;
+  }
+  let end = Math.min(text.length, start + EXCERPT_LENGTH);
+  if (end < text.length) {
+    const space = text.lastIndexOf(' ', end);
+    if (space > start) end = space;
+  }
+  return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
+}

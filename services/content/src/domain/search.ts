@@ -1,0 +1,140 @@
+import type { SearchOptions } from 'minisearch';
+import type { RevisionDoc } from '../db/revisions';
+import type { ContentContext } from './context';
+import { LruCache } from './lru';
+import { revisionSearchIndex, type IndexedPage, type IndexedSection, type SearchIndex } from './search-index';
+import { excerptAround, normalizeTerm, words } from './search-sections';
+
+/*
+ * Full-text search of a revision (spec "Space content" search, "Search result item"):
+ * BM25 ranking by MiniSearch over two indexes (page titles and descriptions; sections cut
+ * at headings), typo tolerant, prefix matching on the last term, titles weighted over
+ * headings over text. Results are pages, each with its best matching sections.
+ */
+
+export type ResultType = 'page' | 'section';
+
+export interface RankedPage {
+  page: number;
+  score: number;
+  /** 'page' when the page matched on its title or description. */
+  resultType: ResultType;
+  /** The best matching sections (at most MAX_SECTIONS_PER_PAGE), best first, with the index terms they matched. */
+  sections: Array<{ section: number; score: number; terms: string[] }>;
+}
+
+export interface SectionHit {
+  section: IndexedSection;
+  score: number;
+  resultType: ResultType;
+  /** Plain-text excerpt around the match. */
+  body: string;
+}
+
+export interface PageHit {
+  page: IndexedPage;
+  /** Titles of the page's ancestors, top-level first. */
+  ancestors: string[];
+  score: number;
+  resultType: ResultType;
+  sections: SectionHit[];
+}
+
+const MATCHING: SearchOptions = {
+  combineWith: 'OR',
+  // Only the last term is taken as a prefix: it is the one still being typed.
+  prefix: (_term, index, terms) => index === terms.length - 1,
+  // About one typo per five letters; short words must match exactly (fuzzy short words match everything).
+  fuzzy: (term) => (term.length >= 4 ? 0.2 : false),
+};
+const PAGE_BOOST = { title: 3, description: 1.5 };
+const SECTION_BOOST = { heading: 2, text: 1 };
+
+/** Sections shown per page: the best ones (a long page could match in hundreds). */
+const MAX_SECTIONS_PER_PAGE = 5;
+
+/**
+ * Scoring costs grow with the pages each term matches: a long query of common words
+ * could hold the process for seconds. Terms past this many distinct ones are ignored.
+ */
+const MAX_QUERY_TERMS = 16;
+
+/** The distinct normalized terms of a query, at most MAX_QUERY_TERMS, in query order. */
+export function queryTerms(query: string): string[] {
+  return [...new Set(words(query).map(normalizeTerm))].slice(0, MAX_QUERY_TERMS);
+}
+
+/** Every matching page of the index, best first; ties keep the revision's page order. */
+export function rankPages(index: SearchIndex, terms: readonly string[]): RankedPage[] {
+  if (terms.length === 0) return [];
+  const query = terms.join(' ');
+  const ranked = new Map<number, RankedPage>();
+  const entry = (page: number): RankedPage => {
+    let found = ranked.get(page);
+    if (!found) {
+      found = { page, score: 0, resultType: 'section', sections: [] };
+      ranked.set(page, found);
+    }
+    return found;
+  };
+  for (const result of index.pageSearch.search(query, { ...MATCHING, boost: PAGE_BOOST })) {
+    const page = entry(result.id as number);
+    page.score += result.score;
+    page.resultType = 'page';
+  }
+  // Results come best first, so each page's sections are in score order.
+  for (const result of index.sectionSearch.search(query, { ...MATCHING, boost: SECTION_BOOST })) {
+    const section = result.id as number;
+    const page = entry(index.sections[section].page);
+    // A page counts its best section only: many weak sections must not outrank one strong match.
+    if (page.sections.length === 0) page.score += result.score;
+    if (page.sections.length < MAX_SECTIONS_PER_PAGE) page.sections.push({ section, score: result.score, terms: result.terms });
+  }
+  return [...ranked.values()].sort((a, b) => b.score - a.score || a.page - b.page);
+}
+
+/** Titles from the top-level page down to the direct parent of `page`. */
+function ancestorsOf(index: SearchIndex, page: IndexedPage): string[] {
+  const titles: string[] = [];
+  for (let parent = page.parent; parent >= 0 && titles.length < index.pages.length; parent = index.pages[parent].parent) {
+    titles.unshift(index.pages[parent].title);
+  }
+  return titles;
+}
+
+/** A ranked page with its sections and excerpts, ready to present. */
+export function describeHit(index: SearchIndex, ranked: RankedPage): PageHit {
+  const page = index.pages[ranked.page];
+  const sections: SectionHit[] = ranked.sections.map((hit) => {
+    const section = index.sections[hit.section];
+    return { section, score: hit.score, resultType: 'section', body: excerptAround(section.text, new Set(hit.terms)) };
+  });
+  // A page found by its title alone shows its opening section (GitBook: "an arbitrary section").
+  if (sections.length === 0 && page.firstSection >= 0) {
+    const section = index.sections[page.firstSection];
+    sections.push({ section, score: 0, resultType: 'page', body: excerptAround(section.text, new Set()) });
+  }
+  return { page, ancestors: ancestorsOf(index, page), score: ranked.score, resultType: ranked.resultType, sections };
+}
+
+// The ranked lists of recent queries, so that following `next.page` does not search again
+// (bounded by matched pages and kept sections: a query matching all of 10,000 pages weighs up to 60,000).
+const rankings = new LruCache<RankedPage[]>(300_000);
+
+/** One slice of the ranked pages of `revision` for `query`, and how many match in all. */
+export async function searchRevision(
+  ctx: ContentContext,
+  revision: RevisionDoc,
+  query: string,
+  slice: { offset: number; limit: number },
+): Promise<{ hits: PageHit[]; count: number }> {
+  const index = await revisionSearchIndex(ctx, revision);
+  const terms = queryTerms(query);
+  const key = `${revision._id}\n${terms.join(' ')}`;
+  let ranked = rankings.get(key);
+  if (!ranked) {
+    ranked = rankPages(index, terms);
+    rankings.set(key, ranked, ranked.reduce((weight, page) => weight + 1 + page.sections.length, 1));
+  }
+  return { hits: ranked.slice(slice.offset, slice.offset + slice.limit).map((hit) => describeHit(index, hit)), count: ranked.length };
+}

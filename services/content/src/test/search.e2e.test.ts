@@ -1,0 +1,347 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { GitBookAPI } from '@gitbook/api';
+import { connectDatabase, createLogger, type Database } from '@quire/runtime';
+import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { modelsOf, registerModels, type ContentModels } from '../db/models';
+import { readIndexData, storeIndexData } from '../domain/search-index';
+
+/**
+ * Space search through the gateway: result shapes (GitBook SearchPageResult), ranking,
+ * typos and prefixes, sections cut at headings, pagination with stable ranks, access,
+ * and the index lifecycle (built once per revision, stored, loaded after a restart,
+ * replaced by the next revision's). The stored index is read from content's database.
+ */
+describe('content: space search (end to end)', () => {
+  let stack: TestStack;
+  let orgId: string;
+  let admin: TestAccount;
+  let reader: TestAccount;
+  let guest: TestAccount;
+  let outsider: TestAccount;
+  let db: Database;
+  let restarted = false;
+  let models: ContentModels;
+  /** The space most tests search: pages about installing and configuring. */
+  let docs: { id: string; pages: Record<string, string> };
+
+  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
+    assert.equal(response.status, status, JSON.stringify(response.body));
+    return response.body;
+  };
+  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
+    assert.equal(response.status, status, JSON.stringify(response.body));
+    assert.equal(response.body.error.code, status);
+    if (field) assert.match(response.body.error.message, new RegExp(`^Invalid query: (.*; )?${field}:`), response.body.error.message);
+  };
+  const search = (spaceId: string, query: string, extra = '', as: TestAccount = reader) =>
+    as.api.get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}${extra}`);
+  const found = async (spaceId: string, query: string, extra = '') => ok(await search(spaceId, query, extra));
+  const titles = (body: { items: Array<{ title: string }> }) => body.items.map((item) => item.title);
+
+  /** A space whose content is `changes`, written in one change request and merged. */
+  const newSpace = async (title: string, changes: unknown[]) => {
+    const space = ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
+    await mergeChanges(space.id, changes);
+    return space.id as string;
+  };
+  const mergeChanges = async (spaceId: string, changes: unknown[]) => {
+    const cr = ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Edit' }), 201);
+    ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, { changes }));
+    ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`));
+  };
+  const pageIds = async (spaceId: string): Promise<Record<string, string>> => {
+    const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
+    const content = ok(await admin.api.get(`/v1/spaces/${spaceId}/content`));
+    return Object.fromEntries(flat(content.pages).map((page) => [page.title, page.id]));
+  };
+  const revisionOf = async (spaceId: string): Promise<string> => ok(await admin.api.get(`/v1/spaces/${spaceId}`)).revision;
+  const storedParts = (revisionId: string) => models.SearchIndexPart.find({ revisionId }, { data: 0 }).sort({ part: 1 }).lean();
+
+  const connect = async () => {
+    db = await connectDatabase('content', { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix }, createLogger('test', 'silent'), registerModels);
+    models = modelsOf(db);
+  };
+
+  before(async () => {
+    // keepData: the last test restarts the stack on the same databases.
+    stack = await startTestStack({}, { keepData: true });
+    admin = await stack.account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
+    orgId = admin.organizationId;
+    reader = await stack.account(['add-member', '--org', orgId, '--email', 'rita@acme.test', '--role', 'read']);
+    guest = await stack.account(['add-member', '--org', orgId, '--email', 'gus@elsewhere.test', '--role', 'guest']);
+    outsider = await stack.account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
+    await connect();
+    const id = await newSpace('Docs', [
+      {
+        type: 'insert_page',
+        title: 'Installation guide',
+        description: 'Everything needed before the first run',
+        markdown: [
+          'Read this before the headings: it **explains** the [overall flow](other.md).',
+          '## Requirements',
+          'A recent runtime and `redis-server` on the machine.',
+          '## Docker setup',
+          'Pull the image, then run the container with the ports published.',
+        ].join('\n\n'),
+      },
+      { type: 'insert_page', ref: 'configuration', title: 'Configuration', markdown: 'Settings live in one file.' },
+      {
+        type: 'insert_page',
+        into: 'configuration',
+        title: 'Advanced options',
+        markdown: [
+          '# Tuning',
+          'Once the installation is over, tune the cache size and the worker count for the load you expect.',
+          '# Tuning',
+          'A second tuning pass: measure first.',
+        ].join('\n\n'),
+      },
+      { type: 'insert_page', title: 'Glossary' },
+      { type: 'insert_page', title: 'Hideout', hidden: true, markdown: 'The secret lantern is here.' },
+    ]);
+    docs = { id, pages: await pageIds(id) };
+  });
+
+  after(async () => {
+    if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
+    await db?.close();
+    await stack?.stop();
+    // The first stack keeps its databases for the restart; without a restart they go here.
+    if (stack && !restarted) await cleanupTestEnvironment(stack.env);
+  });
+
+  it('answers GitBook SearchPageResult items: sections cut at headings, anchors, paths, ancestors, plain-text excerpts', async () => {
+    const body = await found(docs.id, 'docker');
+    assert.equal(body.count, 1);
+    assert.equal(body.next, undefined);
+    const [item] = body.items;
+    assertMatchesOpenApi('SearchPageResult', item);
+    assert.equal(item.id, docs.pages['Installation guide']);
+    assert.equal(item.path, 'installation-guide');
+    assert.equal(item.description, 'Everything needed before the first run');
+    assert.equal(item.rank, 1);
+    assert.equal(item.resultType, 'section');
+    assert.deepEqual(item.ancestors, []);
+    assert.match(item.urls.app, new RegExp(`/s/${docs.id}/~/revisions/[^/]+/installation-guide$`));
+    assert.equal(item.sections.length, 1);
+    const [section] = item.sections;
+    assert.deepEqual(
+      { id: section.id, title: section.title, path: section.path, resultType: section.resultType },
+      { id: 'docker-setup', title: 'Docker setup', path: 'installation-guide#docker-setup', resultType: 'section' },
+    );
+    assert.equal(section.body, 'Pull the image, then run the container with the ports published.');
+    assert.equal(section.urls.app, `${item.urls.app}#docker-setup`);
+    assert.ok(section.score > 0 && item.score >= section.score);
+
+    // Text before the first heading is the page's own section; markup is stripped.
+    const intro = (await found(docs.id, 'explains')).items[0];
+    assertMatchesOpenApi('SearchPageResult', intro);
+    assert.deepEqual(
+      { id: intro.sections[0].id, title: intro.sections[0].title, path: intro.sections[0].path },
+      { id: docs.pages['Installation guide'], title: 'Installation guide', path: 'installation-guide' },
+    );
+    assert.equal(intro.sections[0].body, 'Read this before the headings: it explains the overall flow.');
+    assert.equal(intro.sections[0].urls.app, intro.urls.app);
+
+    // Nested page: ancestors from the top; repeated headings get unique anchors.
+    const nested = await found(docs.id, 'tuning');
+    assert.deepEqual(titles(nested), ['Advanced options']);
+    const advanced = nested.items[0];
+    assertMatchesOpenApi('SearchPageResult', advanced);
+    assert.deepEqual(advanced.ancestors, [{ title: 'Configuration' }]);
+    assert.equal(advanced.path, 'configuration/advanced-options');
+    assert.deepEqual(advanced.sections.map((s: any) => s.path).sort(), ['configuration/advanced-options#tuning', 'configuration/advanced-options#tuning-1']);
+
+    // Hidden pages are searchable (hidden only hides from navigation); an empty page is found by its title.
+    assert.deepEqual(titles(await found(docs.id, 'lantern')), ['Hideout']);
+    const glossary = (await found(docs.id, 'glossary')).items[0];
+    assertMatchesOpenApi('SearchPageResult', glossary);
+    assert.deepEqual([glossary.title, glossary.resultType, glossary.sections], ['Glossary', 'page', []]);
+  });
+
+  it('ranks a title match above a body-only match, and says which one matched', async () => {
+    const body = await found(docs.id, 'installation');
+    assert.deepEqual(titles(body), ['Installation guide', 'Advanced options']);
+    const [byTitle, byBody] = body.items;
+    assert.deepEqual([byTitle.rank, byTitle.resultType, byBody.rank, byBody.resultType], [1, 'page', 2, 'section']);
+    assert.ok(byTitle.score > byBody.score);
+    // The page found by its title shows an arbitrary (its first) section, marked as such.
+    assert.equal(byTitle.sections[0].resultType, 'page');
+    assert.equal(byBody.sections[0].id, 'tuning');
+    assert.match(byBody.sections[0].body, /installation is over/);
+  });
+
+  it('tolerates typos and completes the last word as a prefix', async () => {
+    assert.equal(titles(await found(docs.id, 'instalation'))[0], 'Installation guide');
+    assert.equal(titles(await found(docs.id, 'confguration'))[0], 'Configuration');
+    assert.equal(titles(await found(docs.id, 'instal'))[0], 'Installation guide');
+    assert.deepEqual(titles(await found(docs.id, 'cache wor')), ['Advanced options']);
+    assert.equal((await found(docs.id, 'xylophone')).count, 0);
+    // Only the last word is a prefix: "inst" in first position must match exactly.
+    assert.equal((await found(docs.id, 'inst cache')).items[0].title, 'Advanced options');
+    assert.equal((await found(docs.id, 'inst cache')).count, 1);
+    // Long queries: the first 16 distinct terms count, the rest is ignored.
+    const filler = Array.from({ length: 16 }, (_, i) => `qq${i}zz`).join(' ');
+    assert.equal((await found(docs.id, `docker ${filler}`)).count, 1);
+    assert.equal((await found(docs.id, `${filler} docker`)).count, 0);
+  });
+
+  it('pages through the ranked list with opaque tokens; ranks continue and the order is the single-page order', async () => {
+    const spaceId = await newSpace(
+      'Zebras',
+      Array.from({ length: 25 }, (_, i) => ({
+        type: 'insert_page',
+        title: `Note ${i}`,
+        // Different term frequencies and lengths give different scores.
+        markdown: `${'zebra '.repeat(1 + (i % 7))}${'grass '.repeat(i)}`,
+      })),
+    );
+    const all = await found(spaceId, 'zebra', '&limit=100');
+    assert.equal(all.count, 25);
+    assert.equal(all.next, undefined);
+    const scores = all.items.map((item: any) => item.score);
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'best first');
+
+    const seen: any[] = [];
+    let page: string | undefined;
+    let requests = 0;
+    do {
+      const body = await found(spaceId, 'zebra', `&limit=10${page ? `&page=${encodeURIComponent(page)}` : ''}`);
+      assert.equal(body.count, 25);
+      for (const item of body.items) assertMatchesOpenApi('SearchPageResult', item);
+      seen.push(...body.items);
+      page = body.next?.page;
+      requests++;
+      // The space moving on does not shift a search being paged through.
+      if (requests === 1) await mergeChanges(spaceId, [{ type: 'insert_page', title: 'Zebra zebra', markdown: 'zebra zebra zebra' }]);
+    } while (page);
+    assert.equal(requests, 3);
+    assert.deepEqual(
+      seen.map((item) => [item.id, item.rank]),
+      all.items.map((item: any, index: number) => [item.id, index + 1]),
+    );
+    assert.equal((await found(spaceId, 'zebra')).items[0].title, 'Zebra zebra', 'a new search sees the new revision');
+
+    assertError(await search(spaceId, 'zebra', '&page=not-a-cursor'), 400, 'page');
+    assertError(await search(spaceId, 'zebra', '&limit=0'), 400, 'limit');
+    // A cursor of another space's search is not one of this list.
+    const foreign = (await found(spaceId, 'zebra', '&limit=1')).next.page;
+    assertError(await search(docs.id, 'zebra', `&page=${encodeURIComponent(foreign)}`), 400, 'page');
+  });
+
+  it('builds the index once per revision: stored once, not rebuilt by later or concurrent searches', async () => {
+    const spaceId = await newSpace('Once', [{ type: 'insert_page', title: 'Alpha', markdown: '## Beta\n\nGamma delta.' }]);
+    const revisionId = await revisionOf(spaceId);
+    assert.equal((await storedParts(revisionId)).length, 0, 'nothing is built before the first search');
+    const answers = await Promise.all(Array.from({ length: 6 }, () => search(spaceId, 'gamma')));
+    for (const answer of answers) assert.deepEqual(ok(answer), answers[0].body);
+    const stored = await storedParts(revisionId);
+    assert.equal(stored.length, 1);
+    assert.deepEqual([stored[0]._id, stored[0].part, stored[0].parts, stored[0].spaceId], [revisionId, 0, 1, spaceId]);
+    for (const query of ['alpha', 'beta', 'delta', 'gamma']) assert.equal((await found(spaceId, query)).count, 1);
+    const again = await storedParts(revisionId);
+    assert.equal(again.length, 1);
+    assert.equal(again[0].createdAt.getTime(), stored[0].createdAt.getTime(), 'the stored index was not rebuilt');
+  });
+
+  it('searches the new revision after a merge: new text found, removed text gone, the old index removed', async () => {
+    const spaceId = await newSpace('Moves', [{ type: 'insert_page', title: 'Deploy', markdown: '## Runtime\n\nShips with docker compose.' }]);
+    const first = await revisionOf(spaceId);
+    assert.equal((await found(spaceId, 'docker')).count, 1);
+    assert.equal((await found(spaceId, 'kubernetes')).count, 0);
+    const pageId = (await pageIds(spaceId)).Deploy;
+    await mergeChanges(spaceId, [{ type: 'update_page', page: pageId, markdown: '## Runtime\n\nShips as a kubernetes chart.' }]);
+    const second = await revisionOf(spaceId);
+    assert.notEqual(second, first);
+    const now = await found(spaceId, 'kubernetes');
+    assert.equal(now.count, 1);
+    assert.equal(now.items[0].sections[0].body, 'Ships as a kubernetes chart.');
+    assert.match(now.items[0].urls.app, new RegExp(`/revisions/${second}/deploy$`));
+    assert.equal((await found(spaceId, 'docker')).count, 0);
+    assert.equal((await storedParts(second)).length, 1);
+    assert.equal((await storedParts(first)).length, 0, 'the replaced revision’s stored index is deleted');
+  });
+
+  it('finds generated (computed) pages by their title only', async () => {
+    const spec = {
+      openapi: '3.0.3',
+      info: { title: 'Zoo', version: '1.0.0' },
+      paths: { '/okapis': { get: { tags: ['Enclosures'], summary: 'Enumerate okapis', responses: { '200': { description: 'The okapis' } } } } },
+    };
+    const spaceId = await newSpace('Zoo', [
+      { type: 'insert_files', files: [{ name: 'zoo.json', contentType: 'application/json', data: Buffer.from(JSON.stringify(spec)).toString('base64') }] },
+    ]);
+    ok(await admin.api.post(`/v1/spaces/${spaceId}/content/template`, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'zoo' } } } }), 201);
+    const generated = ok(await admin.api.get(`/v1/spaces/${spaceId}/content/page/${(await pageIds(spaceId)).Enclosures}`));
+    assert.match(generated.markdown, /okapis/, 'the generated body holds the word');
+    assert.equal((await found(spaceId, 'okapis')).count, 0);
+    const byTitle = await found(spaceId, 'enclosures');
+    assert.deepEqual(titles(byTitle), ['Enclosures']);
+    assert.deepEqual([byTitle.items[0].resultType, byTitle.items[0].sections, byTitle.items[0].ancestors], ['page', [], [{ title: 'API Reference' }]]);
+  });
+
+  it('validates the query (400 naming the field)', async () => {
+    assertError(await reader.api.get(`/v1/spaces/${docs.id}/search`), 400, 'query');
+    assertError(await search(docs.id, ''), 400, 'query');
+    assertError(await search(docs.id, '   '), 400, 'query');
+    assertError(await search(docs.id, 'a'.repeat(513)), 400, 'query');
+    assert.equal(ok(await search(docs.id, `${'a'.repeat(512)}`)).count, 0, '512 characters are accepted');
+    assertError(await reader.api.get(`/v1/spaces/${docs.id}/search?query=a&query=b`), 400, 'query');
+  });
+
+  it('needs read access: 404 for unknown and deleted spaces, outsiders and guests without a grant; readers and invited guests search', async () => {
+    assertError(await search('nope', 'docker'), 404);
+    assertError(await search(docs.id, 'docker', '', outsider), 404);
+    assertError(await search(docs.id, 'docker', '', guest), 404);
+    assert.equal((await found(docs.id, 'docker')).count, 1, 'a reader searches');
+    const spaceId = await newSpace('Shared', [{ type: 'insert_page', title: 'Welcome', markdown: 'Hello guests.' }]);
+    assertError(await search(spaceId, 'hello', '', guest), 404);
+    assert.equal((await admin.api.post(`/v1/spaces/${spaceId}/permissions`, { role: 'read', users: [guest.userId] })).status, 204);
+    assert.equal(ok(await search(spaceId, 'hello', '', guest)).count, 1);
+    assert.equal((await admin.api.delete(`/v1/spaces/${spaceId}`)).status, 204);
+    assertError(await search(spaceId, 'hello', '', admin), 404);
+  });
+
+  it('works through the official GitBook client', async () => {
+    const client: any = new GitBookAPI({ authToken: reader.token, endpoint: stack.baseUrl });
+    const response = await client.spaces.searchSpaceContent(docs.id, { query: 'docker setup', limit: 5 });
+    assert.equal(response.data.items[0].id, docs.pages['Installation guide']);
+    assert.equal(response.data.items[0].sections[0].id, 'docker-setup');
+    for (const item of response.data.items) assertMatchesOpenApi('SearchPageResult', item);
+  });
+
+  it('stores a large index in parts and reads it back whole; an incomplete one reads as absent', async () => {
+    const revisionId = `parts-${randomBytes(4).toString('hex')}`;
+    const data = randomBytes(200_000);
+    await storeIndexData(models, { revisionId, spaceId: 'parts-test' }, data, 64 * 1024);
+    const parts = await storedParts(revisionId);
+    assert.deepEqual(
+      parts.map((part) => [part._id, part.part, part.parts, part.size]),
+      [0, 1, 2, 3].map((n) => [n === 0 ? revisionId : `${revisionId}:${n}`, n, 4, data.length]),
+    );
+    assert.deepEqual(await readIndexData(models, revisionId), data);
+    await models.SearchIndexPart.deleteOne({ _id: `${revisionId}:2` });
+    assert.equal(await readIndexData(models, revisionId), null);
+  });
+
+  it('loads the stored index after a restart instead of building it again', async () => {
+    const revisionId = await revisionOf(docs.id);
+    const earlier = await found(docs.id, 'installation');
+    const stored = await storedParts(revisionId);
+    assert.equal(stored.length, 1);
+    await db.close();
+    await stack.stop();
+    restarted = true;
+    stack = await startTestStack({}, { reuse: stack });
+    await connect();
+    // Same databases: the accounts and their tokens live on, behind the new gateway address.
+    reader = { ...reader, api: apiClient(stack.baseUrl, reader.token) };
+    const later = await found(docs.id, 'installation');
+    assert.deepEqual(later.items.map((item: any) => [item.id, item.rank, item.score]), earlier.items.map((item: any) => [item.id, item.rank, item.score]));
+    const reloaded = await storedParts(revisionId);
+    assert.equal(reloaded.length, 1);
+    assert.equal(reloaded[0].createdAt.getTime(), stored[0].createdAt.getTime(), 'loaded, not rebuilt');
+  });
+});
