@@ -14,6 +14,8 @@ import { assignPacks, discardRevision, loadRevision, storeBlobs, storeBodies, wr
  * the Space counters follow each status move with $inc.
  */
 
+const MAX_RETRIES = 20;
+
 export const CHANGE_REQUEST_STATUSES = ['draft', 'open', 'archived', 'merged'] as const;
 
 /** The counters a status contributes to (changeRequests counts every change request). */
@@ -39,7 +41,9 @@ export async function findChangeRequest(ctx: ContentContext, spaceId: string, id
 
 /**
  * A new change request on the space's current content. With `changes` (a template, already
- * validated by the caller) they are written as the change request's first revision.
+ * validated by the caller) its first revision is built and written BEFORE the change request
+ * exists, so the change request is never seen without them: either it is created pointing at
+ * that revision or nothing is left behind (the revision is discarded, the counters restored).
  */
 export async function createChangeRequest(
   ctx: ContentContext,
@@ -47,44 +51,73 @@ export async function createChangeRequest(
   input: { userId: string; subject?: string; status?: 'draft' | 'open'; changes?: ContentChange[] },
 ): Promise<ChangeRequestDoc> {
   const status = input.status ?? 'open';
-  // One atomic update hands out the number, counts the change request and reads the
-  // revision it starts from.
-  const updated = await withLock(ctx, spaceLock(space._id), () =>
-    ctx.models.Space.findOneAndUpdate(
-      { _id: space._id },
-      { $inc: { changeRequestSeq: 1, changeRequests: 1, ...counterDelta(null, status) } },
-      { returnDocument: 'after' },
-    ).lean<SpaceDoc>(),
-  );
-  if (!updated) throw httpError.notFound('Space');
-  const now = new Date();
-  const doc: ChangeRequestDoc = {
-    _id: newId(),
-    spaceId: space._id,
-    organizationId: space.organizationId,
-    number: updated.changeRequestSeq,
-    status,
-    subject: input.subject ?? '',
-    description: null,
-    createdBy: input.userId,
-    createdAt: now,
-    updatedAt: now,
-    revisionId: updated.revisionId,
-    revisionInitial: updated.revisionId,
-    revisionMergedAncestor: null,
-    revisionMerged: null,
-    mergedBy: null,
-    mergedAt: null,
-    contributors: [],
-    requestedReviewers: [],
-    reviews: [],
-    comments: 0,
-    conversationsIssuesCluster: null,
-    version: 0,
-  };
-  await ctx.models.ChangeRequest.create(doc);
-  if (!input.changes || input.changes.length === 0) return doc;
-  return (await writeChangeRequestContent(ctx, doc, input.userId, input.changes)).changeRequest;
+  const changes = input.changes && input.changes.length > 0 ? input.changes : undefined;
+  for (let attempt = 0; attempt < MAX_RETRIES; attempt += 1) {
+    let base: string | undefined;
+    let first: string | undefined;
+    if (changes) {
+      const fresh = await ctx.models.Space.findById(space._id).lean<SpaceDoc>();
+      if (!fresh || fresh.deletedAt) throw httpError.notFound('Space');
+      const revision = await loadRevision(ctx, fresh.revisionId);
+      const applied = applyChanges(revision, changes);
+      const [packs] = await Promise.all([storeBodies(ctx, applied.bodies), storeBlobs(ctx, applied.blobs)]);
+      assignPacks(applied.pages, packs);
+      base = revision._id;
+      first = (await writeRevision(ctx, { spaceId: space._id, parents: [base], pages: applied.pages, files: applied.files, createdBy: input.userId, variables: applied.variables }))._id;
+    }
+    const counters = { changeRequests: 1, ...counterDelta(null, status) };
+    // One atomic update hands out the number, counts the change request and reads the
+    // revision it starts from (with a template: only if the space is still on `base`).
+    const updated = await withLock(ctx, spaceLock(space._id), () =>
+      ctx.models.Space.findOneAndUpdate(
+        base === undefined ? { _id: space._id } : { _id: space._id, revisionId: base },
+        { $inc: { changeRequestSeq: 1, ...counters } },
+        { returnDocument: 'after' },
+      ).lean<SpaceDoc>(),
+    );
+    if (!updated) {
+      if (first === undefined) throw httpError.notFound('Space');
+      // The space moved on while the first revision was built: build it again on the new content.
+      await discardRevision(ctx, first);
+      continue;
+    }
+    const now = new Date();
+    const doc: ChangeRequestDoc = {
+      _id: newId(),
+      spaceId: space._id,
+      organizationId: space.organizationId,
+      number: updated.changeRequestSeq,
+      status,
+      subject: input.subject ?? '',
+      description: null,
+      createdBy: input.userId,
+      createdAt: now,
+      updatedAt: now,
+      revisionId: first ?? updated.revisionId,
+      revisionInitial: updated.revisionId,
+      revisionMergedAncestor: null,
+      revisionMerged: null,
+      mergedBy: null,
+      mergedAt: null,
+      contributors: first === undefined ? [] : [input.userId],
+      requestedReviewers: [],
+      reviews: [],
+      comments: 0,
+      conversationsIssuesCluster: null,
+      version: first === undefined ? 0 : 1,
+    };
+    try {
+      await ctx.models.ChangeRequest.create(doc);
+    } catch (error) {
+      // Nothing may stay behind: the counters go back (the number stays used) and so does the revision.
+      const undo = Object.fromEntries(Object.entries(counters).map(([key, by]) => [key, -by]));
+      await withLock(ctx, spaceLock(space._id), () => ctx.models.Space.updateOne({ _id: space._id }, { $inc: undo }));
+      if (first !== undefined) await discardRevision(ctx, first);
+      throw error;
+    }
+    return doc;
+  }
+  throw httpError.conflict('The space changed too often concurrently; retry');
 }
 
 export interface ChangeRequestFilters {
@@ -144,8 +177,6 @@ export async function patchChangeRequest(ctx: ContentContext, current: ChangeReq
     }),
   );
 }
-
-const MAX_RETRIES = 20;
 
 /**
  * Applies an ordered batch of changes as ONE new revision of the change request. A lost

@@ -14,7 +14,10 @@ import { contentHash } from './revisions';
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
 /** Limits of a variables map (page or space), enforced here so every writer obeys them. */
-export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// `__proto__` would be dropped by every JSON object it passes through, and expressions never read
+// `__proto__`, `constructor` or `prototype` (domain/expressions.ts): such names are refused, not lost.
+export const VARIABLE_NAME = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_]*$/;
+export const VARIABLE_NAME_RULE = 'a variable name is a letter or _ then letters, digits or _, other than __proto__, constructor and prototype';
 export const MAX_VARIABLE_NAME = 64;
 // GitBook's VariableValue allows 256 characters: longer values would break its clients.
 export const MAX_VARIABLE_VALUE = 256;
@@ -106,7 +109,7 @@ function checkVariables(index: number, field: string, variables: Record<string, 
   const names = Object.keys(variables);
   if (names.length > MAX_VARIABLES) invalid(index, field, `at most ${MAX_VARIABLES} variables`);
   for (const name of names) {
-    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name)) invalid(index, `${field}.${name}`, `a variable name is a letter or _ then letters, digits or _ (at most ${MAX_VARIABLE_NAME})`);
+    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name)) invalid(index, `${field}.${name}`, `${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)`);
     const value = variables[name];
     if (typeof value === 'string' && value.length > MAX_VARIABLE_VALUE) invalid(index, `${field}.${name}`, `at most ${MAX_VARIABLE_VALUE} characters`);
   }

@@ -8,8 +8,9 @@ import jsep = require('jsep');
  * numbers, otherwise joins as text). Names:
  *   space.vars.<name>, space.title, page.vars.<name>, page.title, page.path — deterministic;
  *   visitor.claims.<…> (no visitor on the API: always empty), now (ISO date-time) — not.
- * An expression that does not parse, or uses anything else, stays in the markdown verbatim,
- * and so does every expression inside code (fenced blocks and `inline code`).
+ * An expression that does not parse, uses anything else or is longer than
+ * MAX_EXPRESSION_LENGTH stays in the markdown verbatim, and so does every expression inside
+ * code (fenced blocks, indented or not, and `inline code`).
  */
 
 export type EvaluationMode = boolean | 'deterministic-only';
@@ -25,6 +26,8 @@ const DETERMINISTIC_ROOTS = new Set(['space', 'page']);
 const NON_DETERMINISTIC_ROOTS = new Set(['visitor', 'now']);
 const BINARY = new Set(['==', '!=', '===', '!==', '<', '<=', '>', '>=', '&&', '||', '+']);
 const UNARY = new Set(['!', '-']);
+/** Longer expressions stay verbatim: it bounds the parser's and the evaluator's recursion depth. */
+export const MAX_EXPRESSION_LENGTH = 1024;
 /** Keys that would reach into prototypes. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
@@ -158,6 +161,7 @@ function render(value: Value): string {
 
 /** The evaluated text of one expression, or null when it stays verbatim. */
 export function evaluateExpression(source: string, inputs: ExpressionInputs, mode: Exclude<EvaluationMode, false>): string | null {
+  if (source.length > MAX_EXPRESSION_LENGTH) return null;
   let ast: jsep.Expression;
   try {
     ast = jsep(source);
@@ -176,8 +180,13 @@ export function evaluateExpression(source: string, inputs: ExpressionInputs, mod
   return render(evaluate(ast, scope));
 }
 
-// Code first (left verbatim), then expressions: fenced blocks, inline code spans, {{ … }}.
-const SEGMENTS = /^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[`~]*[ \t]*$|`[^`\n]+`|\{\{([\s\S]*?)\}\}/gm;
+/*
+ * Code first (left verbatim), then expressions: fenced blocks (a fence never closed runs to
+ * the end, as in CommonMark; a backtick fence's info string has no backtick), inline code
+ * spans, {{ … }} (holding no `{{` nor `}}`). Every alternative stops at the first place it
+ * can, so one pass over any markdown is linear: no `{{` or fence without its end rescans the rest.
+ */
+const SEGMENTS = /^[ \t]*(`{3,}(?=[^`\n]*$)|~{3,})[^\n]*(?:\n[\s\S]*?^[ \t]*\1[`~]*[ \t]*$|[\s\S]*)|`[^`\n]+`|\{\{((?:[^{}]|\{(?!\{)|\}(?!\}))*)\}\}/gm;
 
 /** The markdown with its expressions evaluated (mode false: unchanged). */
 export function evaluateMarkdown(markdown: string, inputs: ExpressionInputs, mode: EvaluationMode): string {

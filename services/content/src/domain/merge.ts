@@ -56,8 +56,16 @@ export function mergeMarkdown(base: string, ours: string, theirs: string): strin
   return lines.join('\n');
 }
 
+/** Whether two variables maps hold the same names and values (absent = empty). */
+function sameVariables(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const left = Object.entries(a ?? {});
+  const right = b ?? {};
+  return left.length === Object.keys(right).length && left.every(([name, value]) => Object.hasOwn(right, name) && right[name] === value);
+}
+
+/** Whether a side edited the page since the base: an edit there and a delete on the other side is a conflict. */
 function contentChanged(base: RevisionPageDoc, side: RevisionPageDoc): boolean {
-  return base.bodyHash !== side.bodyHash || SCALAR_FIELDS.some((field) => base[field] !== side[field]);
+  return base.bodyHash !== side.bodyHash || SCALAR_FIELDS.some((field) => base[field] !== side[field]) || !sameVariables(base.variables, side.variables);
 }
 
 const pageRef = (page: RevisionPageDoc) => ({ id: page.id, title: page.title });

@@ -24,6 +24,48 @@ export const UNTAGGED = 'default';
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+/** Tag pages one api-reference template makes at most (one page per tag of the specification). */
+export const MAX_TAG_PAGES = 200;
+/** Generated markdown stops at about this many characters: `$ref`s let a small file repeat a big part many times. */
+const MAX_GENERATED_CHARS = 1_000_000;
+/** allOf parts followed for the properties of one model. */
+const MAX_ALLOF_PARTS = 64;
+
+/** A JSON pointer token (`~1` is `/`, `~0` is `~`, percent-encoded in a URI fragment); a malformed escape stays as written. */
+function pointerToken(raw: string): string {
+  let decoded = raw;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    // Not valid percent-encoding: the token is taken literally.
+  }
+  return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** The lines of a generated page; once they pass MAX_GENERATED_CHARS it is `full` (generators stop) and ends with a note. */
+class PageText {
+  private readonly lines: string[] = [];
+  private length = 0;
+  full = false;
+
+  push(...lines: string[]): void {
+    for (const line of lines) {
+      if (this.full) return;
+      this.length += line.length + 1;
+      if (this.length > MAX_GENERATED_CHARS) {
+        this.full = true;
+        this.lines.push('', '> The rest of this page is left out: the specification generates too much text for one page.', '');
+        return;
+      }
+      this.lines.push(line);
+    }
+  }
+
+  toString(): string {
+    return this.lines.join('\n');
+  }
+}
+
 /** The slug of a specification file: its name without the extension. */
 export function specSlugOf(fileName: string): string {
   return fileName.replace(/\.[^.]*$/, '');
@@ -36,12 +78,21 @@ export function specFileOf(files: readonly RevisionFileDoc[], slug: string): Rev
 
 export type ParsedSpec = { ok: true; doc: OpenApiDocument } | { ok: false; message: string };
 
+function parseJsonOrYaml(source: string): unknown {
+  try {
+    return JSON.parse(source);
+  } catch {
+    // Aliases are bounded: a small file must not expand into a huge document.
+    return parseYaml(source, { maxAliasCount: 100 });
+  }
+}
+
 /** Parses a JSON or YAML OpenAPI 3.x document; the message says why it is not one. */
 export function parseOpenApi(source: string): ParsedSpec {
   let doc: unknown;
   try {
-    // Aliases are bounded: a small file must not expand into a huge document.
-    doc = parseYaml(source, { maxAliasCount: 100 });
+    // JSON first (far faster on big files); YAML (a superset) for everything else.
+    doc = parseJsonOrYaml(source);
   } catch (error) {
     return { ok: false, message: `it does not parse as JSON or YAML (${(error as Error).message.split('\n')[0]})` };
   }
@@ -51,8 +102,10 @@ export function parseOpenApi(source: string): ParsedSpec {
   return { ok: true, doc: doc as OpenApiDocument };
 }
 
-// Parsed documents by blob hash (content-addressed: the same bytes parse the same).
-const specCache = new LruCache<ParsedSpec>(64 * 1024 * 1024);
+// Parsed documents by blob hash (content-addressed: the same bytes parse the same),
+// weighed by their estimated heap size: a parsed document takes about 16 to 20 times its text.
+const PARSED_BYTES_PER_BYTE = 20;
+const specCache = new LruCache<ParsedSpec>(128 * 1024 * 1024);
 
 export async function loadSpec(ctx: ContentContext, file: RevisionFileDoc): Promise<ParsedSpec> {
   const cached = specCache.get(file.blobHash);
@@ -61,7 +114,7 @@ export async function loadSpec(ctx: ContentContext, file: RevisionFileDoc): Prom
   if (!blob) return { ok: false, message: 'its bytes are missing' };
   const data = Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
   const parsed = parseOpenApi(data.toString('utf8'));
-  specCache.set(file.blobHash, parsed, data.length);
+  specCache.set(file.blobHash, parsed, data.length * PARSED_BYTES_PER_BYTE);
   return parsed;
 }
 
@@ -72,7 +125,7 @@ function resolve(doc: OpenApiDocument, value: unknown, depth = 0): Json | null {
   if (depth > 10 || !value.$ref.startsWith('#/')) return null;
   let target: unknown = doc;
   for (const raw of value.$ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    const key = pointerToken(raw);
     target = isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined;
   }
   return resolve(doc, target, depth + 1);
@@ -81,7 +134,7 @@ function resolve(doc: OpenApiDocument, value: unknown, depth = 0): Json | null {
 /** A schema's name as the pages show it: `Pet`, `Pet[]`, `string (date-time)`, `Cat | Dog`. */
 export function schemaName(schema: unknown, depth = 0): string {
   if (!isObject(schema) || depth > 8) return 'any';
-  if (typeof schema.$ref === 'string') return decodeURIComponent(schema.$ref.split('/').pop() ?? '').replace(/~1/g, '/').replace(/~0/g, '~') || 'any';
+  if (typeof schema.$ref === 'string') return pointerToken(schema.$ref.split('/').pop() ?? '') || 'any';
   for (const [key, joiner] of [['oneOf', ' | '], ['anyOf', ' | '], ['allOf', ' & ']] as const) {
     if (Array.isArray(schema[key])) return (schema[key] as unknown[]).map((part) => schemaName(part, depth + 1)).join(joiner);
   }
@@ -145,34 +198,35 @@ export function hasModels(doc: OpenApiDocument): boolean {
 /** The "API Reference" overview page: title, version, description, servers. */
 export function overviewMarkdown(doc: OpenApiDocument): string {
   const info = isObject(doc.info) ? doc.info : {};
-  const lines = [`# ${text(info.title) || 'API Reference'}`, ''];
-  if (info.version !== undefined) lines.push(`Version ${code(String(info.version))}`, '');
-  if (text(info.description)) lines.push(text(info.description).trim(), '');
+  const out = new PageText();
+  out.push(`# ${text(info.title) || 'API Reference'}`, '');
+  if (info.version !== undefined) out.push(`Version ${code(String(info.version))}`, '');
+  if (text(info.description)) out.push(text(info.description).trim(), '');
   const servers = Array.isArray(doc.servers) ? doc.servers.filter(isObject) : [];
   if (servers.length > 0) {
-    lines.push('## Servers', '');
-    for (const server of servers) lines.push(`- ${code(text(server.url))}${text(server.description) ? ` — ${cell(text(server.description))}` : ''}`);
-    lines.push('');
+    out.push('## Servers', '');
+    for (const server of servers) out.push(`- ${code(text(server.url))}${text(server.description) ? ` — ${cell(text(server.description))}` : ''}`);
+    out.push('');
   }
-  lines.push('The pages below are generated from the specification: they follow it whenever the file changes.', '');
-  return lines.join('\n');
+  out.push('The pages below are generated from the specification: they follow it whenever the file changes.', '');
+  return out.toString();
 }
 
-function parametersSection(doc: OpenApiDocument, op: Operation): string[] {
+function parametersSection(doc: OpenApiDocument, op: Operation, out: PageText): void {
   // Operation parameters override path-level ones with the same name and location.
   const byKey = new Map<string, Json>();
   for (const raw of [...(Array.isArray(op.pathItem.parameters) ? op.pathItem.parameters : []), ...(Array.isArray(op.operation.parameters) ? op.operation.parameters : [])]) {
     const parameter = resolve(doc, raw);
     if (parameter) byKey.set(`${text(parameter.in)}:${text(parameter.name)}`, parameter);
   }
-  if (byKey.size === 0) return [];
-  const lines = ['### Parameters', '', '| Name | In | Type | Required | Description |', '| --- | --- | --- | --- | --- |'];
+  if (byKey.size === 0) return;
+  out.push('### Parameters', '', '| Name | In | Type | Required | Description |', '| --- | --- | --- | --- | --- |');
   for (const parameter of byKey.values()) {
+    if (out.full) return;
     const required = parameter.required === true || parameter.in === 'path';
-    lines.push(`| ${cell(text(parameter.name))} | ${cell(text(parameter.in))} | ${code(schemaName(parameter.schema))} | ${required ? 'yes' : 'no'} | ${cell(text(parameter.description))} |`);
+    out.push(`| ${cell(text(parameter.name))} | ${cell(text(parameter.in))} | ${code(schemaName(parameter.schema))} | ${required ? 'yes' : 'no'} | ${cell(text(parameter.description))} |`);
   }
-  lines.push('');
-  return lines;
+  out.push('');
 }
 
 function contentList(content: unknown): string {
@@ -182,84 +236,95 @@ function contentList(content: unknown): string {
     .join(', ');
 }
 
-function requestBodySection(doc: OpenApiDocument, op: Operation): string[] {
+function requestBodySection(doc: OpenApiDocument, op: Operation, out: PageText): void {
   const body = resolve(doc, op.operation.requestBody);
-  if (!body) return [];
-  const lines = ['### Request body', ''];
-  if (text(body.description)) lines.push(text(body.description).trim(), '');
-  lines.push(`${contentList(body.content) || 'No content described.'}${body.required === true ? ' (required)' : ''}`, '');
-  return lines;
+  if (!body) return;
+  out.push('### Request body', '');
+  if (text(body.description)) out.push(text(body.description).trim(), '');
+  out.push(`${contentList(body.content) || 'No content described.'}${body.required === true ? ' (required)' : ''}`, '');
 }
 
-function responsesSection(doc: OpenApiDocument, op: Operation): string[] {
+function responsesSection(doc: OpenApiDocument, op: Operation, out: PageText): void {
   const responses = isObject(op.operation.responses) ? op.operation.responses : {};
-  if (Object.keys(responses).length === 0) return [];
-  const lines = ['### Responses', '', '| Status | Description | Content |', '| --- | --- | --- |'];
+  if (Object.keys(responses).length === 0) return;
+  out.push('### Responses', '', '| Status | Description | Content |', '| --- | --- | --- |');
   for (const [status, raw] of Object.entries(responses)) {
+    if (out.full) return;
     const response = resolve(doc, raw) ?? {};
-    lines.push(`| ${cell(status)} | ${cell(text(response.description))} | ${cell(contentList(response.content))} |`);
+    out.push(`| ${cell(status)} | ${cell(text(response.description))} | ${cell(contentList(response.content))} |`);
   }
-  lines.push('');
-  return lines;
+  out.push('');
 }
 
 /** Markdown of the operations tagged `tag`. */
 export function operationsMarkdown(doc: OpenApiDocument, tag: string): string {
   const declared = specTags(doc).find((candidate) => candidate.name === tag);
-  const lines: string[] = [];
-  if (declared?.description) lines.push(declared.description.trim(), '');
+  const out = new PageText();
+  if (declared?.description) out.push(declared.description.trim(), '');
   const operations = operationsOf(doc).filter((op) => tagsOfOperation(op.operation).includes(tag));
-  if (operations.length === 0) lines.push(`No operation of the specification has the tag ${code(tag)}.`, '');
+  if (operations.length === 0) out.push(`No operation of the specification has the tag ${code(tag)}.`, '');
   for (const op of operations) {
-    lines.push(`## ${op.method.toUpperCase()} ${op.path}`, '');
-    if (op.operation.deprecated === true) lines.push('> **Deprecated.**', '');
-    if (text(op.operation.summary)) lines.push(`**${text(op.operation.summary).trim()}**`, '');
-    if (text(op.operation.description)) lines.push(text(op.operation.description).trim(), '');
-    if (text(op.operation.operationId)) lines.push(`Operation ID: ${code(text(op.operation.operationId))}`, '');
-    lines.push(...parametersSection(doc, op), ...requestBodySection(doc, op), ...responsesSection(doc, op));
+    if (out.full) break;
+    out.push(`## ${op.method.toUpperCase()} ${op.path}`, '');
+    if (op.operation.deprecated === true) out.push('> **Deprecated.**', '');
+    if (text(op.operation.summary)) out.push(`**${text(op.operation.summary).trim()}**`, '');
+    if (text(op.operation.description)) out.push(text(op.operation.description).trim(), '');
+    if (text(op.operation.operationId)) out.push(`Operation ID: ${code(text(op.operation.operationId))}`, '');
+    parametersSection(doc, op, out);
+    requestBodySection(doc, op, out);
+    responsesSection(doc, op, out);
   }
-  return lines.join('\n');
+  return out.toString();
 }
 
-/** Properties of an object schema, including those of its allOf parts. */
-function propertiesOf(doc: OpenApiDocument, schema: Json, depth = 0): { properties: Array<[string, unknown]>; required: Set<string> } {
-  const properties: Array<[string, unknown]> = isObject(schema.properties) ? Object.entries(schema.properties) : [];
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : []);
-  if (Array.isArray(schema.allOf) && depth < 8) {
+/**
+ * Properties of an object schema, including those of its allOf parts. Each part is read
+ * once (cycles and diamonds of `$ref`s), at most MAX_ALLOF_PARTS of them, 8 levels deep.
+ */
+function propertiesOf(doc: OpenApiDocument, root: Json): { properties: Array<[string, unknown]>; required: Set<string> } {
+  const properties: Array<[string, unknown]> = [];
+  const required = new Set<string>();
+  const seen = new Set<Json>();
+  const visit = (schema: Json, depth: number): void => {
+    if (seen.has(schema) || seen.size >= MAX_ALLOF_PARTS) return;
+    seen.add(schema);
+    if (isObject(schema.properties)) for (const entry of Object.entries(schema.properties)) properties.push(entry);
+    if (Array.isArray(schema.required)) for (const name of schema.required) if (typeof name === 'string') required.add(name);
+    if (!Array.isArray(schema.allOf) || depth >= 8) return;
     for (const part of schema.allOf) {
       const resolved = resolve(doc, part);
-      if (!resolved) continue;
-      const inner = propertiesOf(doc, resolved, depth + 1);
-      properties.push(...inner.properties);
-      for (const name of inner.required) required.add(name);
+      if (resolved) visit(resolved, depth + 1);
     }
-  }
+  };
+  visit(root, 0);
   return { properties, required };
 }
 
 /** Markdown of every schema in components.schemas. */
 export function modelsMarkdown(doc: OpenApiDocument): string {
   const schemas = isObject(doc.components) && isObject(doc.components.schemas) ? doc.components.schemas : {};
-  const lines: string[] = [];
-  if (Object.keys(schemas).length === 0) lines.push('The specification defines no models.', '');
+  const out = new PageText();
+  if (Object.keys(schemas).length === 0) out.push('The specification defines no models.', '');
   for (const [name, raw] of Object.entries(schemas)) {
+    if (out.full) break;
     const schema = resolve(doc, raw) ?? {};
-    lines.push(`## ${name}`, '');
-    if (text(schema.description)) lines.push(text(schema.description).trim(), '');
+    out.push(`## ${name}`, '');
+    if (text(schema.description)) out.push(text(schema.description).trim(), '');
     const { properties, required } = propertiesOf(doc, schema);
     if (properties.length > 0) {
-      lines.push('| Property | Type | Required | Description |', '| --- | --- | --- | --- |');
+      out.push('| Property | Type | Required | Description |', '| --- | --- | --- | --- |');
       for (const [property, propertySchema] of properties) {
+        if (out.full) break;
         const description = isObject(propertySchema) ? text(propertySchema.description) : '';
-        lines.push(`| ${cell(property)} | ${code(schemaName(propertySchema))} | ${required.has(property) ? 'yes' : 'no'} | ${cell(description)} |`);
+        out.push(`| ${cell(property)} | ${code(schemaName(propertySchema))} | ${required.has(property) ? 'yes' : 'no'} | ${cell(description)} |`);
       }
-      lines.push('');
+      out.push('');
     } else {
-      lines.push(`Type: ${code(schemaName(schema))}`, '');
+      out.push(`Type: ${code(schemaName(schema))}`, '');
     }
-    if (Array.isArray(schema.enum)) lines.push(`Values: ${schema.enum.map((value) => code(String(value))).join(', ')}`, '');
+    if (Array.isArray(schema.enum)) out.push(`Values: ${schema.enum.map((value) => code(String(value))).join(', ')}`, '');
   }
-  return lines.join('\n');
+  return out.toString();
 }
 
 // Generated markdown by (revision, page): revisions are immutable, so it never goes stale.

@@ -4,7 +4,7 @@ import type { SpaceAccess } from './access';
 import { findChangeRequest, writeChangeRequestContent } from './change-requests';
 import { applyChanges, type ContentChange } from './content-changes';
 import type { ContentContext } from './context';
-import { hasModels, loadSpec, OPENAPI_COMPUTED_TYPE, overviewMarkdown, specFileOf, specSlugOf, specTags } from './openapi-pages';
+import { hasModels, loadSpec, MAX_TAG_PAGES, OPENAPI_COMPUTED_TYPE, overviewMarkdown, specFileOf, specSlugOf, specTags } from './openapi-pages';
 import { loadRevision } from './revisions';
 import { commitSpaceRevision } from './space-content';
 
@@ -192,14 +192,16 @@ async function specificationOf(ctx: ContentContext, content: RevisionDoc, input:
   }
   const parsed = await loadSpec(ctx, file);
   if (!parsed.ok) badParams(refField, `the file "${file.name}" cannot be used: ${parsed.message}`);
-  return { doc: parsed.doc, slug: specSlugOf(file.name) };
+  return { doc: parsed.doc, slug: specSlugOf(file.name), field: refField };
 }
 
 const apiReference: TemplateBuilder = async (ctx, content, input, field) => {
-  const { doc, slug } = await specificationOf(ctx, content, input, field);
+  const { doc, slug, field: refField } = await specificationOf(ctx, content, input, field);
+  const tags = specTags(doc);
+  if (tags.length > MAX_TAG_PAGES) badParams(refField, `the specification has ${tags.length} tags: the api-reference template makes one page per tag, at most ${MAX_TAG_PAGES}`);
   const spec = { ref: { kind: 'openapi', spec: slug } };
   const changes: ContentChange[] = [{ type: 'insert_page', ref: 'api-reference', title: 'API Reference', emoji: '🔌', markdown: overviewMarkdown(doc) }];
-  for (const tag of specTags(doc)) {
+  for (const tag of tags) {
     changes.push({
       type: 'insert_page',
       into: 'api-reference',

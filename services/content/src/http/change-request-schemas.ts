@@ -1,7 +1,7 @@
 import { booleanQuery, listQuerySchema } from '@quire/http';
 import { z } from 'zod';
 import { CHANGE_REQUEST_STATUSES } from '../domain/change-requests';
-import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME } from '../domain/content-changes';
+import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../domain/content-changes';
 
 /** Request shapes of the change request routes (spec "Change requests", OpenAPI bodies). */
 
@@ -128,11 +128,21 @@ const variableValue = z
   .refine((value) => value.length <= MAX_VARIABLE_VALUE, `at most ${MAX_VARIABLE_VALUE} characters`);
 const variableKeyError = {
   error: (issue: { code?: string }) =>
-    issue.code === 'invalid_key' ? `variable names are a letter or _ then letters, digits or _ (at most ${MAX_VARIABLE_NAME} characters)` : undefined,
+    issue.code === 'invalid_key' ? `${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)` : undefined,
 };
 const tooMany = (map: Record<string, unknown>) => Object.keys(map).length <= MAX_VARIABLES;
-const pageVariables = z.record(variableName, variableValue, variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`);
-const variablesUpdate = z.record(variableName, variableValue.nullable(), variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`);
+// zod's records skip a `__proto__` key without a word: it is refused here, named, like the other reserved names.
+const refuseProtoKey = <T extends z.ZodType>(schema: T) =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
+        ctx.addIssue({ code: 'custom', path: ['__proto__'], message: `${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)` });
+      }
+    })
+    .pipe(schema);
+const pageVariables = refuseProtoKey(z.record(variableName, variableValue, variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`));
+const variablesUpdate = refuseProtoKey(z.record(variableName, variableValue.nullable(), variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`));
 
 const insertPage = z
   .object({

@@ -112,6 +112,15 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     assertError(await write(space.id, cr.id, [{ type: 'update_variables', variables: { a: 'x' }, replace: 'yes' }]), 400, 'changes.0.replace');
     assertError(await write(space.id, cr.id, [{ type: 'insert_page', title: 'P', variables: { ok: { nested: true } } }]), 400, 'changes.0.variables.ok');
     assertError(await write(space.id, cr.id, [{ type: 'update_page', page: intro, variables: many }]), 400, 'changes.0.variables');
+    // Names that reach into prototypes are refused, not silently dropped (JSON keeps `__proto__` as a key).
+    for (const reserved of ['__proto__', 'constructor', 'prototype']) {
+      const rejected = await write(space.id, cr.id, [{ type: 'update_variables', variables: { [reserved]: 'x' } }]);
+      assertError(rejected, 400, 'changes.0.variables');
+      assert.match(rejected.body.error.message, /other than __proto__, constructor and prototype/);
+      assertError(await write(space.id, cr.id, [{ type: 'insert_page', title: 'P', variables: { [reserved]: 'x' } }]), 400, 'changes.0.variables');
+    }
+    revision = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`));
+    assert.deepEqual(revision.variables, { only: 'one' });
     // 100 already set + one more through a merge of the map: the limit holds on the result.
     const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`v${i}`, 'x']));
     ok(await write(space.id, cr.id, [{ type: 'update_variables', variables: hundred, replace: true }]));
@@ -233,6 +242,41 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     const client: any = new GitBookAPI({ authToken: reader.token, endpoint: stack.baseUrl });
     const viaClient = await client.spaces.getPageById(space.id, guide.id, { evaluated: true });
     assert.match(viaClient.data.markdown, /^Product: Quire 2$/m);
+  });
+
+  it('leaves code (indented and unclosed fences too) and oversized expressions verbatim, in one pass over hostile markdown', { timeout: 120_000 }, async () => {
+    const space = await newSpace('Hostile expressions');
+    const fenced = [
+      'Top: {{ space.title }}',
+      '- item',
+      '',
+      '  ```',
+      '  In list: {{ space.title }}',
+      '  ```',
+      '',
+      'After: {{ space.title }}',
+      '```inline``` then {{ space.title }}',
+      '```',
+      'Unclosed: {{ space.title }}',
+    ].join('\n');
+    const deep = `Deep: {{ ${'1+'.repeat(10_000)}1 }} Short: {{ ${'1+'.repeat(10)}1 }}`;
+    // Markdown at its size limit made of expression openers with no end, and of fences with no end.
+    const braces = '{{'.repeat(499_999);
+    const fences = `{{ space.title\n${'```a\n'.repeat(199_990)}`;
+    await commit(space.id, [
+      { type: 'insert_page', title: 'Fenced', slug: 'fenced', markdown: fenced },
+      { type: 'insert_page', title: 'Deep', slug: 'deep', markdown: deep },
+      { type: 'insert_page', title: 'Braces', slug: 'braces', markdown: braces },
+      { type: 'insert_page', title: 'Fences', slug: 'fences', markdown: fences },
+    ]);
+    const evaluated = async (slug: string) => ok(await reader.api.get(`/v1/spaces/${space.id}/content/path/${slug}?evaluated=true`)).markdown;
+    assert.equal(
+      await evaluated('fenced'),
+      fenced.replace('Top: {{ space.title }}', 'Top: Hostile expressions').replace('After: {{ space.title }}', 'After: Hostile expressions').replace('then {{ space.title }}', 'then Hostile expressions'),
+    );
+    assert.equal(await evaluated('deep'), `Deep: {{ ${'1+'.repeat(10_000)}1 }} Short: 11`);
+    assert.equal(await evaluated('braces'), braces);
+    assert.equal(await evaluated('fences'), fences);
   });
 
   it('generates computed pages unless computed=false, and omits git metadata with metadata=false', async () => {

@@ -113,6 +113,27 @@ describe('three-way merge', () => {
     assert.equal(orphan.ok, false);
   });
 
+  it("is a conflict when one side only changes a page's variables and the other deletes the page", async () => {
+    const base = apply(empty, [{ type: 'insert_page', title: 'Page', markdown: 'one', variables: { k: '1' } }]);
+    const id = base.pages[0].id;
+    const deleted = apply(base, [{ type: 'delete_page', page: id }]);
+    for (const variables of [{ k: '2' }, { k: '1', extra: 'x' }, {}] as Array<Record<string, string>>) {
+      const edited = apply(base, [{ type: 'update_page', page: id, variables }]);
+      for (const [ours, theirs] of [
+        [edited, deleted],
+        [deleted, edited],
+      ]) {
+        const outcome = await mergeContent(base, ours, theirs, loader);
+        assert.equal(outcome.ok, false, JSON.stringify(variables));
+        if (!outcome.ok) assert.deepEqual(outcome.conflicts, [{ page: { id, title: 'Page' }, reason: 'edited on one side and deleted on the other' }]);
+      }
+    }
+    // Variables set again to the same values are no edit: the delete wins.
+    const same = apply(base, [{ type: 'update_page', page: id, variables: { k: '1' } }]);
+    const result = await merged(base, same, deleted);
+    assert.deepEqual(result.pages, []);
+  });
+
   it('only loads bodies changed on both sides', async () => {
     const base = apply(
       empty,

@@ -398,6 +398,82 @@ describe('content: templates (end to end)', () => {
     assert.equal((await content(space.id)).id, main.id);
   });
 
+  it('survives hostile specifications: $ref cycles and diamonds, malformed $refs, amplification, too many tags', async () => {
+    const huge = 'd'.repeat(10_000);
+    const hostile = {
+      openapi: '3.0.3',
+      info: { title: 'Hostile', version: '1' },
+      paths: {
+        '/loop': { $ref: '#/paths/~1loop' },
+        '/bad': { $ref: '#/paths/%E0%A4%A' },
+        '/echo': {
+          post: {
+            tags: ['echo'],
+            responses: { '200': { description: 'Odd', content: { 'application/json': { schema: { $ref: '#/components/schemas/Odd%E0' } } } } },
+          },
+        },
+        '/flood': {
+          get: {
+            tags: ['flood'],
+            // 300 responses repeating one 10,000-character description: 3 MB of text from a small file.
+            responses: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [String(200 + i), { $ref: '#/components/responses/Huge' }])),
+          },
+        },
+      },
+      components: {
+        responses: { Huge: { description: huge } },
+        schemas: {
+          // A and B include each other; C includes A twice and B: each property is listed once.
+          A: { allOf: [{ $ref: '#/components/schemas/B' }, { $ref: '#/components/schemas/B' }], properties: { a: { type: 'string' } } },
+          B: { allOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/A' }], properties: { b: { type: 'string' } } },
+          C: { allOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }], properties: { c: { type: 'string' } } },
+          // Six-way fan-out over a cycle of twelve: millions of paths without the once-each rule.
+          ...Object.fromEntries(
+            Array.from({ length: 12 }, (_, i) => [`F${i}`, { allOf: Array.from({ length: 6 }, () => ({ $ref: `#/components/schemas/F${(i + 1) % 12}` })), properties: { [`f${i}`]: { type: 'string' } } }]),
+          ),
+        },
+      },
+    };
+    const { space } = await spaceWithFiles('Hostile', [
+      { name: 'hostile.json', contentType: 'application/json', text: JSON.stringify(hostile) },
+      {
+        name: 'tags.json',
+        contentType: 'application/json',
+        text: JSON.stringify({
+          openapi: '3.0.3',
+          paths: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`/t${i}`, { get: { tags: [`t${i}`], responses: { '200': { description: 'ok' } } } }])),
+        }),
+      },
+    ]);
+    ok(await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'hostile' } } } }), 201);
+    const revision = await content(space.id);
+    const reference = revision.pages[1];
+    assert.deepEqual(
+      reference.pages.map((page: any) => page.title),
+      ['echo', 'flood', 'Models'],
+    );
+    const [echo, flood, models] = reference.pages;
+    assert.match(echo.markdown, /^\| 200 \| Odd \| `application\/json`: `Odd%E0` \|$/m);
+    assert.match(flood.markdown, /^## GET \/flood$/m);
+    assert.ok(flood.markdown.length < 1_100_000, String(flood.markdown.length));
+    assert.match(flood.markdown, /The rest of this page is left out/);
+    const page = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${flood.id}`));
+    assert.equal(page.markdown, flood.markdown);
+    const rows = (model: string) => {
+      const section = models.markdown.split(/^## /m).find((part: string) => part.startsWith(`${model}\n`)) ?? '';
+      return section.split('\n').filter((line: string) => line.startsWith('| ') && !line.startsWith('| Property') && !line.startsWith('| ---')).map((line: string) => line.split(' | ')[0].slice(2));
+    };
+    assert.deepEqual(rows('A'), ['a', 'b']);
+    assert.deepEqual(rows('C'), ['c', 'a', 'b']);
+    assert.equal(new Set(rows('F0')).size, rows('F0').length);
+    assert.ok(rows('F0').length >= 8);
+
+    // One page per tag, within a bound: 201 tags is a 400 naming the reference, and nothing is written.
+    const before = (await content(space.id)).id;
+    assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { big: { kind: 'openapi', spec: 'tags' } } } }), 400, 'params.contentRefs.big');
+    assert.equal((await content(space.id)).id, before);
+  });
+
   it('works with the official GitBook client (applyTemplateToSpace)', async () => {
     const { space } = await spaceWithFiles('Client', [{ name: 'petstore.yaml', contentType: 'application/yaml', text: PETSTORE_YAML }]);
     const client: any = new GitBookAPI({ authToken: editor.token, endpoint: stack.baseUrl });
