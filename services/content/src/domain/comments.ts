@@ -173,6 +173,9 @@ export async function getComment(ctx: ContentContext, scope: CommentScope, comme
   return comment;
 }
 
+/** Distinct emojis one user may have on one comment or reply (keeps a document bounded). */
+export const MAX_REACTIONS_PER_USER = 20;
+
 /** Reactions after the user adds then removes emojis; null when nothing changes (idempotent per user and emoji). */
 export function applyReactions(current: readonly CommentReactionDoc[], userId: string, added: readonly string[] = [], removed: readonly string[] = [], now = new Date()): CommentReactionDoc[] | null {
   const has = (list: readonly CommentReactionDoc[], emoji: string) => list.some((r) => r.emoji === emoji && r.userId === userId);
@@ -180,6 +183,10 @@ export function applyReactions(current: readonly CommentReactionDoc[], userId: s
   for (const emoji of added) if (!has(next, emoji)) next.push({ emoji, userId, reactedAt: now });
   const gone = new Set(removed);
   next = next.filter((r) => r.userId !== userId || !gone.has(r.emoji));
+  const mine = next.filter((r) => r.userId === userId).length;
+  if (mine > MAX_REACTIONS_PER_USER && mine > current.filter((r) => r.userId === userId).length) {
+    throw httpError.badRequest(`Invalid body: addedReactions: at most ${MAX_REACTIONS_PER_USER} different reactions per user`);
+  }
   const same = next.length === current.length && next.every((r, i) => r === current[i]);
   return same ? null : next;
 }

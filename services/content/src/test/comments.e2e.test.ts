@@ -259,6 +259,15 @@ describe('content: comments (end to end)', () => {
       ],
     );
     assert.equal(current.editedAt, undefined, 'reactions do not edit the comment');
+    // One user's distinct reactions are bounded: the 21st is refused and nothing changes.
+    const twenty = Array.from({ length: 20 }, (_, i) => `r${i}`);
+    ok(await editor.api.put(url, { addedReactions: twenty }));
+    const refused = await editor.api.put(url, { addedReactions: ['one-more'] });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.match(refused.body.error.message, /addedReactions/);
+    current = ok(await editor.api.get(url));
+    assert.equal(current.reactions.filter((r: any) => r.users.some((u: any) => u.user.id === editor.userId)).length, 20);
+    ok(await editor.api.put(url, { removedReactions: twenty }));
 
     // Concurrent reactions of several users on one comment are all kept (the comment's lock).
     const racers = [commenter, editor, admin, commenter, editor];
