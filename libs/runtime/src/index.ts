@@ -21,3 +21,4 @@ export { createGrpcServer, createGrpcClient, createHealthClient, isServing, grpc
 export { runService, runMain, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';
 export { createServiceClients, type ServiceClients } from './clients';
+export { checkExpression, evaluateExpression, expressionText, type Expression, type ExpressionCheck, type ExpressionRules } from './expressions';
