@@ -2,3 +2,4 @@ export { testEnvironment, testBackendConfig, cleanupTestEnvironment, type TestEn
 export { startTestStack, type TestAccount, type TestStack } from './stack';
 export { apiClient, type ApiClient, type ApiResponse } from './api';
 export { assertMatchesOpenApi, openApiErrors } from './openapi';
+export { expectOk, expectError } from './expect';

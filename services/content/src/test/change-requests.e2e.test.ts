@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 import { PDFParse } from 'pdf-parse';
 
 
@@ -20,15 +20,6 @@ describe('content: change requests and revisions (end to end)', () => {
   let outsider: TestAccount;
 
   const account = (args: string[]) => stack.account(args);
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.match(response.body.error.message, new RegExp(`${field.replace(/\./g, '\\.')}\\b`));
-  };
-  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    return response.body;
-  };
   const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
   const newChangeRequest = async (spaceId: string, subject: string, api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 201);
   /** A content batch; the answer is OpenAPI ChangeRequestContentUpdate (compat=false). */

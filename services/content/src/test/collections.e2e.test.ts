@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError } from '@quire/testkit';
 
 
 /** Collections, their permissions and what they give on the spaces inside, through the gateway. */
@@ -23,11 +23,6 @@ describe('content: collections (end to end)', () => {
     const created = await api.post(`/v1/orgs/${orgId}/spaces`, body);
     assert.equal(created.status, 201, JSON.stringify(created.body));
     return created.body;
-  };
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.match(response.body.error.message, new RegExp(`\\b${field}\\b`));
   };
   const ids = (body: { items: Array<{ id: string }> }) => body.items.map((i) => i.id);
 

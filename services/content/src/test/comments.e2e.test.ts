@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { MongoClient } from 'mongodb';
 import { createLogger, createRedis } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 // Short enough to watch a deleted space being purged with its comments.
 const RETENTION_MS = 5_000;
@@ -23,15 +23,6 @@ describe('content: comments (end to end)', () => {
   let guest: TestAccount;
   let outsider: TestAccount;
 
-  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    return response.body;
-  };
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.ok(response.body.error.message.includes(field), `${response.body.error.message} should name ${field}`);
-  };
   const ids = (body: { items: Array<{ id: string }> }) => body.items.map((item) => item.id);
   // The package's typings do not resolve under this module setting: the client is used untyped, as elsewhere.
   const clientOf = (account: TestAccount): any => new GitBookAPI({ authToken: account.token, endpoint: stack.baseUrl });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 
 /**
@@ -19,15 +19,6 @@ describe('content: rules of spaces, change requests and content (end to end)', (
   let outsider: TestAccount & { organizationId: string };
 
   const account = (args: string[]) => stack.account(args);
-  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    return response.body;
-  };
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.ok(response.body.error.message.includes(field), response.body.error.message);
-  };
   const newSpace = async (title: string, body: Record<string, unknown> = {}) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title, ...body }), 201);
   const newChangeRequest = async (spaceId: string, subject: string, body: Record<string, unknown> = {}) =>
     ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject, ...body }), 201);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError } from '@quire/testkit';
 
 
 // Long enough for "restore right after delete" on any machine, short enough to watch a real purge.
@@ -42,11 +42,6 @@ describe('content: spaces (end to end)', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     assert.fail(message);
-  };
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.match(response.body.error.message, new RegExp(`\\b${field}\\b`));
   };
 
   before(async () => {

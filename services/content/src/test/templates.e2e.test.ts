@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 /**
  * GitBook's RevisionPageDocument ends with oneOf [{computed, computedSeed} (required), {documentId?}]:
@@ -142,15 +142,6 @@ describe('content: templates (end to end)', () => {
   let reader: TestAccount;
   let outsider: TestAccount;
 
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.match(response.body.error.message, new RegExp(`${field.replace(/\./g, '\\.')}\\b`));
-  };
-  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    return response.body;
-  };
   const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
   const base64 = (text: string) => Buffer.from(text).toString('base64');
   const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);

@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+/** The body of a response that must have `status` (the body is shown when it does not). */
+export function expectOk<T extends Answer>(response: T, status = 200): T['body'] {
+  assert.equal(response.status, status, JSON.stringify(response.body));
+  return response.body;
+}
+
+/** An error answer in the API's shape; with `field`, its message must name that field. */
+export function expectError(response: Answer, status: number, field?: string): void {
+  assert.equal(response.status, status, JSON.stringify(response.body));
+  assert.equal(response.body.error.code, status);
+  if (!field) return;
+  // The field as a whole name: `body` must not be satisfied by `bodyText`.
+  const name = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + (/\w$/.test(field) ? '\\b' : '');
+  assert.match(response.body.error.message, new RegExp(name), `${response.body.error.message} should name ${field}`);
+}
