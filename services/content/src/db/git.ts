@@ -53,6 +53,10 @@ export interface GitSyncDoc {
   lastTimestamp: Date | null;
 }
 
+/** What the Space object shows of a space's Git sync state (Space.gitSync). */
+export type GitSyncSummary = Pick<GitSyncDoc, '_id' | 'installationId' | 'provider' | 'repoName' | 'url' | 'treeUrl' | 'updatedAt'>;
+export const GIT_SYNC_SUMMARY_FIELDS = { installationId: 1, provider: 1, repoName: 1, url: 1, treeUrl: 1, updatedAt: 1 } as const;
+
 const operationSchema = new Schema<GitOperationDoc>(
   {
     id: String,

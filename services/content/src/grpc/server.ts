@@ -1,8 +1,10 @@
 import { HttpError, keysetPage } from '@quire/http';
 import type { content } from '@quire/proto';
 import { GrpcError, grpcStatus, type Role } from '@quire/runtime';
+import type { GitSyncSummary } from '../db/git';
 import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from '../domain/context';
+import { loadGitSyncSummaries } from '../domain/git/state';
 import { getStandings, nonMember, type MemberStanding } from '../domain/membership';
 import { isRole } from '../domain/roles';
 import { countSpaces, type SpaceCountSubject } from '../domain/space-counts';
@@ -27,7 +29,7 @@ function orgRoleOf(name: string): Role | null {
 export function contentGrpc(ctx: ContentContext): content.ContentServiceImplementation {
   const base = ctx.config.PUBLIC_BASE_URL;
 
-  const toSpace = (space: SpaceDoc, viewerRole: Role | null): content.Space => ({
+  const toSpace = (space: SpaceDoc, viewerRole: Role | null, gitSync: GitSyncSummary | undefined): content.Space => ({
     id: space._id,
     organizationId: space.organizationId,
     title: space.title,
@@ -40,7 +42,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     updateTime: space.updatedAt,
     deleteTime: space.deletedAt ?? undefined,
     viewerRole: viewerRole ?? '',
-    restJson: JSON.stringify(presentSpace(space, viewerRole, base)),
+    restJson: JSON.stringify(presentSpace(space, viewerRole, base, undefined, gitSync)),
   });
 
   return {
@@ -62,10 +64,11 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         for (const space of spaces) roles.set(space._id, spaceRoleIn(views.get(space.organizationId)!, space));
       }
       const byId = new Map(spaces.map((s) => [s._id, s]));
+      const gitSyncs = await loadGitSyncSummaries(ctx, spaces.map((s) => s._id));
       return {
         spaces: ids.flatMap((id) => {
           const space = byId.get(id);
-          return space ? [toSpace(space, roles.get(id) ?? null)] : [];
+          return space ? [toSpace(space, roles.get(id) ?? null, gitSyncs.get(id))] : [];
         }),
       };
     },
@@ -93,10 +96,11 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
           limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_BATCH),
           page: request.pageToken || undefined,
         });
+        const gitSyncs = await loadGitSyncSummaries(ctx, page.items.map((space) => space._id));
         return {
           items: page.items.map((space) => {
             const role = spaceRoleIn(view, space);
-            return { space: toSpace(space, viewer ? spaceRoleIn(viewerView, space) : role), role: role ?? '' };
+            return { space: toSpace(space, viewer ? spaceRoleIn(viewerView, space) : role, gitSyncs.get(space._id)), role: role ?? '' };
           }),
           nextPageToken: page.next ?? '',
           totalSize: page.count,

@@ -4,10 +4,12 @@ import { z } from 'zod';
 import type { GitSyncDoc } from '../db/git';
 import { loadSpaceAccess } from '../domain/access';
 import type { ContentContext } from '../domain/context';
-import { normalizeRepoPath } from '../domain/git/layout';
+import { isInGitDirectory, normalizeRepoPath } from '../domain/git/layout';
 import { removeGitInstallation, requestGitOperation } from '../domain/git/requests';
 import { gitSettings } from '../domain/git/settings';
 import { loadGitSync } from '../domain/git/state';
+import { settleLostOperation } from '../domain/git/worker';
+import { presentGitSync } from './space-presenter';
 
 /*
  * /v1/spaces/{spaceId}/git: import and export (queued, 204), git info (OpenAPI
@@ -23,7 +25,17 @@ function isBranchRef(ref: string): boolean {
   return branch.split('/').every((component) => component !== '' && !component.startsWith('.') && !component.endsWith('.lock'));
 }
 
-const webUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) address' }).max(2048);
+// Shown to readers (git info, Space.gitSync, commit and file links): never with credentials in it.
+const webUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) address' })
+  .max(2048)
+  .refine((value) => {
+    const url = URL.parse(value);
+    return !url?.username && !url?.password;
+  }, 'must not contain credentials');
+
+// A timestamp from the future would be the newest forever and make every later event look older.
+const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 const operationBody = z.object({
   url: z.string().min(1).max(2048),
@@ -34,9 +46,15 @@ const operationBody = z.object({
   repoProjectDirectory: z
     .string()
     .max(1024)
-    .refine((value) => normalizeRepoPath(value) !== null, 'must be a directory inside the repository')
+    .refine((value) => {
+      const directory = normalizeRepoPath(value);
+      return directory !== null && !isInGitDirectory(directory);
+    }, 'must be a directory inside the repository (not in .git)')
     .optional(),
-  timestamp: z.iso.datetime({ offset: true }).optional(),
+  timestamp: z.iso
+    .datetime({ offset: true })
+    .refine((value) => !(new Date(value).getTime() > Date.now() + MAX_CLOCK_SKEW_MS), 'must not be in the future')
+    .optional(),
   force: z.boolean().optional(),
   standalone: z.boolean().optional(),
   gitInfo: z.object({ provider: z.enum(['github', 'gitlab']).optional(), url: webUrl.optional() }).optional(),
@@ -50,13 +68,7 @@ const iso = (date: Date | string) => new Date(date).toISOString();
 export function presentGitInfo(state: GitSyncDoc, operationTimeout: number) {
   const operation = state.operation;
   return {
-    installationId: state.installationId,
-    installationProvider: state.provider,
-    installationStatus: 'active' as const,
-    integration: state.provider,
-    repoName: state.repoName,
-    url: state.treeUrl ?? state.url,
-    updatedAt: iso(state.updatedAt),
+    ...presentGitSync(state),
     operationTimeout,
     ...(operation
       ? {
@@ -103,7 +115,7 @@ export function gitRouter(ctx: ContentContext): Router {
     await loadSpaceAccess(ctx, principalOf(req).userId, spaceId);
     const state = await loadGitSync(ctx, spaceId);
     if (!state) throw httpError.notFound('Git sync');
-    res.json(presentGitInfo(state, gitSettings(ctx).GIT_OPERATION_TIMEOUT_MS));
+    res.json(presentGitInfo(await settleLostOperation(ctx, state), gitSettings(ctx).GIT_OPERATION_TIMEOUT_MS));
   });
 
   router.delete('/v1/spaces/:spaceId/git/legacy-installation', async (req, res) => {

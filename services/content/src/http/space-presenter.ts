@@ -1,10 +1,27 @@
 import { apiUrl } from '@quire/http';
 import type { Role } from '@quire/runtime';
+import type { GitSyncSummary } from '../db/git';
 import type { CollectionDoc, SpaceDoc } from '../db/structure';
 import { collectionPermissions, spacePermissions } from '../domain/roles';
 
-/** The Space object (spec "Space", OpenAPI Space) for a viewer holding `role` on it. */
-export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string, published?: string) {
+/** The repository a space syncs with (spec "Git info"; OpenAPI GitSyncState without its operation). */
+export function presentGitSync(state: GitSyncSummary) {
+  return {
+    installationId: state.installationId,
+    installationProvider: state.provider,
+    installationStatus: 'active' as const,
+    integration: state.provider,
+    repoName: state.repoName,
+    url: state.treeUrl ?? state.url,
+    updatedAt: new Date(state.updatedAt).toISOString(),
+  };
+}
+
+/**
+ * The Space object (spec "Space", OpenAPI Space) for a viewer holding `role` on it;
+ * `gitSync` is the space's Git sync state when it has one (loaded in one query for a list).
+ */
+export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string, published?: string, gitSync?: GitSyncSummary | null) {
   return {
     object: 'space' as const,
     id: space._id,
@@ -24,6 +41,7 @@ export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string
     organization: space.organizationId,
     ...(space.parentId ? { parent: space.parentId } : {}),
     ...(space.language ? { language: space.language } : {}),
+    ...(gitSync ? { gitSync: presentGitSync(gitSync) } : {}),
     revision: space.revisionId,
     defaultLevel: space.defaultLevel ?? null,
     comments: space.comments ?? 0,

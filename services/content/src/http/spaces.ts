@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { apiUrl, listEnvelope, parseInput, principalOf } from '@quire/http';
 import { loadSpaceAccess } from '../domain/access';
 import type { ContentContext } from '../domain/context';
+import { loadGitSyncSummaries } from '../domain/git/state';
 import { deleteSpace, restoreSpace, transferSpace } from '../domain/space-lifecycle';
 import { resolvePublishedUrl } from '../domain/published';
 import { createSpace, duplicateSpace, listCollectionSpaces, listOrganizationSpaces, moveSpace, updateSpace } from '../domain/spaces';
@@ -22,6 +23,8 @@ import {
 export function spacesRouter(ctx: ContentContext): Router {
   const router = Router();
   const base = ctx.config.PUBLIC_BASE_URL;
+  // New spaces (create, duplicate) have no Git sync state: only existing ones look it up.
+  const gitSyncOf = async (spaceId: string) => (await loadGitSyncSummaries(ctx, [spaceId])).get(spaceId);
 
   router.post('/v1/orgs/:organizationId/spaces', async (req, res) => {
     const { userId } = principalOf(req);
@@ -36,7 +39,8 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listOrganizationSpaces(ctx, userId, organizationId, query);
-    res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base)), page.count, page.next));
+    const gitSyncs = await loadGitSyncSummaries(ctx, page.items.map(({ space }) => space._id));
+    res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))), page.count, page.next));
   });
 
   router.get('/v1/collections/:collectionId/spaces', async (req, res) => {
@@ -44,7 +48,8 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { collectionId } = parseInput(collectionParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listCollectionSpaces(ctx, userId, collectionId, query);
-    res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base)), page.count, page.next));
+    const gitSyncs = await loadGitSyncSummaries(ctx, page.items.map(({ space }) => space._id));
+    res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))), page.count, page.next));
   });
 
   // With a shareKey, the published address comes from the share link's site (publishing owns it).
@@ -54,7 +59,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { shareKey } = parseInput(getSpaceQuery, req.query, 'query');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const published = shareKey === undefined ? undefined : await resolvePublishedUrl(ctx, access.space, shareKey);
-    res.json(presentSpace(access.space, access.role, base, published));
+    res.json(presentSpace(access.space, access.role, base, published, await gitSyncOf(access.space._id)));
   });
 
   router.patch('/v1/spaces/:spaceId', async (req, res) => {
@@ -63,7 +68,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const body = parseInput(updateSpaceBody, req.body, 'body');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const { space, role } = await updateSpace(ctx, userId, access, body);
-    res.json(presentSpace(space, role, base));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
   });
 
   router.delete('/v1/spaces/:spaceId', async (req, res) => {
@@ -85,7 +90,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { userId } = principalOf(req);
     const { spaceId } = parseInput(spaceParams, req.params, 'params');
     const { space, role } = await restoreSpace(ctx, userId, spaceId);
-    res.json(presentSpace(space, role, base));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
   });
 
   router.post('/v1/spaces/:spaceId/move', async (req, res) => {
@@ -94,7 +99,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const body = parseInput(moveBody, req.body, 'body');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const { space, role } = await moveSpace(ctx, userId, access, body);
-    res.json(presentSpace(space, role, base));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
   });
 
   router.post('/v1/spaces/:spaceId/transfer', async (req, res) => {
@@ -103,7 +108,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const body = parseInput(transferBody, req.body, 'body');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const { space, role } = await transferSpace(ctx, userId, access, body.organization);
-    res.json(presentSpace(space, role, base));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
   });
 
   return router;

@@ -14,6 +14,8 @@ export interface GitHttpServer {
   url: string;
   /** Requests refused for wrong or missing credentials. */
   unauthorized(): number;
+  /** Requests held open now (`hold`). */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function startGitHttpServer(options: { projectRoot: string; usernam
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (options.hold?.test(url.pathname)) {
       held.add(res);
+      res.on('close', () => held.delete(res));
       return;
     }
     const child = spawn('git', ['http-backend'], {
@@ -89,9 +92,10 @@ export async function startGitHttpServer(options: { projectRoot: string; usernam
   return {
     url: `http://127.0.0.1:${port}`,
     unauthorized: () => refused,
+    held: () => held.size,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const res of held) res.destroy();
+        for (const res of [...held]) res.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
+import { createJobQueue } from '@quire/async';
+import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server';
 
@@ -143,6 +145,8 @@ describe('content: Git import and export (end to end)', () => {
   let remotes: string;
   let httpRoot: string;
   let server: GitHttpServer;
+  /** The stack's temporary directory: where its git work directories go (and must not stay). */
+  let serviceTmp: string;
   const username = 'sync-bot';
   const password = `Tr0ub4dor&3-${randomBytes(6).toString('hex')}`;
   const wrongPassword = `wrong-${randomBytes(6).toString('hex')}`;
@@ -188,8 +192,10 @@ describe('content: Git import and export (end to end)', () => {
     httpRoot = path.join(workRoot, 'http');
     mkdirSync(remotes);
     mkdirSync(httpRoot);
+    serviceTmp = path.join(workRoot, 'service-tmp');
+    mkdirSync(serviceTmp);
     server = await startGitHttpServer({ projectRoot: httpRoot, username, password, hold: /slow/ });
-    stack = await startTestStack({ LOG_LEVEL: 'info', GIT_OPERATION_TIMEOUT_MS: '10000', GIT_MAX_FILES: '400' });
+    stack = await startTestStack({ LOG_LEVEL: 'info', GIT_OPERATION_TIMEOUT_MS: '10000', GIT_MAX_FILES: '400', TMPDIR: serviceTmp });
     admin = await stack.account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = admin.organizationId;
     editor = await stack.account(['add-member', '--org', orgId, '--email', 'ed@acme.test', '--role', 'edit']);
@@ -280,6 +286,37 @@ describe('content: Git import and export (end to end)', () => {
     const links = ok(await reader.api.get(`/v1/spaces/${space}/links`));
     assert.equal(links.stats.broken.total, 0, JSON.stringify(links.items));
     firstIds = new Map(flat(revision.pages).map((page) => [page.slug, page.id]));
+  });
+
+  it('shows Space.gitSync on synced spaces only: single gets, organization lists and member lists', async () => {
+    const state = await info(space);
+    const expected = {
+      installationId: state.installationId,
+      installationProvider: 'gitlab',
+      installationStatus: 'active',
+      integration: 'gitlab',
+      repoName: 'docs',
+      url: docs.url,
+      updatedAt: state.updatedAt,
+    };
+    const one = ok(await reader.api.get(`/v1/spaces/${space}`));
+    assertMatchesOpenApi('Space', one);
+    assert.deepEqual(one.gitSync, expected);
+    const plain = await newSpace('Without Git');
+    const other = ok(await reader.api.get(`/v1/spaces/${plain}`));
+    assert.equal('gitSync' in other, false);
+
+    const listed = ok(await reader.api.get(`/v1/orgs/${orgId}/spaces?limit=100`));
+    const byId = new Map<string, any>(listed.items.map((item: any) => [item.id, item]));
+    for (const item of listed.items) assertMatchesOpenApi('Space', item);
+    assert.deepEqual(byId.get(space).gitSync, expected);
+    assert.equal('gitSync' in byId.get(plain), false);
+
+    // Member lists present spaces through the content service's batched gRPC reads.
+    const memberSpaces = ok(await admin.api.get(`/v1/orgs/${orgId}/members/${admin.userId}/spaces?limit=100`));
+    const fromMember = new Map<string, any>(memberSpaces.items.map((item: any) => [item.space.id, item.space]));
+    assert.deepEqual(fromMember.get(space).gitSync, expected);
+    assert.equal('gitSync' in fromMember.get(plain), false);
   });
 
   it('imports the directory layout: README first, .md files as pages, sub-directories as parent pages', async () => {
@@ -497,6 +534,97 @@ describe('content: Git import and export (end to end)', () => {
     assert.deepEqual(back.files.map((file: any) => [file.id, file.name]).sort(), original.files.map((file: any) => [file.id, file.name]).sort());
   });
 
+  it('exports over an imported repository: replaces its page files, keeps markdown that is not a page', async () => {
+    const repo = new TestRepo(remotes, 'keep');
+    repo.commit(
+      {
+        'SUMMARY.md': '# Table of contents\n\n* [Keep](README.md)\n* [Guide](guide.md)\n',
+        'README.md': '# Keep\n\nHome.\n',
+        'guide.md': '# Guide\n\nText.\n',
+        'CONTRIBUTING.md': '# Contributing\n\nNot in the table of contents.\n',
+        'notes/todo.md': '# Todo\n',
+      },
+      'Docs with other markdown',
+    );
+    const spaceId = await newSpace('Keep');
+    succeeded(await importRepo(spaceId, { url: repo.url }));
+    assert.deepEqual(outline((await content(spaceId)).pages), [
+      ['Keep', 'keep', []],
+      ['Guide', 'guide', []],
+    ]);
+    succeeded(await exportRepo(spaceId, { url: repo.url }));
+    assert.deepEqual(repo.files().sort(), ['.gitbook.yaml', 'CONTRIBUTING.md', 'SUMMARY.md', 'guide.md', 'keep.md', 'notes/todo.md']);
+    assert.equal(repo.show('CONTRIBUTING.md').toString(), '# Contributing\n\nNot in the table of contents.\n');
+    succeeded(await importRepo(spaceId, { url: repo.url }));
+    assert.deepEqual(outline((await content(spaceId)).pages), [
+      ['Keep', 'keep', []],
+      ['Guide', 'guide', []],
+    ]);
+  });
+
+  it('reads a hostile repository as data: symlinks and paths leaving it are not followed, a root leaving it fails', async () => {
+    const repo = new TestRepo(remotes, 'hostile');
+    mkdirSync(path.join(repo.work, 'docs'), { recursive: true });
+    symlinkSync('/etc/passwd', path.join(repo.work, 'docs/secret.md'));
+    symlinkSync('/etc', path.join(repo.work, 'docs/system'));
+    repo.commit(
+      {
+        'SUMMARY.md': '* [Home](README.md)\n* [Secret](docs/secret.md)\n* [System](docs/system/passwd.md)\n* [Up](../../../../etc/passwd.md)\n* [Absolute](/etc/passwd)\n',
+        'README.md': '# Home\n\n[up](../../../../etc/passwd) ![abs](/etc/passwd) [secret](docs/secret.md) ![sys](docs/system/hostname)\n',
+      },
+      'Hostile',
+    );
+    assert.equal(git(repo.bare, 'ls-tree', 'main', 'docs/secret.md').split(' ')[0], '120000', 'the test commits a real symlink');
+    const spaceId = await newSpace('Hostile');
+    succeeded(await importRepo(spaceId, { url: repo.url }));
+    const revision = await content(spaceId);
+    const pages = flat(revision.pages);
+    assert.deepEqual(
+      pages.map((page) => [page.title, page.git?.path ?? null, page.markdown]),
+      [
+        ['Home', 'README.md', '[up](../../../../etc/passwd) ![abs](/etc/passwd) [secret](docs/secret.md) ![sys](docs/system/hostname)'],
+        ['Secret', null, ''],
+        ['System', null, ''],
+        ['Absolute', null, ''],
+      ],
+    );
+    assert.deepEqual(revision.files, []);
+    const passwd = readFileSync('/etc/passwd', 'utf8').split('\n')[0];
+    assert.ok(passwd && !JSON.stringify(revision).includes(passwd), 'nothing of the server\'s files is read');
+
+    repo.commit({ '.gitbook.yaml': 'root: ../../\n' }, 'Root outside');
+    const escaped = await importRepo(spaceId, { url: repo.url });
+    assert.equal(escaped.operation.state, 'failure');
+    assert.match(escaped.operation.error, /root leaves the repository/);
+    assert.equal((await content(spaceId)).id, revision.id);
+
+    // A layout inside .git: refused on import, replaced by the default one on export (git
+    // refuses to check out such paths, so writing them would break every clone).
+    repo.commit({ '.gitbook.yaml': 'root: ./.git/hooks/\nstructure:\n  summary: post-checkout\n' }, 'Root in .git');
+    const inGit = await importRepo(spaceId, { url: repo.url });
+    assert.equal(inGit.operation.state, 'failure');
+    assert.match(inGit.operation.error, /cannot be inside a \.git directory/);
+    succeeded(await exportRepo(spaceId, { url: repo.url, force: true }));
+    assert.deepEqual(repo.files().filter((file) => file.toLowerCase().split('/').includes('.git')), []);
+    assert.equal(repo.show('.gitbook.yaml').toString(), 'root: ./\nstructure:\n  readme: home.md\n  summary: SUMMARY.md\n');
+  });
+
+  it('holds an imported repository to the limits of content: file size, page length, variables', async () => {
+    const repo = new TestRepo(remotes, 'limits');
+    const spaceId = await newSpace('Limits');
+    const refused = async (files: Files, error: RegExp) => {
+      repo.commit(files, 'Over a limit');
+      const state = await importRepo(spaceId, { url: repo.url });
+      assert.equal(state.operation.state, 'failure', JSON.stringify(state.operation));
+      assert.match(state.operation.error, error);
+    };
+    await refused({ 'README.md': '# Home\n\n![big](images/big.png)\n', 'images/big.png': Buffer.alloc(5 * 1024 * 1024 + 1, 7) }, /images\/big\.png: the file is larger than 5242880 bytes/);
+    await refused({ 'README.md': '---\nvars:\n  my-var: x\n---\n# Home\n', 'images/big.png': null }, /README\.md front matter vars: "my-var": a variable name/);
+    await refused({ 'README.md': '# Home\n', '.gitbook/vars.yaml': `long: ${'v'.repeat(300)}\n` }, /\.gitbook\/vars\.yaml: long: at most 256 characters/);
+    await refused({ '.gitbook/vars.yaml': null, 'long.md': `# Long\n\n${'word '.repeat(200_001)}\n` }, /long\.md: the page is longer than 1000000 characters/);
+    assert.deepEqual((await content(spaceId)).pages, [], 'nothing of a refused import is applied');
+  });
+
   it('syncs over smart HTTP with basic-auth credentials that never appear in git info, errors or logs', async () => {
     const repo = new TestRepo(httpRoot, 'private');
     repo.commit({ 'README.md': '# Private\n\nSecret docs.', 'SUMMARY.md': '* [Private](README.md)\n' }, 'Private docs');
@@ -520,17 +648,58 @@ describe('content: Git import and export (end to end)', () => {
     for (const secret of [password, wrongPassword, encodeURIComponent(password)]) assert.ok(!everything.includes(secret), 'a credential leaked');
   });
 
-  it('bounds a job: a repository over GIT_MAX_FILES fails, a stalled fetch times out', async () => {
+  it('bounds a job: a repository over GIT_MAX_FILES fails, a stalled fetch times out, a lost job ends as failed; no work directory stays', async () => {
     const big = new TestRepo(remotes, 'big');
     big.commit(Object.fromEntries(Array.from({ length: 401 }, (_, i) => [`pages/p${i}.md`, `# Page ${i}`])), 'Too many files');
     const spaceId = await newSpace('Bounds');
     const tooLarge = await importRepo(spaceId, { url: big.url });
     assert.equal(tooLarge.operation.state, 'failure');
     assert.match(tooLarge.operation.error, /too large: .*more than 400 files/);
-    const stalled = await importRepo(spaceId, { url: `${server.url}/slow.git`.replace('http://', `http://${username}:${password}@`) });
+
+    // Two stalled fetches hold both worker slots (GIT_WORKER_CONCURRENCY 2) of the service.
+    const slow = `${server.url}/slow.git`.replace('http://', `http://${username}:${password}@`);
+    const otherSlow = await newSpace('Bounds 2');
+    for (const target of [spaceId, otherSlow]) ok(await editor.api.post(`/v1/spaces/${target}/git/import`, { url: slow, ref: 'refs/heads/main' }), 204);
+    for (let attempt = 0; server.held() < 2; attempt += 1) {
+      assert.ok(attempt < 1_200, 'the stalled fetches did not start');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const workDirs = () => readdirSync(serviceTmp).filter((name) => name.startsWith('quire-git-'));
+    assert.equal(workDirs().length, 2, 'each running operation works in its own directory');
+    // Meanwhile a job leaves the queue without its outcome recorded, as when its worker dies
+    // past BullMQ's stall limit: here a worker of the test takes it and drops it.
+    const queue = createJobQueue<Record<string, unknown>, unknown>('content-git-sync', {
+      redisUrl: String(stack.processEnv.REDIS_URL),
+      prefix: String(stack.processEnv.REDIS_PREFIX),
+      logger: createLogger('git-test', 'silent'),
+    });
+    let dropped: Record<string, unknown> | undefined;
+    const taken = new Promise<void>((resolve) => {
+      queue.work(async (job) => {
+        dropped = job.data;
+        resolve();
+        return null;
+      });
+    });
+    const lost = await newSpace('Lost');
+    ok(await editor.api.post(`/v1/spaces/${lost}/git/import`, { url: slow, ref: 'refs/heads/main' }), 204);
+    await taken;
+    await queue.close();
+    const payload = JSON.stringify(dropped);
+    assert.equal(dropped?.url, `${server.url}/slow.git`);
+    assert.ok(!payload.includes(password) && !payload.includes(encodeURIComponent(password)) && !payload.includes(username), 'the queued job carries credentials only sealed');
+    const lostState = await settle(lost);
+    assert.equal(lostState.operation.state, 'failure');
+    assert.match(lostState.operation.error, /interrupted/);
+    assert.ok(lostState.operation.endedAt);
+
+    const stalled = await settle(spaceId);
     assert.equal(stalled.operation.state, 'timeout');
     assert.match(stalled.operation.error, /did not finish within 10 s/);
+    assert.equal((await settle(otherSlow)).operation.state, 'timeout');
     assert.deepEqual((await content(spaceId)).pages, [], 'failed runs leave no content behind');
+    // Every operation so far ended (successes, failures, timeouts): none left its directory.
+    assert.deepEqual(workDirs(), []);
   });
 
   it('validates input (400 naming the field), checks roles (403) and visibility (404), and removes the state idempotently', async () => {
@@ -544,9 +713,23 @@ describe('content: Git import and export (end to end)', () => {
     assertError(ftp, 400, 'url');
     assert.ok(!JSON.stringify(ftp.body).includes('hunter22'));
     assertError(await editor.api.post(`${target}/import`, { ...body, repoProjectDirectory: '../up' }), 400, 'repoProjectDirectory');
+    assertError(await editor.api.post(`${target}/export`, { ...body, commitMessage: 'x', repoProjectDirectory: 'docs/.GIT/hooks' }), 400, 'repoProjectDirectory');
     assertError(await editor.api.post(`${target}/import`, { ...body, timestamp: 'yesterday' }), 400, 'timestamp');
     assertError(await editor.api.post(`${target}/import`, { ...body, force: 'yes' }), 400, 'force');
     assertError(await editor.api.post(`${target}/import`, { ...body, repoTreeURL: 'javascript:alert(1)' }), 400, 'repoTreeURL');
+    // Addresses shown to readers (git info, Space.gitSync, commit and file links) never carry credentials.
+    for (const [field, extra] of [
+      ['repoTreeURL', { repoTreeURL: 'https://bot:hunter22@git.example.test/acme/docs/tree/main' }],
+      ['repoCommitURL', { repoCommitURL: 'https://bot:hunter22@git.example.test/acme/docs/commit/' }],
+      ['gitInfo.url', { gitInfo: { provider: 'github', url: 'https://hunter22@git.example.test/acme/docs' } }],
+    ] as const) {
+      const response = await editor.api.post(`${target}/import`, { ...body, ...extra });
+      assertError(response, 400, field);
+      assert.match(response.body.error.message, /must not contain credentials/);
+      assert.ok(!JSON.stringify(response.body).includes('hunter22'));
+    }
+    // A timestamp from the future would make every later event look older.
+    assertError(await editor.api.post(`${target}/import`, { ...body, timestamp: new Date(Date.now() + 3_600_000).toISOString() }), 400, 'timestamp');
     assertError(await editor.api.post(`${target}/export`, body), 400, 'commitMessage');
     assertError(await editor.api.post(`${target}/export`, { ...body, commitMessage: 'x', ref: 'refs/tags/v1' }), 400, 'ref');
 

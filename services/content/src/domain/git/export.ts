@@ -3,8 +3,8 @@ import type { SpaceDoc } from '../../db/structure';
 import { loadBodies, loadRevision } from '../revisions';
 import { GitSyncError } from './errors';
 import { isManagedPath, renderRepository, type ExportLayout } from './export-content';
-import { gitbookLayout, normalizeRepoPath } from './layout';
-import { PageFileError, parseYamlMap } from './markdown';
+import { gitbookLayout, isMarkdown, normalizeRepoPath, planFromDirectories, planFromSummary, type GitbookLayout, type PagePlan, type RepoFile } from './layout';
+import { PageFileError, parseSummary, parseYamlMap } from './markdown';
 import { branchOf, shortOid, type OperationResult, type OperationRun } from './operation';
 import { fetchBranch, listTree, pushCommit, readBlobs, RepositoryTooLargeError, treeOfCommit, writeCommit, type TreeEntry } from './runner';
 
@@ -16,8 +16,8 @@ import { fetchBranch, listTree, pushCommit, readBlobs, RepositoryTooLargeError, 
  * on top of its tip, so its history stays).
  */
 
-/** The export's layout: the project's existing .gitbook.yaml is honoured (root, summary path, other keys). */
-async function layoutOf(run: OperationRun, head: string | null, tree: TreeEntry[]): Promise<ExportLayout> {
+/** The export's layout: the project's existing .gitbook.yaml is honoured (root, readme and summary paths, other keys). */
+async function layoutOf(run: OperationRun, head: string | null, tree: TreeEntry[]): Promise<ExportLayout & { readme: string }> {
   const projectDirectory = normalizeRepoPath(run.job.projectDirectory) ?? '';
   const configPath = projectDirectory ? `${projectDirectory}/.gitbook.yaml` : '.gitbook.yaml';
   const existing = head ? tree.find((entry) => entry.path === configPath && entry.type === 'blob') : undefined;
@@ -25,13 +25,35 @@ async function layoutOf(run: OperationRun, head: string | null, tree: TreeEntry[
   try {
     const layout = gitbookLayout(projectDirectory, text);
     const { root: _root, structure: _structure, ...config } = text === null ? {} : parseYamlMap(text, '.gitbook.yaml');
-    return { projectDirectory, root: layout.root, summary: layout.summary, config };
+    return { projectDirectory, root: layout.root, readme: layout.readme, summary: layout.summary, config };
   } catch (error) {
     // An unreadable configuration is replaced by ours.
     if (!(error instanceof PageFileError)) throw error;
     const layout = gitbookLayout(projectDirectory, null);
-    return { projectDirectory, root: layout.root, summary: layout.summary, config: {} };
+    return { projectDirectory, root: layout.root, readme: layout.readme, summary: layout.summary, config: {} };
   }
+}
+
+/**
+ * The page files the branch holds, read as an import reads them (its SUMMARY.md, else the
+ * directory layout): the markdown an export replaces. Other markdown (a CONTRIBUTING.md
+ * next to a SUMMARY.md that does not list it) is not content and stays.
+ */
+async function currentPageFiles(run: OperationRun, tree: TreeEntry[], layout: GitbookLayout): Promise<Set<string>> {
+  const blobs = new Map<string, RepoFile>();
+  for (const entry of tree) if (entry.type === 'blob' && entry.mode !== '120000') blobs.set(entry.path, { path: entry.path, oid: entry.oid, size: entry.size });
+  const summary = blobs.get(layout.summary);
+  const text = summary ? (await readBlobs(run.session, [summary.oid], summary.size + 1)).get(summary.oid)?.toString('utf8') : undefined;
+  const plans = text === undefined ? planFromDirectories(layout, blobs) : planFromSummary(parseSummary(text), layout, blobs);
+  const files = new Set<string>();
+  const visit = (list: PagePlan[]) => {
+    for (const plan of list) {
+      if (plan.file) files.add(plan.file.path);
+      visit(plan.children);
+    }
+  };
+  visit(plans);
+  return files;
 }
 
 export async function runExport(run: OperationRun): Promise<OperationResult> {
@@ -70,7 +92,10 @@ export async function runExport(run: OperationRun): Promise<OperationResult> {
   }
 
   await run.stage('finalize');
-  const removals = tree.filter((entry) => entry.type === 'blob' && isManagedPath(entry.path, layout) && !files.has(entry.path)).map((entry) => entry.path);
+  const pageFiles = await currentPageFiles(run, tree, layout);
+  const removals = tree
+    .filter((entry) => entry.type === 'blob' && !files.has(entry.path) && isManagedPath(entry.path, layout) && (!isMarkdown(entry.path) || pageFiles.has(entry.path)))
+    .map((entry) => entry.path);
   const identity = { name: settings.GIT_COMMITTER_NAME, email: settings.GIT_COMMITTER_EMAIL };
   const created = await writeCommit(session, { parent: head, message: job.commitMessage ?? '', identity, files, removals });
   // A standalone export is a snapshot: the space's sync point stays where it was.

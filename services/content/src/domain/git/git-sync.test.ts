@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { normalizeRepoPath, resolveRepoHref } from './layout';
 import { parsePageFile, parseSummary, renderPageFile, rewriteLinks } from './markdown';
 import { parseRemote, RemoteUrlError, openCredentials, scrubSecrets, sealCredentials } from './remote';
+import { fetchBranch, GitCommandError, withGitSession } from './runner';
 
 describe('git sync: page files', () => {
   it('reads front matter, the leading heading and the body, and writes them back the same', () => {
@@ -86,5 +92,32 @@ describe('git sync: repository addresses and credentials', () => {
     assert.ok(!sealed.includes('s3cret'));
     assert.deepEqual(openCredentials('k'.repeat(32), sealed), credentials);
     assert.throws(() => openCredentials('x'.repeat(32), sealed));
+  });
+});
+
+describe('git sync: the git binary', () => {
+  it('refuses transports outside the allowed protocols by itself (not only the address check), and removes its work directory', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'quire-git-unit-'));
+    try {
+      const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull };
+      const source = path.join(root, 'source.git');
+      execFileSync('git', ['init', '--quiet', '--bare', source], { env });
+      const marker = path.join(root, 'ran');
+      let workDir = '';
+      const signal = new AbortController().signal;
+      for (const url of [pathToFileURL(source).href, `ext::sh -c touch% ${marker}`]) {
+        await assert.rejects(
+          withGitSession({ allowedProtocols: ['https'], remote: url, credentials: null, signal }, (session) => {
+            workDir = path.dirname(session.repo);
+            return fetchBranch(session, url, 'refs/heads/main', 1024 * 1024);
+          }),
+          (error: Error) => error instanceof GitCommandError && /transport '(file|ext)' not allowed/.test(error.message),
+        );
+        assert.equal(existsSync(workDir), false, 'the work directory is removed after a failure');
+      }
+      assert.equal(existsSync(marker), false, 'the ext transport never ran its command');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { RevisionDoc, RevisionGitDoc } from '../../db/revisions';
 import type { SpaceDoc } from '../../db/structure';
+import { MAX_FILE_BYTES, MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../content-changes';
 import { loadRevision } from '../revisions';
 import { commitSpaceRevision, writeBuiltRevision } from '../space-content';
 import { GitSyncError } from './errors';
@@ -57,6 +58,20 @@ class BlobReader {
   }
 }
 
+// The limits every other writer of content obeys (content changes, the API's page schema):
+// a repository does not get around them.
+const MAX_PAGE_MARKDOWN = 1_000_000;
+
+function checkVariables(variables: Record<string, string> | undefined, where: string): void {
+  if (!variables) return;
+  const names = Object.keys(variables);
+  if (names.length > MAX_VARIABLES) throw new PageFileError(`${where}: at most ${MAX_VARIABLES} variables`);
+  for (const name of names) {
+    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name)) throw new PageFileError(`${where}: "${name.slice(0, 80)}": ${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)`);
+    if (variables[name].length > MAX_VARIABLE_VALUE) throw new PageFileError(`${where}: ${name}: at most ${MAX_VARIABLE_VALUE} characters`);
+  }
+}
+
 async function snapshotOf(run: OperationRun, commit: string): Promise<RepositorySnapshot> {
   const { session, settings, job } = run;
   await run.stage('config_check');
@@ -84,10 +99,19 @@ async function snapshotOf(run: OperationRun, commit: string): Promise<Repository
   const plans = summary === null ? planFromDirectories(layout, blobs) : planFromSummary(parseSummary(summary), layout, blobs);
   const varsText = await text(blobs.get(layout.root ? `${layout.root}/.gitbook/vars.yaml` : '.gitbook/vars.yaml'));
   const variables = varsText === null ? undefined : stringValues(parseYamlMap(varsText, '.gitbook/vars.yaml'));
+  checkVariables(variables, '.gitbook/vars.yaml');
 
   const pageFiles = new Map<string, ParsedPageFile>();
-  for (const [file, data] of await reader.read(planFiles(plans))) pageFiles.set(file, parsePageFile(data.toString('utf8'), file));
+  for (const [file, data] of await reader.read(planFiles(plans))) {
+    const parsed = parsePageFile(data.toString('utf8'), file);
+    if (parsed.body.length > MAX_PAGE_MARKDOWN) throw new PageFileError(`${file}: the page is longer than ${MAX_PAGE_MARKDOWN} characters`);
+    checkVariables(parsed.meta.variables, `${file} front matter vars`);
+    pageFiles.set(file, parsed);
+  }
   const assetPaths = referencedAssets({ pageFiles, blobs, root: layout.root });
+  for (const file of assetPaths) {
+    if ((blobs.get(file) as RepoFile).size > MAX_FILE_BYTES) throw new PageFileError(`${file}: the file is larger than ${MAX_FILE_BYTES} bytes`);
+  }
   const assets = await reader.read([...assetPaths].map((file) => blobs.get(file) as RepoFile));
   return { plans, pageFiles, blobs, dirs, assets, root: layout.root, variables, ...(job.repoTreeURL ? { treeUrl: job.repoTreeURL } : {}) };
 }

@@ -49,6 +49,9 @@ export function normalizeRepoPath(value: string): string | null {
 
 const join = (...parts: string[]) => normalizeRepoPath(parts.filter(Boolean).join('/'));
 
+/** True for a path inside a `.git` directory: git refuses to check such paths out (an export must not write them). */
+export const isInGitDirectory = (repoPath: string) => repoPath.split('/').some((segment) => segment.toLowerCase() === '.git');
+
 /** The project's layout from its `.gitbook.yaml` text (null when absent). */
 export function gitbookLayout(projectDirectory: string, configText: string | null): GitbookLayout {
   const config = configText === null ? {} : parseYamlMap(configText, '.gitbook.yaml');
@@ -63,6 +66,7 @@ export function gitbookLayout(projectDirectory: string, configText: string | nul
   const readme = join(root, text(structure.readme, 'README.md', 'structure.readme'));
   const summary = join(root, text(structure.summary, 'SUMMARY.md', 'structure.summary'));
   if (!readme || !summary) throw new PageFileError('.gitbook.yaml: structure paths must stay inside the repository');
+  if ([root, readme, summary].some(isInGitDirectory)) throw new PageFileError('.gitbook.yaml: root and structure paths cannot be inside a .git directory');
   return { root, readme, summary };
 }
 

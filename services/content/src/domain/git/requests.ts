@@ -6,7 +6,7 @@ import { SPACE_ACTION_ROLES } from '../roles';
 import { normalizeRepoPath } from './layout';
 import { parseRemote, providerOf, RemoteUrlError, repositoryName, sealCredentials } from './remote';
 import { gitSettings } from './settings';
-import { removeGitSync, startOperation, updateOperation } from './state';
+import { removeGitSync, startOperation } from './state';
 import { enqueueGitJob } from './worker';
 
 /** An import or export request as the API takes it (validated by the router). */
@@ -39,21 +39,16 @@ export async function requestGitOperation(ctx: ContentContext, userId: string, s
     if (error instanceof RemoteUrlError) throw httpError.badRequest(`Invalid body: url: ${error.message}`);
     throw error;
   }
-  const operation = await startOperation(
-    ctx,
-    spaceId,
-    {
-      organizationId: access.space.organizationId,
-      url: remote.url,
-      ref: input.ref,
-      provider: providerOf(remote.url, input.gitInfo?.provider),
-      treeUrl: input.gitInfo?.url ?? null,
-      repoName: repositoryName(remote.url),
-    },
-    direction,
-  );
-  try {
-    await enqueueGitJob(ctx, {
+  const repository = {
+    organizationId: access.space.organizationId,
+    url: remote.url,
+    ref: input.ref,
+    provider: providerOf(remote.url, input.gitInfo?.provider),
+    treeUrl: input.gitInfo?.url ?? null,
+    repoName: repositoryName(remote.url),
+  };
+  await startOperation(ctx, spaceId, repository, direction, (operation) =>
+    enqueueGitJob(ctx, {
       operationId: operation.id,
       direction,
       spaceId,
@@ -68,12 +63,11 @@ export async function requestGitOperation(ctx: ContentContext, userId: string, s
       timestamp: input.timestamp ? new Date(input.timestamp).toISOString() : null,
       force: input.force ?? false,
       standalone: input.standalone ?? false,
-    });
-  } catch (error) {
-    ctx.logger.error({ err: (error as Error).message, spaceId }, 'could not queue a git operation');
-    await updateOperation(ctx, spaceId, operation.id, { state: 'failure', error: 'The operation could not be queued', endedAt: new Date() });
-    throw httpError.unavailable('The Git operation could not be queued; retry');
-  }
+    }).catch((error: unknown) => {
+      ctx.logger.error({ err: (error as Error).message, spaceId }, 'could not queue a git operation');
+      throw httpError.unavailable('The Git operation could not be queued; retry');
+    }),
+  );
 }
 
 /** DELETE …/git/legacy-installation: the space forgets its repository (204 also when there was none). */

@@ -1,5 +1,5 @@
 import { newId } from '@quire/runtime';
-import type { GitOperationDirection, GitOperationDoc, GitOperationStage, GitSyncDoc } from '../../db/git';
+import { GIT_SYNC_SUMMARY_FIELDS, type GitOperationDirection, type GitOperationDoc, type GitOperationStage, type GitSyncDoc, type GitSyncSummary } from '../../db/git';
 import type { ContentContext } from '../context';
 import { withLock } from '../locks';
 
@@ -18,6 +18,16 @@ export async function loadGitSync(ctx: ContentContext, spaceId: string): Promise
   return ctx.models.GitSync.findById(spaceId).lean<GitSyncDoc>();
 }
 
+/** The Git sync summaries (Space.gitSync) of the given spaces that have one, in one query. */
+export async function loadGitSyncSummaries(ctx: ContentContext, spaceIds: readonly string[]): Promise<Map<string, GitSyncSummary>> {
+  const ids = [...new Set(spaceIds)];
+  if (ids.length === 0) return new Map();
+  // A single id stays an _id-only filter (indexed in every datastore).
+  const filter = ids.length === 1 ? { _id: ids[0] } : { _id: { $in: ids } };
+  const states = await ctx.models.GitSync.find(filter, GIT_SYNC_SUMMARY_FIELDS).lean<GitSyncSummary[]>();
+  return new Map(states.map((state) => [state._id, state]));
+}
+
 export interface RepositorySettings {
   organizationId: string;
   url: string;
@@ -27,8 +37,19 @@ export interface RepositorySettings {
   repoName: string;
 }
 
-/** Records the repository of a new operation and makes that operation the latest one (state running). */
-export async function startOperation(ctx: ContentContext, spaceId: string, repository: RepositorySettings, direction: GitOperationDirection): Promise<GitOperationDoc> {
+/**
+ * Records the repository of a new operation, makes that operation the latest one (state
+ * running) and queues it with `enqueue`, all under the state lock: once the lock is free, a
+ * running operation has its job (what settleLostOperation relies on). When it cannot be
+ * queued the operation is recorded as failed and the error rethrown.
+ */
+export async function startOperation(
+  ctx: ContentContext,
+  spaceId: string,
+  repository: RepositorySettings,
+  direction: GitOperationDirection,
+  enqueue: (operation: GitOperationDoc) => Promise<void>,
+): Promise<GitOperationDoc> {
   const now = new Date();
   const operation: GitOperationDoc = {
     id: newId(),
@@ -42,13 +63,23 @@ export async function startOperation(ctx: ContentContext, spaceId: string, repos
     commit: null,
     revisionId: null,
   };
-  await withLock(ctx, gitStateLock(spaceId), () =>
-    ctx.models.GitSync.updateOne(
+  await withLock(ctx, gitStateLock(spaceId), async () => {
+    await ctx.models.GitSync.updateOne(
       { _id: spaceId },
       { $set: { ...repository, updatedAt: now, operation }, $setOnInsert: { installationId: newId(), createdAt: now } },
       { upsert: true },
-    ),
-  );
+    );
+    try {
+      await enqueue(operation);
+    } catch (error) {
+      const ended = new Date();
+      await ctx.models.GitSync.updateOne(
+        { _id: spaceId, 'operation.id': operation.id },
+        { $set: { 'operation.state': 'failure', 'operation.error': 'The operation could not be queued', 'operation.endedAt': ended, 'operation.updatedAt': ended } },
+      );
+      throw error;
+    }
+  });
   return operation;
 }
 

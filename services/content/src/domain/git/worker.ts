@@ -1,7 +1,9 @@
 import { createJobQueue, type JobQueue } from '@quire/async';
 import { HttpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
+import type { GitOperationDoc, GitSyncDoc } from '../../db/git';
 import type { ContentContext } from '../context';
+import { withLock } from '../locks';
 import { GitSyncError, OperationTimeoutError } from './errors';
 import { runExport } from './export';
 import { runImport } from './import';
@@ -10,7 +12,7 @@ import type { GitJobData, OperationResult } from './operation';
 import { openCredentials, scrubSecrets, type RemoteCredentials } from './remote';
 import { GitCommandError, RepositoryTooLargeError, withGitSession } from './runner';
 import { gitSettings } from './settings';
-import { loadGitSync, recordSync, setStage, updateOperation } from './state';
+import { gitStateLock, loadGitSync, recordSync, setStage, updateOperation } from './state';
 
 /*
  * Git imports and exports run as BullMQ jobs. Jobs of one space run one after the other:
@@ -40,6 +42,41 @@ function gitQueue(ctx: ContentContext): JobQueue<GitJobData, GitJobResult> {
 
 export async function enqueueGitJob(ctx: ContentContext, data: GitJobData): Promise<void> {
   await gitQueue(ctx).add(data, { jobId: data.operationId });
+}
+
+const LOST_OPERATION =
+  'The operation was interrupted: the job running it stopped before it ended (for example the service restarted during it); run it again';
+
+async function jobEnded(ctx: ContentContext, operationId: string): Promise<boolean> {
+  const job = await gitQueue(ctx).state(operationId);
+  return !job || job.state === 'completed' || job.state === 'failed';
+}
+
+/**
+ * `state`, with a running operation whose job has left the queue recorded as failed: a
+ * worker that died for good (past BullMQ's stall limit) or a lost job never records an
+ * outcome, and the operation would show as running forever. Checked again under the
+ * state lock: a request queues its job under it, and a job writes its outcome under it
+ * before leaving the queue.
+ */
+export async function settleLostOperation(ctx: ContentContext, state: GitSyncDoc): Promise<GitSyncDoc> {
+  const operation = state.operation;
+  if (operation?.state !== 'running') return state;
+  try {
+    if (!(await jobEnded(ctx, operation.id))) return state;
+    return await withLock(ctx, gitStateLock(state._id), async () => {
+      const current = await loadGitSync(ctx, state._id);
+      if (!current || current.operation?.id !== operation.id || current.operation.state !== 'running' || !(await jobEnded(ctx, operation.id))) return current ?? state;
+      const now = new Date();
+      const ended: GitOperationDoc = { ...current.operation, state: 'failure', error: LOST_OPERATION, endedAt: now, updatedAt: now };
+      await ctx.models.GitSync.updateOne({ _id: state._id, 'operation.id': operation.id }, { $set: { operation: ended } });
+      return { ...current, operation: ended };
+    });
+  } catch (error) {
+    // Showing the recorded state beats failing the read: the check runs again on the next one.
+    ctx.logger.warn({ err: (error as Error).message, spaceId: state._id }, 'could not check a running git operation');
+    return state;
+  }
 }
 
 /** Starts the Git import/export job worker; returns what stops it. */
