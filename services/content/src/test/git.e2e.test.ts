@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { createJobQueue } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server';
 
 /**
@@ -151,15 +151,6 @@ describe('content: Git import and export (end to end)', () => {
   const password = `Tr0ub4dor&3-${randomBytes(6).toString('hex')}`;
   const wrongPassword = `wrong-${randomBytes(6).toString('hex')}`;
 
-  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    return response.body;
-  };
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.ok(response.body.error.message.includes(field), response.body.error.message);
-  };
   const newSpace = async (title: string): Promise<string> => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201).id;
   const content = async (spaceId: string) => ok(await reader.api.get(`/v1/spaces/${spaceId}/content`));
   const info = async (spaceId: string) => ok(await reader.api.get(`/v1/spaces/${spaceId}/git/info`));
