@@ -6,6 +6,7 @@ import { modelsOf, registerModels } from './db/models';
 import type { ContentContext } from './domain/context';
 import { closeSpacePurgeQueue, startSpacePurgeWorker } from './domain/space-lifecycle';
 import { startGitWorker } from './domain/git/worker';
+import { subscribeSearchWarmup } from './domain/search-events';
 import { subscribeStructureEvents } from './domain/structure-events';
 import { contentGrpc } from './grpc/server';
 import { contentRouter } from './http/routes';
@@ -26,7 +27,9 @@ export function startContent(
       startSpacePurgeWorker(ctx);
       const stopGitWorker = startGitWorker(ctx);
       const subscription = await subscribeStructureEvents(ctx);
+      const searchWarmup = await subscribeSearchWarmup(ctx);
       return async () => {
+        await searchWarmup.stop();
         await subscription.stop();
         await stopGitWorker();
         await closeSpacePurgeQueue(ctx);

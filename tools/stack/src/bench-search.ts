@@ -8,7 +8,9 @@ import { apiClient, type ApiClient, type TestStack } from '@quire/testkit';
  * vocabulary so that queries hit from a handful to thousands of pages), written over
  * HTTP in change request batches of 50 and merged. Reports the first search (which
  * builds the index), then p50/p95 over distinct queries of four kinds (one word, two
- * words, a typo, a prefix), the next page of a large result, and the stored index size.
+ * words, a typo, a prefix), the next page of a large result, the stored index size, and
+ * the first search after a merge that edits one page (time from the merge's response to
+ * the search's answer: what a reader waits for after a content change).
  */
 
 const PAGES = 10_000;
@@ -216,11 +218,63 @@ export async function benchSearch(stack: Pick<TestStack, 'baseUrl' | 'cli' | 'pr
     createLogger('bench', 'warn'),
     () => {},
   );
+  const storedIndex = async (revision: string) => {
+    const parts = await db.collection('search_indexes').find({ revisionId: revision }, { projection: { size: 1, part: 1, base: 1 } }).toArray();
+    return { size: Number(parts[0]?.size ?? 0), parts: parts.length, base: (parts.find((part) => part.part === 0)?.base as string | null) ?? null };
+  };
   try {
-    const parts = await db.collection('search_indexes').find({ revisionId }, { projection: { size: 1, part: 1 } }).toArray();
-    const size = Number(parts[0]?.size ?? 0);
-    log(`${'stored index (gzip’d JSON: both indexes, page and section text)'.padEnd(64)} ${(size / 1024 / 1024).toFixed(1)} MB in ${parts.length} part(s)`);
+    const stored = await storedIndex(revisionId);
+    log(`${'stored index (gzip’d JSON: both indexes, page and section text)'.padEnd(64)} ${(stored.size / 1024 / 1024).toFixed(1)} MB in ${stored.parts} part(s)`);
+    await benchMergeThenSearch(api, spaceId, g, first.items[0].id as string, storedIndex, log);
   } finally {
     await db.close();
   }
+}
+
+/**
+ * One page edited in a change request and merged; the first search right after the
+ * merge's response (the index of the new revision is derived from the previous one's),
+ * later searches, and what was stored for the new revision.
+ */
+async function benchMergeThenSearch(
+  api: ApiClient,
+  spaceId: string,
+  g: Generator,
+  pageId: string,
+  storedIndex: (revision: string) => Promise<{ size: number; parts: number; base: string | null }>,
+  log: (line: string) => void,
+): Promise<void> {
+  const search = (query: string) => api.get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}&limit=20`);
+  const cr = check(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Edit one page' }), 'create change request').id;
+  const markerWord = 'quokkaplatypus';
+  check(
+    await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, {
+      changes: [{ type: 'update_page', page: pageId, markdown: `${markdownBody(g)}\n\n## Wildlife\n\nA ${markerWord} lives here.` }],
+    }),
+    'edit one page',
+  );
+  const started = performance.now();
+  check(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`), 'merge');
+  const merged = performance.now();
+  const afterMerge = check(await search(markerWord), 'search after the merge');
+  const answered = performance.now();
+  if (afterMerge.count !== 1 || afterMerge.items[0].id !== pageId) throw new Error(`search after the merge: expected the edited page, got ${JSON.stringify(afterMerge.items)}`);
+  log(`${'merge editing 1 page of the space (response time)'.padEnd(64)} ${(merged - started).toFixed(0)} ms`);
+  log(`${'first search after that merge (from the merge response)'.padEnd(64)} ${(answered - merged).toFixed(0)} ms`);
+  const later: number[] = [];
+  for (const { query } of queries(g).slice(0, 40)) {
+    const at = performance.now();
+    check(await search(query), `search ${query}`);
+    later.push(performance.now() - at);
+  }
+  log(`${'  later searches of the merged revision'.padEnd(64)} ${summary(later)}`);
+  const revisionId = check(await api.get(`/v1/spaces/${spaceId}`), 'space').revision as string;
+  // Stored in the background: wait for it (bounded).
+  let stored = await storedIndex(revisionId);
+  for (let waited = 0; stored.parts === 0 && waited < 30_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stored = await storedIndex(revisionId);
+  }
+  const form = stored.parts === 0 ? 'not stored' : stored.base ? 'a delta on the previous snapshot' : 'a snapshot';
+  log(`${'  stored index of the merged revision'.padEnd(64)} ${(stored.size / 1024).toFixed(1)} KB, ${form}`);
 }

@@ -7,6 +7,9 @@ import type { ModelDefinitions } from '@quire/runtime';
  * limit. Part 0 has `_id` = revision id and is written last, so whoever finds it finds
  * every other part (`<revisionId>:<n>`) already stored; every read is by `_id` (the only
  * filter FerretDB serves from an index).
+ *
+ * An index is stored either whole (a snapshot, `base` null) or as a delta on the snapshot
+ * of an earlier revision (`base`): the sections of the pages whose body changed since.
  */
 export interface SearchIndexPartDoc {
   _id: string;
@@ -17,6 +20,8 @@ export interface SearchIndexPartDoc {
   parts: number;
   /** Layout of the serialized index; an index of another format is built again. */
   format: number;
+  /** The revision whose stored snapshot this delta applies to; null for a snapshot. */
+  base: string | null;
   /** Bytes of the whole gzip'd index (all parts). */
   size: number;
   data: Buffer;
@@ -31,6 +36,7 @@ const searchIndexPartSchema = new Schema<SearchIndexPartDoc>(
     part: { type: Number, required: true },
     parts: { type: Number, required: true },
     format: { type: Number, required: true },
+    base: { type: String, default: null },
     size: { type: Number, required: true },
     data: { type: Buffer, required: true },
     createdAt: { type: Date, required: true },

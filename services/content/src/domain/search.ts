@@ -2,7 +2,7 @@ import type { SearchOptions } from 'minisearch';
 import type { RevisionDoc } from '../db/revisions';
 import type { ContentContext } from './context';
 import { LruCache } from './lru';
-import { revisionSearchIndex, type IndexedPage, type IndexedSection, type SearchIndex } from './search-index';
+import { revisionSearchIndex, sectionRef, type IndexedPage, type IndexedSection, type SearchEngine, type SearchIndex } from './search-index';
 import { excerptAround, normalizeTerm, words } from './search-sections';
 
 /*
@@ -14,12 +14,14 @@ import { excerptAround, normalizeTerm, words } from './search-sections';
 
 export type ResultType = 'page' | 'section';
 
+/** A page's rank in one revision: positions in the revision, the same whichever way its index was made. */
 export interface RankedPage {
+  /** Position of the page in the revision's pages. */
   page: number;
   score: number;
   /** 'page' when the page matched on its title or description. */
   resultType: ResultType;
-  /** The best matching sections (at most MAX_SECTIONS_PER_PAGE), best first, with the index terms they matched. */
+  /** The best matching sections (at most MAX_SECTIONS_PER_PAGE) by their ordinal in the page, best first, with the index terms they matched. */
   sections: Array<{ section: number; score: number; terms: string[] }>;
 }
 
@@ -64,8 +66,12 @@ export function queryTerms(query: string): string[] {
   return [...new Set(words(query).map(normalizeTerm))].slice(0, MAX_QUERY_TERMS);
 }
 
-/** Every matching page of the index, best first; ties keep the revision's page order. */
-export function rankPages(index: SearchIndex, terms: readonly string[]): RankedPage[] {
+/**
+ * Every matching page of the index, best first; ties keep the revision's page order, and
+ * a page's sections tied on score keep their order in the page (so the ranking does not
+ * depend on the order documents entered the index).
+ */
+export function rankPages(index: SearchIndex, engine: SearchEngine, terms: readonly string[]): RankedPage[] {
   if (terms.length === 0) return [];
   const query = terms.join(' ');
   const ranked = new Map<number, RankedPage>();
@@ -77,20 +83,36 @@ export function rankPages(index: SearchIndex, terms: readonly string[]): RankedP
     }
     return found;
   };
-  for (const result of index.pageSearch.search(query, { ...MATCHING, boost: PAGE_BOOST })) {
-    const page = entry(result.id as number);
+  for (const result of engine.pageSearch.search(query, { ...MATCHING, boost: PAGE_BOOST })) {
+    const position = index.position.get(result.id as string);
+    if (position === undefined) continue;
+    const page = entry(position);
     page.score += result.score;
     page.resultType = 'page';
   }
-  // Results come best first, so each page's sections are in score order.
-  for (const result of index.sectionSearch.search(query, { ...MATCHING, boost: SECTION_BOOST })) {
-    const section = result.id as number;
-    const page = entry(index.sections[section].page);
-    // A page counts its best section only: many weak sections must not outrank one strong match.
-    if (page.sections.length === 0) page.score += result.score;
-    if (page.sections.length < MAX_SECTIONS_PER_PAGE) page.sections.push({ section, score: result.score, terms: result.terms });
+  for (const result of engine.sectionSearch.search(query, { ...MATCHING, boost: SECTION_BOOST })) {
+    const { pageId, ordinal } = sectionRef(result.id as string);
+    const position = index.position.get(pageId);
+    if (position === undefined) continue;
+    keepBest(entry(position).sections, { section: ordinal, score: result.score, terms: result.terms });
   }
+  // A page counts its best section only: many weak sections must not outrank one strong match.
+  for (const page of ranked.values()) if (page.sections.length > 0) page.score += page.sections[0].score;
   return [...ranked.values()].sort((a, b) => b.score - a.score || a.page - b.page);
+}
+
+type SectionRank = RankedPage['sections'][number];
+const better = (a: SectionRank, b: SectionRank) => a.score > b.score || (a.score === b.score && a.section < b.section);
+
+/** Inserts `hit` into `kept` (best first, at most MAX_SECTIONS_PER_PAGE) unless it ranks below all of them. */
+function keepBest(kept: SectionRank[], hit: SectionRank): void {
+  if (kept.length === MAX_SECTIONS_PER_PAGE && !better(hit, kept[kept.length - 1])) return;
+  let at = Math.min(kept.length, MAX_SECTIONS_PER_PAGE - 1);
+  while (at > 0 && better(hit, kept[at - 1])) {
+    kept[at] = kept[at - 1];
+    at--;
+  }
+  kept[at] = hit;
 }
 
 /** Titles from the top-level page down to the direct parent of `page`. */
@@ -106,12 +128,12 @@ function ancestorsOf(index: SearchIndex, page: IndexedPage): string[] {
 export function describeHit(index: SearchIndex, ranked: RankedPage): PageHit {
   const page = index.pages[ranked.page];
   const sections: SectionHit[] = ranked.sections.map((hit) => {
-    const section = index.sections[hit.section];
+    const section = page.sections[hit.section];
     return { section, score: hit.score, resultType: 'section', body: excerptAround(section.text, new Set(hit.terms)) };
   });
   // A page found by its title alone shows its opening section (GitBook: "an arbitrary section").
-  if (sections.length === 0 && page.firstSection >= 0) {
-    const section = index.sections[page.firstSection];
+  if (sections.length === 0 && page.sections.length > 0) {
+    const section = page.sections[0];
     sections.push({ section, score: 0, resultType: 'page', body: excerptAround(section.text, new Set()) });
   }
   return { page, ancestors: ancestorsOf(index, page), score: ranked.score, resultType: ranked.resultType, sections };
@@ -128,12 +150,14 @@ export async function searchRevision(
   query: string,
   slice: { offset: number; limit: number },
 ): Promise<{ hits: PageHit[]; count: number }> {
-  const index = await revisionSearchIndex(ctx, revision);
   const terms = queryTerms(query);
   const key = `${revision._id}\n${terms.join(' ')}`;
+  let index = await revisionSearchIndex(ctx, revision, 'present');
   let ranked = rankings.get(key);
   if (!ranked) {
-    ranked = rankPages(index, terms);
+    // An index taken over by a newer revision's presents the lists made before; ranking anew needs a searchable one.
+    while (!index.engine) index = await revisionSearchIndex(ctx, revision, 'rank');
+    ranked = rankPages(index, index.engine, terms);
     rankings.set(key, ranked, ranked.reduce((weight, page) => weight + 1 + page.sections.length, 1));
   }
   return { hits: ranked.slice(slice.offset, slice.offset + slice.limit).map((hit) => describeHit(index, hit)), count: ranked.length };

@@ -5,13 +5,15 @@ import { GitBookAPI } from '@gitbook/api';
 import { connectDatabase, createLogger, type Database } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
 import { modelsOf, registerModels, type ContentModels } from '../db/models';
-import { readIndexData, storeIndexData } from '../domain/search-index';
+import { readIndexData, storeIndexData } from '../domain/search-store';
 
 /**
  * Space search through the gateway: result shapes (GitBook SearchPageResult), ranking,
  * typos and prefixes, sections cut at headings, pagination with stable ranks, access,
  * and the index lifecycle (built once per revision, stored, loaded after a restart,
- * replaced by the next revision's). The stored index is read from content's database.
+ * replaced by the next revision's; after a change of a searched space, derived from the
+ * previous revision's without a search, ranking like a full build, stored as a delta on
+ * the last snapshot). The stored index is read from content's database.
  */
 describe('content: space search (end to end)', () => {
   let stack: TestStack;
@@ -23,6 +25,8 @@ describe('content: space search (end to end)', () => {
   let db: Database;
   let restarted = false;
   let models: ContentModels;
+  /** Two spaces of the same content, one's index derived, the other's built (for the restart). */
+  let twins: { derived: string; built: string; queries: string[] } | undefined;
   /** The space most tests search: pages about installing and configuring. */
   let docs: { id: string; pages: Record<string, string> };
 
@@ -58,6 +62,44 @@ describe('content: space search (end to end)', () => {
   };
   const revisionOf = async (spaceId: string): Promise<string> => ok(await admin.api.get(`/v1/spaces/${spaceId}`)).revision;
   const storedParts = (revisionId: string) => models.SearchIndexPart.find({ revisionId }, { data: 0 }).sort({ part: 1 }).lean();
+  /** The stored index of `revisionId` once it appears (made in the background after a change), within a bounded wait. */
+  const storedIndex = async (revisionId: string) => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const head = await models.SearchIndexPart.findById(revisionId, { data: 0 }).lean();
+      if (head) return head;
+      if (Date.now() > deadline) assert.fail(`no search index was stored for revision ${revisionId}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** Waits (bounded) until the stored index of `revisionId` is deleted: that happens after the new one is stored. */
+  const gone = async (revisionId: string, what: string) => {
+    const deadline = Date.now() + 60_000;
+    while ((await storedParts(revisionId)).length > 0) {
+      if (Date.now() > deadline) assert.fail(`${what}: the search index of revision ${revisionId} is still stored`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** What a search answers, without page ids (they differ between spaces of the same content). */
+  const comparable = (body: any) => ({
+    count: body.count,
+    items: body.items.map((item: any) => ({
+      title: item.title,
+      path: item.path,
+      rank: item.rank,
+      resultType: item.resultType,
+      ancestors: item.ancestors,
+      sections: item.sections.map((section: any) => [section.title, section.path, section.body, section.resultType]),
+    })),
+  });
+  const assertSameScores = (actual: any, expected: any, what: string) => {
+    const scores = (body: any) => body.items.flatMap((item: any) => [item.score, ...item.sections.map((section: any) => section.score)]);
+    const [a, e] = [scores(actual), scores(expected)];
+    assert.equal(a.length, e.length, what);
+    a.forEach((score: number, i: number) => assert.ok(Math.abs(score - e[i]) <= 1e-9 * Math.max(1, Math.abs(e[i])), `${what}: score ${score} ≠ ${e[i]}`));
+  };
+  /** Ten plain pages: a space large enough that a one-page edit is a small change. */
+  const fillerPages = (words: string[]) => words.map((word, i) => ({ type: 'insert_page', title: `Note ${i}`, markdown: `## About ${word}\n\nA note on the ${word} and the weather.` }));
 
   const connect = async () => {
     db = await connectDatabase('content', { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix }, createLogger('test', 'silent'), registerModels);
@@ -264,6 +306,124 @@ describe('content: space search (end to end)', () => {
     assert.equal((await storedParts(first)).length, 0, 'the replaced revision’s stored index is deleted');
   });
 
+  it('warms the index of a searched space after a merge: derived from the previous one and stored as a delta, with no search', async () => {
+    const spaceId = await newSpace('Handbook', [
+      { type: 'insert_page', ref: 'guides', title: 'Guides', slug: 'guides', markdown: 'Start here.' },
+      { type: 'insert_page', into: 'guides', title: 'Setup', markdown: '## Install\n\nInstall the walrus agent.' },
+      { type: 'insert_page', into: 'guides', title: 'Upgrade', markdown: 'Upgrading keeps the narwhal settings.' },
+      { type: 'insert_page', title: 'Reference', markdown: 'The ocelot API.' },
+      ...fillerPages(['heron', 'otter', 'badger', 'beaver', 'marten', 'stoat']),
+    ]);
+    const unsearched = await newSpace('Nobody searches', fillerPages(['puffin', 'gannet', 'shag', 'tern', 'skua', 'auk', 'eider', 'scoter', 'smew', 'teal']));
+    const first = await revisionOf(spaceId);
+    assert.equal((await found(spaceId, 'walrus')).count, 1);
+    assert.equal((await storedIndex(first)).base, null, 'the first index is a snapshot');
+    const ids = await pageIds(spaceId);
+
+    // One page edited: the new revision's index appears without any search of it.
+    await mergeChanges(spaceId, [{ type: 'update_page', page: ids.Reference, markdown: 'The lynx API.' }]);
+    const second = await revisionOf(spaceId);
+    const warmed = await storedIndex(second);
+    assert.equal(warmed.base, first, 'stored as a delta on the first snapshot');
+    assert.equal((await storedParts(first)).length, 1, 'the snapshot a delta builds on is kept');
+    const lynx = await found(spaceId, 'lynx');
+    assert.deepEqual(titles(lynx), ['Reference']);
+    assert.equal(lynx.items[0].sections[0].body, 'The lynx API.');
+    assert.match(lynx.items[0].urls.app, new RegExp(`/revisions/${second}/reference$`));
+    assert.equal((await found(spaceId, 'ocelot')).count, 0, 'removed text is gone');
+    const walrus = (await found(spaceId, 'walrus')).items[0];
+    assert.deepEqual([walrus.title, walrus.path, walrus.ancestors, walrus.sections[0].path], ['Setup', 'guides/setup', [{ title: 'Guides' }], 'guides/setup#install']);
+    assert.equal((await found(spaceId, 'badger')).items[0].path, 'note-2', 'unchanged pages are found');
+    assert.equal((await storedIndex(second)).createdAt.getTime(), warmed.createdAt.getTime(), 'searching did not make it again');
+
+    // A space nobody searches: its new revision is not indexed. (Events are handled in
+    // order: once the merge after it is warmed, this one was handled.)
+    await mergeChanges(unsearched, [{ type: 'update_page', page: (await pageIds(unsearched))['Note 0'], markdown: 'Puffins nest here.' }]);
+
+    // The parent page renamed (title and slug): its children's paths and ancestors follow.
+    await mergeChanges(spaceId, [{ type: 'update_page', page: ids.Guides, title: 'Manual', slug: 'manual' }]);
+    const third = await revisionOf(spaceId);
+    assert.equal((await storedIndex(third)).base, first);
+    await gone(second, 'the replaced delta is deleted');
+    assert.equal((await storedParts(first)).length, 1);
+    const renamed = (await found(spaceId, 'walrus')).items[0];
+    assertMatchesOpenApi('SearchPageResult', renamed);
+    assert.deepEqual([renamed.path, renamed.ancestors, renamed.sections[0].path], ['manual/setup', [{ title: 'Manual' }], 'manual/setup#install']);
+    assert.match(renamed.urls.app, new RegExp(`/revisions/${third}/manual/setup$`));
+    const narwhal = (await found(spaceId, 'narwhal')).items[0];
+    assert.deepEqual([narwhal.title, narwhal.path, narwhal.ancestors], ['Upgrade', 'manual/upgrade', [{ title: 'Manual' }]]);
+    assert.deepEqual(titles(await found(spaceId, 'manual')), ['Manual']);
+    assert.equal((await found(spaceId, 'guides')).count, 0, 'the old title is gone');
+    assert.equal((await found(spaceId, 'lynx')).count, 1);
+
+    assert.equal((await models.SearchIndexPart.find({ spaceId: unsearched }, { data: 0 }).lean()).length, 0, 'nothing indexed for an unsearched space');
+  });
+
+  it('an index derived from the previous revision’s ranks exactly like one built at once (and loads so after a restart)', async () => {
+    const pagesOf = (variant: 'before' | 'after') => [
+      { type: 'insert_page', ref: 'group', title: 'Storage', description: 'Where data lives', markdown: '## Buckets\n\nBuckets hold objects and snapshots.\n\n## Snapshots\n\nA snapshot of a bucket is cheap.' },
+      { type: 'insert_page', into: 'group', title: 'Snapshots and backups', markdown: 'Backups copy a snapshot elsewhere. Restore a snapshot from a backup.' },
+      { type: 'insert_page', into: 'group', title: variant === 'before' ? 'Retention' : 'Retention rules', slug: 'retention', markdown: 'Old snapshots expire after thirty days.' },
+      {
+        type: 'insert_page',
+        title: 'Buckets',
+        markdown: variant === 'before' ? 'A bucket is a container of objects.' : '## Naming\n\nA bucket name is unique.\n\n## Snapshots\n\nEach bucket can take snapshots of its objects.',
+      },
+      ...(variant === 'before' ? [{ type: 'insert_page', title: 'Obsolete', markdown: 'Snapshot tapes, long gone.' }] : []),
+      { type: 'insert_page', title: 'Same', markdown: 'Identical text about snapshot buckets.' },
+      { type: 'insert_page', title: 'Same twin', markdown: 'Identical text about snapshot buckets.' },
+      ...fillerPages(['bucket', 'snapshot', 'object', 'backup', 'restore', 'archive', 'container', 'snap']),
+      ...(variant === 'after' ? [{ type: 'insert_page', title: 'Snapshot schedules', markdown: 'Schedules take snapshots nightly.' }] : []),
+    ];
+    const derivedSpace = await newSpace('Derived', pagesOf('before'));
+    assert.equal((await found(derivedSpace, 'snapshot')).count > 0, true);
+    const before = await revisionOf(derivedSpace);
+    const ids = await pageIds(derivedSpace);
+    // 4 of 15 pages: a body changed, a title changed, a page deleted, a page added.
+    await mergeChanges(derivedSpace, [
+      { type: 'update_page', page: ids.Buckets, markdown: '## Naming\n\nA bucket name is unique.\n\n## Snapshots\n\nEach bucket can take snapshots of its objects.' },
+      { type: 'update_page', page: ids.Retention, title: 'Retention rules' },
+      { type: 'delete_page', page: ids.Obsolete },
+      { type: 'insert_page', title: 'Snapshot schedules', markdown: 'Schedules take snapshots nightly.' },
+    ]);
+    const after = await revisionOf(derivedSpace);
+    assert.equal((await storedIndex(after)).base, before, 'the index was derived (a delta on the previous snapshot)');
+    const builtSpace = await newSpace('Built', pagesOf('after'));
+
+    const queries = ['snapshot', 'snapshots bucket', 'buckets', 'snapshto', 'snap', 'identical text', 'retention rules', 'note weather', 'objects'];
+    for (const query of queries) {
+      const derived = await found(derivedSpace, query, '&limit=100');
+      const built = await found(builtSpace, query, '&limit=100');
+      assert.deepEqual(comparable(derived), comparable(built), query);
+      assertSameScores(derived, built, query);
+    }
+    assert.equal((await found(derivedSpace, 'tapes')).count, 0);
+    twins = { derived: derivedSpace, built: builtSpace, queries };
+  });
+
+  it('stores deltas on the last snapshot until too many pages changed since it, then a new snapshot', async () => {
+    const words = ['kestrel', 'merlin', 'hobby', 'harrier', 'osprey', 'buzzard', 'goshawk', 'kite', 'eagle', 'falcon'];
+    const spaceId = await newSpace('Raptors', fillerPages(words));
+    const ids = await pageIds(spaceId);
+    assert.equal((await found(spaceId, 'kestrel')).count, 1);
+    const snapshot = await revisionOf(spaceId);
+    const revisions = [snapshot];
+    // Four merges editing a different page each: 1, 2, 3 pages of 10 differ from the snapshot, then 4 (> 30%).
+    for (let i = 0; i < 4; i++) {
+      await mergeChanges(spaceId, [{ type: 'update_page', page: ids[`Note ${i}`], markdown: `Now about the tern, take ${i}.` }]);
+      revisions.push(await revisionOf(spaceId));
+      const stored = await storedIndex(revisions[i + 1]);
+      assert.equal(stored.base, i < 3 ? snapshot : null, `after edit ${i + 1}`);
+      if (i > 0) await gone(revisions[i], 'the previous delta is deleted');
+      // (A revision's index is stored after its parent's is done: the parent's deletions are over.)
+      if (i < 3) assert.equal((await storedParts(snapshot)).length, 1, 'the snapshot is kept while a delta builds on it');
+    }
+    await gone(snapshot, 'the old snapshot is deleted once no delta builds on it');
+    assert.equal((await found(spaceId, 'tern')).count, 4);
+    for (const word of words.slice(0, 4)) assert.equal((await found(spaceId, word)).count, 0, `${word} was edited away`);
+    assert.deepEqual(titles(await found(spaceId, 'falcon')), ['Note 9']);
+  });
+
   it('finds generated (computed) pages by their title only', async () => {
     const spec = {
       openapi: '3.0.3',
@@ -338,10 +498,24 @@ describe('content: space search (end to end)', () => {
     await connect();
     // Same databases: the accounts and their tokens live on, behind the new gateway address.
     reader = { ...reader, api: apiClient(stack.baseUrl, reader.token) };
+    admin = { ...admin, api: apiClient(stack.baseUrl, admin.token) };
     const later = await found(docs.id, 'installation');
     assert.deepEqual(later.items.map((item: any) => [item.id, item.rank, item.score]), earlier.items.map((item: any) => [item.id, item.rank, item.score]));
     const reloaded = await storedParts(revisionId);
     assert.equal(reloaded.length, 1);
     assert.equal(reloaded[0].createdAt.getTime(), stored[0].createdAt.getTime(), 'loaded, not rebuilt');
+
+    // A delta loads onto its snapshot and ranks like the index built at once.
+    assert.ok(twins, 'the derived and built spaces exist');
+    const delta = await storedParts(await revisionOf(twins.derived));
+    assert.notEqual(delta[0].base, null);
+    for (const query of twins.queries) {
+      const derived = await found(twins.derived, query, '&limit=100');
+      const built = await found(twins.built, query, '&limit=100');
+      assert.deepEqual(comparable(derived), comparable(built), query);
+      assertSameScores(derived, built, query);
+    }
+    const deltaAgain = await storedParts(delta[0].revisionId);
+    assert.equal(deltaAgain[0].createdAt.getTime(), delta[0].createdAt.getTime(), 'the delta was loaded, not made again');
   });
 });
