@@ -141,19 +141,40 @@ async function cutSections(ctx: ContentContext, pages: RevisionPageDoc[]): Promi
   return out;
 }
 
+interface AverageInternals {
+  _fieldLength: Map<number, unknown>;
+  _avgFieldLength: unknown;
+  _documentCount: unknown;
+}
+
+/** MiniSearch's internals that settleAverages rewrites, or null when they are not where it expects them. */
+function averageInternals(search: MiniSearch): AverageInternals | null {
+  const internals = search as unknown as Partial<AverageInternals>;
+  const count = search.documentCount;
+  const expected = internals._fieldLength instanceof Map && internals._fieldLength.size === count && internals._documentCount === count && Array.isArray(internals._avgFieldLength);
+  return expected ? (internals as AverageInternals) : null;
+}
+
 /**
  * MiniSearch keeps each field's average length as a running mean, updated on every
  * addition and removal, so an index changed by removals and additions would score a hair
  * off one built at once. The exact means (sum of lengths / documents) make both score
- * alike. This reaches into MiniSearch's internals (the fields its toJSON writes).
+ * alike. This reaches into MiniSearch's internals (the fields its toJSON writes): when
+ * they are not as expected (another MiniSearch version) it changes nothing and returns
+ * false, and a changed index is then refused (made afresh instead).
  */
-function settleAverages(search: MiniSearch): void {
-  const internals = search as unknown as { _fieldLength: Map<number, number[]>; _avgFieldLength: number[]; _documentCount: number };
+export function settleAverages(search: MiniSearch): boolean {
+  const internals = averageInternals(search);
+  if (!internals) return false;
+  const count = search.documentCount;
   const sums: number[] = [];
-  for (const lengths of internals._fieldLength.values()) {
-    for (let field = 0; field < lengths.length; field++) sums[field] = (sums[field] ?? 0) + (lengths[field] ?? 0);
+  for (const perField of internals._fieldLength.values()) {
+    if (!Array.isArray(perField)) return false;
+    for (let field = 0; field < perField.length; field++) sums[field] = (sums[field] ?? 0) + ((perField[field] as number | undefined) ?? 0);
   }
-  internals._avgFieldLength = sums.map((sum) => sum / internals._documentCount);
+  if (sums.some((sum) => !Number.isFinite(sum))) return false;
+  internals._avgFieldLength = sums.map((sum) => sum / count);
+  return true;
 }
 
 /**
@@ -162,7 +183,7 @@ function settleAverages(search: MiniSearch): void {
  * sections and the changed page documents, and lays out the revision's pages (paths and
  * parents are the revision's: a renamed or moved parent changes no document). Throws
  * when a page that is not re-cut has no sections from the same body in `prior` (a stale
- * stored index).
+ * stored index), and when a changed index's averages cannot be settled.
  */
 async function applyChanges(
   engine: SearchEngine,
@@ -176,11 +197,14 @@ async function applyChanges(
   const step = async () => {
     if (++work % PAGES_PER_SLICE === 0) await yieldToEventLoop();
   };
+  // Documents removed from or added to the prior index (a full build has no prior one).
+  let edits = 0;
   for (const old of prior.values()) {
     const kept = position.has(old.id);
     if (!kept) pageSearch.remove(pageDocument(old));
     if (!kept || recut.has(old.id)) {
       old.sections.forEach((section, ordinal) => sectionSearch.remove(sectionDocument(old.id, ordinal, section)));
+      edits += 1 + old.sections.length;
       await step();
     }
   }
@@ -193,10 +217,12 @@ async function applyChanges(
     if (!old || old.title !== entry.title || old.description !== entry.description) {
       if (old) pageSearch.remove(pageDocument(old));
       pageSearch.add(pageDocument(entry));
+      edits++;
     }
     let sections = recut.get(page.id);
     if (sections) {
       sections.forEach((section, ordinal) => sectionSearch.add(sectionDocument(page.id, ordinal, section)));
+      edits += sections.length;
       await step();
     } else if (old && old.source === sourceOf(page)) {
       sections = old.sections;
@@ -208,8 +234,9 @@ async function applyChanges(
     const parent = page.parent ? (position.get(page.parent) ?? -1) : -1;
     pages.push({ ...entry, path: paths.get(page.id) ?? page.slug, parent, source: sourceOf(page), sections });
   }
-  settleAverages(pageSearch);
-  settleAverages(sectionSearch);
+  // A full build may keep MiniSearch's own means; a changed index may not (it would score off a build).
+  const settled = settleAverages(pageSearch) && settleAverages(sectionSearch);
+  if (!settled && prior.size > 0 && edits > 0) throw new Error('search index: MiniSearch internals not as expected; a changed index would not score like a built one');
   return { pages, position, textChars };
 }
 
@@ -237,7 +264,8 @@ async function deriveIndex(ctx: ContentContext, parent: SearchIndex, revision: R
   const sections = await cutSections(ctx, recut);
   timer.lap('cut');
   const engine = parent.engine;
-  if (!engine) return null;
+  // An engine whose averages could not be settled after the change stays the parent's (see settleAverages).
+  if (!engine || !averageInternals(engine.pageSearch) || !averageInternals(engine.sectionSearch)) return null;
   parent.engine = null;
   if (cache.get(parent.revisionId) === parent) remember(parent);
   const prior = new Map(parent.pages.map((page) => [page.id, page]));
@@ -380,8 +408,8 @@ async function dropReplaced(ctx: ContentContext, revision: RevisionDoc, base: st
     if (current?.base) keep.add(current.base);
   }
   for (const parent of revision.parents) {
-    const head = await readIndexHead(ctx.models, parent);
-    // (Deleted also when of an older format: then it has no readable head.)
+    // Of any format: an outdated delta's base snapshot (outdated too) goes with it.
+    const head = await readIndexHead(ctx.models, parent, true);
     if (!keep.has(parent)) await deleteIndexData(ctx.models, parent);
     if (head?.base && !keep.has(head.base)) await deleteIndexData(ctx.models, head.base);
   }

@@ -57,6 +57,8 @@ function headingAnchor(heading: string): string {
 export function markdownSections(markdown: string): MarkdownSection[] {
   const sections: MarkdownSection[] = [];
   const taken = new Set<string>();
+  // Per anchor, the suffix after the last one given: each repeat of a heading costs O(1), not O(repeats).
+  const suffixes = new Map<string, number>();
   let current: MarkdownSection = { anchor: null, heading: '', text: '' };
   const parts: string[] = [];
   const close = () => {
@@ -71,9 +73,15 @@ export function markdownSections(markdown: string): MarkdownSection[] {
       close();
       const heading = tidy(tokens[i + 1]?.type === 'inline' ? inlineText(tokens[i + 1]) : '');
       const base = headingAnchor(heading);
-      // Repeated headings get -1, -2… like the anchors a renderer gives them.
+      // Repeated headings get -1, -2… like the anchors a renderer gives them (the first free one:
+      // anchors are only ever added, so no free one lies below the suffix given last).
       let anchor = base;
-      for (let n = 1; taken.has(anchor); n++) anchor = `${base}-${n}`;
+      if (taken.has(anchor)) {
+        let n = suffixes.get(base) ?? 1;
+        while (taken.has(`${base}-${n}`)) n++;
+        anchor = `${base}-${n}`;
+        suffixes.set(base, n + 1);
+      }
       taken.add(anchor);
       current = { anchor, heading, text: '' };
       i += 2; // inline + heading_close

@@ -20,8 +20,9 @@ function bufferOf(value: unknown): Buffer {
 
 /**
  * Stores `data` as the index of `revisionId` (a delta on `base`'s snapshot when `base` is
- * given), replacing any earlier one (so a rebuild is visible in `createdAt`). Part 0 is
- * written last: a reader that finds it finds them all.
+ * given), replacing any earlier one (so a rebuild is visible in `createdAt`; parts of an
+ * earlier one with more parts are deleted). Part 0 is written last: a reader that finds
+ * it finds them all.
  */
 export async function storeIndexData(
   models: SearchIndexModels,
@@ -30,6 +31,7 @@ export async function storeIndexData(
   partBytes = PART_BYTES,
 ): Promise<void> {
   const parts = Math.max(1, Math.ceil(data.length / partBytes));
+  const earlier = await models.SearchIndexPart.findById(target.revisionId, { parts: 1 }).lean<Pick<SearchIndexPartDoc, 'parts'>>();
   const createdAt = new Date();
   for (let part = parts - 1; part >= 0; part--) {
     const doc: SearchIndexPartDoc = {
@@ -46,12 +48,17 @@ export async function storeIndexData(
     };
     await models.SearchIndexPart.replaceOne({ _id: doc._id }, doc, { upsert: true });
   }
+  for (let part = parts; part < (earlier?.parts ?? 0); part++) await models.SearchIndexPart.deleteOne({ _id: partId(target.revisionId, part) });
 }
 
-/** What kind of index `revisionId` has stored (`base` null for a snapshot), without its data; null when none (or of another format). */
-export async function readIndexHead(models: SearchIndexModels, revisionId: string): Promise<{ base: string | null } | null> {
+/**
+ * What kind of index `revisionId` has stored (`base` null for a snapshot), without its
+ * data; null when none or of another format (`anyFormat`: also of another format, to
+ * find what an outdated delta builds on when deleting it).
+ */
+export async function readIndexHead(models: SearchIndexModels, revisionId: string, anyFormat = false): Promise<{ base: string | null } | null> {
   const head = await models.SearchIndexPart.findById(revisionId, { format: 1, base: 1 }).lean<Pick<SearchIndexPartDoc, 'format' | 'base'>>();
-  return head && head.format === FORMAT ? { base: head.base ?? null } : null;
+  return head && (anyFormat || head.format === FORMAT) ? { base: head.base ?? null } : null;
 }
 
 /** The stored index of `revisionId`, or null when there is none (or an incomplete or outdated one). */

@@ -48,6 +48,9 @@ const MATCHING: SearchOptions = {
   prefix: (_term, index, terms) => index === terms.length - 1,
   // About one typo per five letters; short words must match exactly (fuzzy short words match everything).
   fuzzy: (term) => (term.length >= 4 ? 0.2 : false),
+  // At most two typos a word: the cost of a fuzzy lookup grows steeply with the distance
+  // (MiniSearch allows 6 by default: a query of long words then holds the process for seconds).
+  maxFuzzy: 2,
 };
 const PAGE_BOOST = { title: 3, description: 1.5 };
 const SECTION_BOOST = { heading: 2, text: 1 };

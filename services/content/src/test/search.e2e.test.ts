@@ -3,9 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { connectDatabase, createLogger, type Database } from '@quire/runtime';
-import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, expectError as assertError, expectOk as ok, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import MiniSearch from 'minisearch';
 import { modelsOf, registerModels, type ContentModels } from '../db/models';
-import { readIndexData, storeIndexData } from '../domain/search-store';
+import { settleAverages } from '../domain/search-index';
+import { markdownSections } from '../domain/search-sections';
+import { FORMAT, readIndexData, storeIndexData } from '../domain/search-store';
 
 /**
  * Space search through the gateway: result shapes (GitBook SearchPageResult), ranking,
@@ -30,15 +33,6 @@ describe('content: space search (end to end)', () => {
   /** The space most tests search: pages about installing and configuring. */
   let docs: { id: string; pages: Record<string, string> };
 
-  const ok = <T extends { status: number; body: any }>(response: T, status = 200): T['body'] => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    return response.body;
-  };
-  const assertError = (response: { status: number; body: any }, status: number, field?: string) => {
-    assert.equal(response.status, status, JSON.stringify(response.body));
-    assert.equal(response.body.error.code, status);
-    if (field) assert.match(response.body.error.message, new RegExp(`^Invalid query: (.*; )?${field}:`), response.body.error.message);
-  };
   const search = (spaceId: string, query: string, extra = '', as: TestAccount = reader) =>
     as.api.get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}${extra}`);
   const found = async (spaceId: string, query: string, extra = '') => ok(await search(spaceId, query, extra));
@@ -218,6 +212,9 @@ describe('content: space search (end to end)', () => {
   it('tolerates typos and completes the last word as a prefix', async () => {
     assert.equal(titles(await found(docs.id, 'instalation'))[0], 'Installation guide');
     assert.equal(titles(await found(docs.id, 'confguration'))[0], 'Configuration');
+    // Two typos in a long word are tolerated, three are not (whatever the word's length: a bounded lookup cost).
+    assert.equal(titles(await found(docs.id, 'konfigurasion'))[0], 'Configuration');
+    assert.equal((await found(docs.id, 'konfigurasjon')).count, 0);
     assert.equal(titles(await found(docs.id, 'instal'))[0], 'Installation guide');
     assert.deepEqual(titles(await found(docs.id, 'cache wor')), ['Advanced options']);
     assert.equal((await found(docs.id, 'xylophone')).count, 0);
@@ -443,12 +440,19 @@ describe('content: space search (end to end)', () => {
   });
 
   it('validates the query (400 naming the field)', async () => {
-    assertError(await reader.api.get(`/v1/spaces/${docs.id}/search`), 400, 'query');
-    assertError(await search(docs.id, ''), 400, 'query');
-    assertError(await search(docs.id, '   '), 400, 'query');
-    assertError(await search(docs.id, 'a'.repeat(513)), 400, 'query');
+    const refused = [
+      await reader.api.get(`/v1/spaces/${docs.id}/search`),
+      await search(docs.id, ''),
+      await search(docs.id, '   '),
+      await search(docs.id, 'a'.repeat(513)),
+      await reader.api.get(`/v1/spaces/${docs.id}/search?query=a&query=b`),
+    ];
+    for (const response of refused) {
+      assertError(response, 400);
+      // Every message starts "Invalid query:", so the field must be named after it (the testkit's check would pass on that word).
+      assert.match(response.body.error.message, /^Invalid query: (.*; )?query:/, response.body.error.message);
+    }
     assert.equal(ok(await search(docs.id, `${'a'.repeat(512)}`)).count, 0, '512 characters are accepted');
-    assertError(await reader.api.get(`/v1/spaces/${docs.id}/search?query=a&query=b`), 400, 'query');
   });
 
   it('needs read access: 404 for unknown and deleted spaces, outsiders and guests without a grant; readers and invited guests search', async () => {
@@ -472,7 +476,85 @@ describe('content: space search (end to end)', () => {
     for (const item of response.data.items) assertMatchesOpenApi('SearchPageResult', item);
   });
 
-  it('stores a large index in parts and reads it back whole; an incomplete one reads as absent', async () => {
+  it('deletes outdated stored indexes it replaces, with the outdated snapshot a delta builds on', async () => {
+    const spaceId = await newSpace('Outdated', fillerPages(['alder', 'aspen', 'birch', 'cedar', 'elm', 'fir', 'hazel', 'larch', 'maple', 'oak']));
+    const ids = await pageIds(spaceId);
+    assert.equal((await found(spaceId, 'alder')).count, 1);
+    const first = await revisionOf(spaceId);
+    await storedIndex(first);
+    await mergeChanges(spaceId, [{ type: 'update_page', page: ids['Note 0'], markdown: 'Now about the rowan.' }]);
+    const second = await revisionOf(spaceId);
+    assert.equal((await storedIndex(second)).base, first);
+    // As if both were stored by an earlier release, in a layout this one no longer reads.
+    for (const revisionId of [first, second]) await models.SearchIndexPart.updateOne({ _id: revisionId }, { $set: { format: FORMAT - 1 } });
+    await mergeChanges(spaceId, [{ type: 'update_page', page: ids['Note 1'], markdown: 'Now about the yew.' }]);
+    const third = await revisionOf(spaceId);
+    assert.equal((await storedIndex(third)).base, null, 'no delta on an outdated snapshot');
+    await gone(second, 'the outdated parent is deleted');
+    await gone(first, 'the outdated snapshot it was a delta on is deleted');
+    assert.deepEqual(titles(await found(spaceId, 'yew')), ['Note 1']);
+    assert.deepEqual(titles(await found(spaceId, 'rowan')), ['Note 0']);
+  });
+
+  it('gives repeated headings unique anchors at a constant cost each (one heading repeated all over a page cannot hold the process)', () => {
+    const anchors = (markdown: string) => markdownSections(markdown).map((section) => section.anchor);
+    assert.deepEqual(anchors('# A\n\nx\n\n# A-1\n\ny\n\n# A\n\nz\n\n# A\n\nw\n\n# A-1\n\nv\n\n# A-2\n\nu'), ['a', 'a-1', 'a-2', 'a-3', 'a-1-1', 'a-2-1']);
+    // Counted, not timed: the anchor lookups for n repeats must grow like n, not like n².
+    const repeats = 2000;
+    const has = Set.prototype.has;
+    let lookups = 0;
+    Set.prototype.has = function (this: Set<unknown>, value: unknown) {
+      lookups++;
+      return has.call(this, value);
+    };
+    let sections: ReturnType<typeof markdownSections>;
+    try {
+      sections = markdownSections('## Step\n\nDo it.\n\n'.repeat(repeats));
+    } finally {
+      Set.prototype.has = has;
+    }
+    assert.deepEqual([sections.length, sections[1].anchor, sections[repeats - 1].anchor], [repeats, 'step-1', `step-${repeats - 1}`]);
+    assert.ok(lookups < 10 * repeats, `${lookups} lookups for ${repeats} headings`);
+  });
+
+  it('settles MiniSearch’s average field lengths exactly, and changes nothing when its internals are not where expected', () => {
+    const options = { fields: ['text'] };
+    const docs = [
+      { id: 'a', text: 'one two three' },
+      { id: 'b', text: 'four five six seven eight' },
+      { id: 'c', text: 'nine ten' },
+    ];
+    const averages = (search: MiniSearch) => search.toJSON().averageFieldLength;
+    const changed = new MiniSearch(options);
+    changed.addAll(docs);
+    changed.remove(docs[1]);
+    const built = new MiniSearch(options);
+    built.addAll([docs[0], docs[2]]);
+    assert.equal(settleAverages(changed), true);
+    assert.equal(settleAverages(built), true);
+    assert.deepEqual(averages(changed), [2.5]);
+    assert.deepEqual(averages(changed), averages(built));
+
+    // Another MiniSearch version (fields renamed or gone): refused, nothing written.
+    for (const [field, renamed] of [
+      ['_fieldLength', '_fieldLengths'],
+      ['_avgFieldLength', '_averageFieldLength'],
+      ['_documentCount', '_docCount'],
+    ]) {
+      const other = new MiniSearch(options);
+      other.addAll(docs);
+      other.remove(docs[1]);
+      const internals = other as unknown as Record<string, unknown>;
+      internals[renamed] = internals[field];
+      delete internals[field];
+      const before = { ...internals };
+      assert.equal(settleAverages(other), false, field);
+      assert.deepEqual(Object.keys(internals), Object.keys(before), field);
+      for (const key of Object.keys(before)) assert.equal(internals[key], before[key], `${field}: ${key} untouched`);
+    }
+  });
+
+  it('stores a large index in parts and reads it back whole; a replaced one leaves no parts behind; an incomplete one reads as absent', async () => {
     const revisionId = `parts-${randomBytes(4).toString('hex')}`;
     const data = randomBytes(200_000);
     await storeIndexData(models, { revisionId, spaceId: 'parts-test' }, data, 64 * 1024);
@@ -482,7 +564,12 @@ describe('content: space search (end to end)', () => {
       [0, 1, 2, 3].map((n) => [n === 0 ? revisionId : `${revisionId}:${n}`, n, 4, data.length]),
     );
     assert.deepEqual(await readIndexData(models, revisionId), data);
-    await models.SearchIndexPart.deleteOne({ _id: `${revisionId}:2` });
+    // Replaced by a smaller one (an outdated or broken index made again): the parts it no longer has go.
+    const smaller = randomBytes(100_000);
+    await storeIndexData(models, { revisionId, spaceId: 'parts-test' }, smaller, 64 * 1024);
+    assert.deepEqual((await storedParts(revisionId)).map((part) => [part._id, part.parts]), [[revisionId, 2], [`${revisionId}:1`, 2]]);
+    assert.deepEqual(await readIndexData(models, revisionId), smaller);
+    await models.SearchIndexPart.deleteOne({ _id: `${revisionId}:1` });
     assert.equal(await readIndexData(models, revisionId), null);
   });
 
