@@ -513,7 +513,8 @@ async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<Searc
           return null;
         });
         const index = fromParent ?? (await buildIndex(ctx, revision));
-        await storeIndex(ctx, revision, index);
+        // The index answers this search either way; not storing it only costs a later rebuild.
+        await storeIndex(ctx, revision, index).catch((error: unknown) => ctx.logger.error({ err: error, revisionId: revision._id }, 'could not store the search index'));
         return index;
       },
       { ...LOCK, logger: ctx.logger, onBusy: () => httpError.unavailable('The search index of this space is being built; retry') },
