@@ -1,5 +1,5 @@
 export { testEnvironment, testBackendConfig, cleanupTestEnvironment, type TestEnvironment } from './environment';
-export { startTestStack, type TestAccount, type TestStack } from './stack';
+export { startTestStack, type TestAccount, type TestOrganization, type TestStack } from './stack';
 export { apiClient, type ApiClient, type ApiResponse } from './api';
 export { assertMatchesOpenApi, openApiErrors } from './openapi';
 export { expectOk, expectError } from './expect';

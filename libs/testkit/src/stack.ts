@@ -16,6 +16,13 @@ export interface TestAccount {
   api: ApiClient;
 }
 
+export interface TestOrganization<R extends string> {
+  id: string;
+  admin: TestAccount;
+  members: Record<R, TestAccount>;
+  outsider: TestAccount;
+}
+
 export interface TestStack {
   baseUrl: string;
   adminToken: string;
@@ -29,6 +36,11 @@ export interface TestStack {
   cli(args: string[]): Promise<any>;
   /** `cli([...args, '--json'])` for `bootstrap` / `add-member`, plus a client calling as that user. */
   account(args: string[]): Promise<TestAccount>;
+  /**
+   * An organization (admin `admin@<domain>`) with one member per role asked
+   * (`<role>@<domain>`, 'guest' included), and an outsider who is admin of another one.
+   */
+  organization<R extends string>(options: { domain: string; title?: string; roles: readonly R[] }): Promise<TestOrganization<R>>;
   /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. */
   stop(): Promise<void>;
   /** Exit code and signal of the stack process once stopped. */
@@ -100,6 +112,13 @@ export async function startTestStack(
     async account(args) {
       const result = await stack.cli([...args, '--json']);
       return { ...result, organizationId: result.organizationId ?? '', api: apiClient(baseUrl, result.token) };
+    },
+    async organization({ domain, title, roles }) {
+      const admin = await stack.account(['bootstrap', '--email', `admin@${domain}`, '--org', title ?? domain]);
+      const members = {} as Record<(typeof roles)[number], TestAccount>;
+      for (const role of roles) members[role] = await stack.account(['add-member', '--org', admin.organizationId, '--email', `${role}@${domain}`, '--role', role]);
+      const outsider = await stack.account(['bootstrap', '--email', `admin@outside.${domain}`, '--org', `Outside ${title ?? domain}`]);
+      return { id: admin.organizationId, admin, members, outsider };
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

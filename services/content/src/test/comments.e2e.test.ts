@@ -49,13 +49,10 @@ describe('content: comments (end to end)', () => {
 
   before(async () => {
     stack = await startTestStack({ SPACE_RETENTION_MS: String(RETENTION_MS), RATE_LIMIT_POINTS: '100000' });
-    admin = await stack.account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
-    orgId = admin.organizationId;
-    editor = await stack.account(['add-member', '--org', orgId, '--email', 'ed@acme.test', '--role', 'edit']);
-    commenter = await stack.account(['add-member', '--org', orgId, '--email', 'cole@acme.test', '--role', 'comment']);
-    reader = await stack.account(['add-member', '--org', orgId, '--email', 'rita@acme.test', '--role', 'read']);
-    guest = await stack.account(['add-member', '--org', orgId, '--email', 'gus@elsewhere.test', '--role', 'guest']);
-    outsider = await stack.account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
+    const organization = await stack.organization({ domain: 'comments.test', roles: ['edit', 'comment', 'read', 'guest'] });
+    ({ admin, outsider } = organization);
+    orgId = organization.id;
+    ({ edit: editor, comment: commenter, read: reader, guest } = organization.members);
   });
 
   after(async () => {

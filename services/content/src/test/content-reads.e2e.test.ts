@@ -51,11 +51,10 @@ describe('content: reads, variables and evaluation (end to end)', () => {
 
   before(async () => {
     stack = await startTestStack();
-    admin = await stack.account(['bootstrap', '--email', 'ada@reads.test', '--org', 'Reads']);
-    orgId = admin.organizationId;
-    editor = await stack.account(['add-member', '--org', orgId, '--email', 'ed@reads.test', '--role', 'edit']);
-    reader = await stack.account(['add-member', '--org', orgId, '--email', 'rita@reads.test', '--role', 'read']);
-    outsider = await stack.account(['bootstrap', '--email', 'eve@elsewhere.test', '--org', 'Elsewhere']);
+    const organization = await stack.organization({ domain: 'reads.test', roles: ['edit', 'read'] });
+    ({ admin, outsider } = organization);
+    orgId = organization.id;
+    ({ edit: editor, read: reader } = organization.members);
   });
 
   after(async () => {

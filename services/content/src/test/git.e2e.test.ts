@@ -187,12 +187,10 @@ describe('content: Git import and export (end to end)', () => {
     mkdirSync(serviceTmp);
     server = await startGitHttpServer({ projectRoot: httpRoot, username, password, hold: /slow/ });
     stack = await startTestStack({ LOG_LEVEL: 'info', GIT_OPERATION_TIMEOUT_MS: '10000', GIT_MAX_FILES: '400', TMPDIR: serviceTmp });
-    admin = await stack.account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
-    orgId = admin.organizationId;
-    editor = await stack.account(['add-member', '--org', orgId, '--email', 'ed@acme.test', '--role', 'edit']);
-    reader = await stack.account(['add-member', '--org', orgId, '--email', 'rita@acme.test', '--role', 'read']);
-    guest = await stack.account(['add-member', '--org', orgId, '--email', 'gus@elsewhere.test', '--role', 'guest']);
-    outsider = await stack.account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
+    const organization = await stack.organization({ domain: 'git.test', roles: ['edit', 'read', 'guest'] });
+    ({ admin, outsider } = organization);
+    orgId = organization.id;
+    ({ edit: editor, read: reader, guest } = organization.members);
   });
 
   after(async () => {

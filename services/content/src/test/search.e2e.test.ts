@@ -103,11 +103,10 @@ describe('content: space search (end to end)', () => {
   before(async () => {
     // keepData: the last test restarts the stack on the same databases.
     stack = await startTestStack({}, { keepData: true });
-    admin = await stack.account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
-    orgId = admin.organizationId;
-    reader = await stack.account(['add-member', '--org', orgId, '--email', 'rita@acme.test', '--role', 'read']);
-    guest = await stack.account(['add-member', '--org', orgId, '--email', 'gus@elsewhere.test', '--role', 'guest']);
-    outsider = await stack.account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
+    const organization = await stack.organization({ domain: 'search.test', roles: ['read', 'guest'] });
+    ({ admin, outsider } = organization);
+    orgId = organization.id;
+    ({ read: reader, guest } = organization.members);
     await connect();
     const id = await newSpace('Docs', [
       {

@@ -165,12 +165,10 @@ describe('content: templates (end to end)', () => {
 
   before(async () => {
     stack = await startTestStack();
-    admin = await stack.account(['bootstrap', '--email', 'ada@templates.test', '--org', 'Templates']);
-    orgId = admin.organizationId;
-    editor = await stack.account(['add-member', '--org', orgId, '--email', 'ed@templates.test', '--role', 'edit']);
-    commenter = await stack.account(['add-member', '--org', orgId, '--email', 'cy@templates.test', '--role', 'comment']);
-    reader = await stack.account(['add-member', '--org', orgId, '--email', 'rita@templates.test', '--role', 'read']);
-    outsider = await stack.account(['bootstrap', '--email', 'eve@elsewhere.test', '--org', 'Elsewhere']);
+    const organization = await stack.organization({ domain: 'templates.test', roles: ['edit', 'comment', 'read'] });
+    ({ admin, outsider } = organization);
+    orgId = organization.id;
+    ({ edit: editor, comment: commenter, read: reader } = organization.members);
   });
 
   after(async () => {
