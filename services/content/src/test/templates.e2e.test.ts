@@ -2,23 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { assertPageShape, assertRevisionShape } from './page-shapes';
 
-/**
- * GitBook's RevisionPageDocument ends with oneOf [{computed, computedSeed} (required), {documentId?}]:
- * the second member matches every object, so no computed page passes a strict oneOf. A
- * computed page is checked as its source (ComputedContentSourceDocument) plus the page without it.
- */
-const withoutComputed = (page: any): any => {
-  const { computed, computedSeed, ...rest } = page;
-  if (computed !== undefined) {
-    assertMatchesOpenApi('ComputedContentSourceDocument', computed);
-    assert.equal(typeof computedSeed, 'string');
-    assert.equal(rest.documentId, undefined);
-  }
-  return { ...rest, pages: (rest.pages ?? []).map(withoutComputed) };
-};
-const assertPageShape = (page: any): void => assertMatchesOpenApi('RevisionPageDocument', withoutComputed(page));
-const assertRevisionShape = (revision: any): void => assertMatchesOpenApi('Revision', { ...revision, pages: revision.pages.map(withoutComputed) });
 
 const PETSTORE_YAML = `
 openapi: 3.0.3
