@@ -5,6 +5,7 @@ import type { SpaceDoc } from '../db/structure';
 import { counterDelta, enforceMergeRules } from './change-requests';
 import type { ContentContext } from './context';
 import { changeRequestLock, spaceLock, withLock } from './locks';
+import { publishContentUpdated } from './space-content';
 import { mergeContent, pick3, type MergeConflict } from './merge';
 import { assignPacks, discardRevision, loadBodies, loadRevision, storeBodies, writeRevision } from './revisions';
 
@@ -189,9 +190,9 @@ async function publish(ctx: ContentContext, space: SpaceDoc, changeRequestId: st
   const organizationId = space.organizationId;
   try {
     await ctx.events.publish({ type: EVENT_TYPES.changeRequestMerged, organizationId, payload: { organizationId, spaceId: space._id, changeRequestId, revisionId } });
-    await ctx.events.publish({ type: EVENT_TYPES.spaceContentUpdated, organizationId, payload: { organizationId, spaceId: space._id, revisionId } });
   } catch (error) {
     // The merge is done and durable; a lost notification must not turn it into an error.
-    ctx.logger.error({ err: error, spaceId: space._id, changeRequestId }, 'could not publish the merge events');
+    ctx.logger.error({ err: error, spaceId: space._id, changeRequestId }, 'could not publish change_request.merged');
   }
+  await publishContentUpdated(ctx, space, revisionId);
 }

@@ -6,7 +6,7 @@ import type { SpaceDoc } from '../db/structure';
 import { applyChanges, type ChangeResult, type ContentChange } from './content-changes';
 import type { ContentContext } from './context';
 import { changeRequestLock, spaceLock, withLock } from './locks';
-import { assignPacks, discardRevision, loadRevision, storeBlobs, storeBodies, writeRevision } from './revisions';
+import { discardRevision, loadRevision, writeBuiltRevision } from './revisions';
 
 /*
  * Change requests: numbered per space, holding their own line of immutable revisions.
@@ -60,10 +60,8 @@ export async function createChangeRequest(
       if (!fresh || fresh.deletedAt) throw httpError.notFound('Space');
       const revision = await loadRevision(ctx, fresh.revisionId);
       const applied = applyChanges(revision, changes);
-      const [packs] = await Promise.all([storeBodies(ctx, applied.bodies), storeBlobs(ctx, applied.blobs)]);
-      assignPacks(applied.pages, packs);
       base = revision._id;
-      first = (await writeRevision(ctx, { spaceId: space._id, parents: [base], pages: applied.pages, files: applied.files, createdBy: input.userId, variables: applied.variables }))._id;
+      first = (await writeBuiltRevision(ctx, space._id, [base], input.userId, applied))._id;
     }
     const counters = { changeRequests: 1, ...counterDelta(null, status) };
     // One atomic update hands out the number, counts the change request and reads the
@@ -193,16 +191,7 @@ export async function writeChangeRequestContent(
     if (current.status === 'merged') throw httpError.conflict('This change request is merged: its content can no longer change');
     const revision = await loadRevision(ctx, current.revisionId);
     const applied = applyChanges(revision, changes);
-    const [packs] = await Promise.all([storeBodies(ctx, applied.bodies), storeBlobs(ctx, applied.blobs)]);
-    assignPacks(applied.pages, packs);
-    const written = await writeRevision(ctx, {
-      spaceId: current.spaceId,
-      parents: [current.revisionId],
-      pages: applied.pages,
-      files: applied.files,
-      createdBy: userId,
-      variables: applied.variables,
-    });
+    const written = await writeBuiltRevision(ctx, current.spaceId, [current.revisionId], userId, applied);
     const updated = await withLock(ctx, changeRequestLock(current._id), () =>
       ctx.models.ChangeRequest.findOneAndUpdate(
         { _id: current._id, revisionId: current.revisionId, status: { $ne: 'merged' } },

@@ -188,6 +188,23 @@ export async function writeRevision(
   return revision;
 }
 
+/** Content of a new revision with the bodies and blobs it may reference that are not stored yet (hash → data). */
+export interface BuiltContent {
+  pages: RevisionPageDoc[];
+  files: RevisionFileDoc[];
+  bodies: Map<string, string>;
+  blobs: Map<string, Buffer>;
+  git?: RevisionGitDoc | null;
+  variables?: Record<string, string>;
+}
+
+/** Stores the bodies/blobs of `built` and writes it as a revision (not attached to anything yet). */
+export async function writeBuiltRevision(ctx: ContentContext, spaceId: string, parents: string[], userId: string, built: BuiltContent): Promise<RevisionDoc> {
+  const [packs] = await Promise.all([storeBodies(ctx, built.bodies), storeBlobs(ctx, built.blobs)]);
+  assignPacks(built.pages, packs);
+  return writeRevision(ctx, { spaceId, parents, pages: built.pages, files: built.files, createdBy: userId, git: built.git, variables: built.variables });
+}
+
 /** Forgets a revision that was written but lost its race (it is deleted). */
 export async function discardRevision(ctx: ContentContext, revisionId: string): Promise<void> {
   revisionCache.delete(revisionId);

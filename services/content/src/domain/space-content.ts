@@ -1,10 +1,10 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError } from '@quire/http';
-import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from '../db/revisions';
+import type { RevisionDoc } from '../db/revisions';
 import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from './context';
 import { spaceLock, withLock } from './locks';
-import { assignPacks, discardRevision, loadRevision, storeBlobs, storeBodies, writeRevision } from './revisions';
+import { discardRevision, loadRevision, writeBuiltRevision, writeRevision, type BuiltContent } from './revisions';
 
 /*
  * What the spaces code needs from the revisions code (contract between the two halves of
@@ -47,25 +47,7 @@ export async function purgeSpaceContent(ctx: ContentContext, spaceId: string): P
   await ctx.models.Revision.deleteMany({ spaceId });
 }
 
-/** A new state of a space's content, built from its current revision. */
-export interface BuiltContent {
-  pages: RevisionPageDoc[];
-  files: RevisionFileDoc[];
-  /** Bodies and blobs the new pages/files reference that may not be stored yet (hash → data). */
-  bodies: Map<string, string>;
-  blobs: Map<string, Buffer>;
-  git?: RevisionGitDoc | null;
-  variables?: Record<string, string>;
-}
-
 const MAX_COMMIT_ATTEMPTS = 20;
-
-/** Stores the bodies/blobs of `built` and writes it as a revision (not attached to anything yet). */
-export async function writeBuiltRevision(ctx: ContentContext, spaceId: string, parents: string[], userId: string, built: BuiltContent): Promise<RevisionDoc> {
-  const [packs] = await Promise.all([storeBodies(ctx, built.bodies), storeBlobs(ctx, built.blobs)]);
-  assignPacks(built.pages, packs);
-  return writeRevision(ctx, { spaceId, parents, pages: built.pages, files: built.files, createdBy: userId, git: built.git, variables: built.variables });
-}
 
 /**
  * Moves a space's primary content to a new revision built from its current one (templates
@@ -101,7 +83,8 @@ export async function commitSpaceRevision(
   throw httpError.conflict('The space changed too often concurrently; retry');
 }
 
-async function publishContentUpdated(ctx: ContentContext, space: SpaceDoc, revisionId: string): Promise<void> {
+/** Tells other services (and search warm-up) that the space's primary content moved; never fails the write. */
+export async function publishContentUpdated(ctx: ContentContext, space: SpaceDoc, revisionId: string): Promise<void> {
   const organizationId = space.organizationId;
   try {
     await ctx.events.publish({ type: EVENT_TYPES.spaceContentUpdated, organizationId, payload: { organizationId, spaceId: space._id, revisionId } });

@@ -4,7 +4,7 @@ import { newId } from '@quire/runtime';
 import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from '../../db/revisions';
 import { pagePaths } from '../page-tree';
 import { contentHash } from '../revisions';
-import type { BuiltContent } from '../space-content';
+import type { BuiltContent } from '../revisions';
 import { humanize, normalizeRepoPath, resolveRepoHref, type PagePlan, type RepoFile } from './layout';
 import { rewriteLinks, splitHref, type ParsedPageFile } from './markdown';
 

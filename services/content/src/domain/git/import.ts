@@ -1,8 +1,8 @@
 import type { RevisionDoc, RevisionGitDoc } from '../../db/revisions';
 import type { SpaceDoc } from '../../db/structure';
 import { MAX_FILE_BYTES, MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../content-changes';
-import { loadRevision } from '../revisions';
-import { commitSpaceRevision, writeBuiltRevision } from '../space-content';
+import { loadRevision, writeBuiltRevision } from '../revisions';
+import { commitSpaceRevision } from '../space-content';
 import { GitSyncError } from './errors';
 import { buildImportedContent, referencedAssets, sameContent, type RepositorySnapshot } from './import-content';
 import { gitbookLayout, normalizeRepoPath, planFromDirectories, planFromSummary, type PagePlan, type RepoFile } from './layout';
@@ -131,7 +131,8 @@ export async function runImport(run: OperationRun): Promise<OperationResult> {
 
   const space = await ctx.models.Space.findById(job.spaceId).lean<SpaceDoc>();
   if (!space || space.deletedAt) throw new GitSyncError('The space no longer exists');
-  if (!job.standalone && !job.force && hasUnexportedChanges(run, await loadRevision(ctx, space.revisionId))) refuseUnexported(run);
+  const current = await loadRevision(ctx, space.revisionId);
+  if (!job.standalone && !job.force && hasUnexportedChanges(run, current)) refuseUnexported(run);
 
   let snapshot: RepositorySnapshot;
   try {
@@ -151,11 +152,9 @@ export async function runImport(run: OperationRun): Promise<OperationResult> {
     ...(job.repoCommitURL ? { url: `${job.repoCommitURL.replace(/\/+$/, '')}/${commit}` } : {}),
   };
   if (job.standalone) {
-    const current = await loadRevision(ctx, space.revisionId);
     const revision = await writeBuiltRevision(ctx, job.spaceId, [current._id], job.userId, buildImportedContent(snapshot, current, git));
     return { commit, revisionId: revision._id, sync: null };
   }
-  const current = await loadRevision(ctx, space.revisionId);
   const built = buildImportedContent(snapshot, current, git);
   const synced = (revisionId: string): OperationResult => ({ commit, revisionId, sync: { commit, revisionId, timestamp, exported: false, resetHistory: false } });
   // The repository holds what the space holds (e.g. the webhook of our own export): no new revision.
