@@ -1,3 +1,4 @@
-export { repoRoot, freePort, waitFor } from './process';
+export { repoRoot, freePort, onPath, waitFor } from './process';
 export { startMongo, type MongoHandle } from './mongo';
 export { ensureRedis, type RedisHandle } from './redis';
+export { dropOrphanedDatabases, dropStackDatabase, dropStackDatabaseSync, stackDatabaseName } from './postgres';

@@ -2,12 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { onPath, repoRoot, spawnChild, stopChild, waitFor } from './process';
+import { ensureStackDatabase, findPostgresServer, stackDatabaseName } from './postgres';
+import { onPath, repoRoot, spawnChild, stopChild, superviseChild, waitFor } from './process';
 
 export interface MongoHandle {
   /** Base URI without a database name; services append their own. */
   uri: string;
   engine: 'external' | 'mongod' | 'ferretdb' | 'mongodb-memory-server';
+  /** Where FerretDB stores (for an external datastore: postgresql when QUIRE_FERRETDB_POSTGRES_URL says so). */
+  backend?: 'postgresql' | 'sqlite';
+  /** The PostgreSQL database FerretDB stores into (URL with the database), when the backend is PostgreSQL. */
+  postgresUrl?: string;
+  /** Which engine runs, where, and why: one line for logs. */
+  description: string;
   stop(): Promise<void>;
   /** Lets this process exit while the datastore runs; it is killed when this process exits. */
   detach(): void;
@@ -22,35 +29,74 @@ interface StartOptions {
 /**
  * Starts (or finds) the MongoDB-protocol datastore, in the order design.md §8 agreed:
  * MONGODB_URI given → use it; mongod on PATH → start it; FerretDB on PATH or buildable
- * with Go → start it; else mongodb-memory-server when it is installed.
+ * with Go → start it on PostgreSQL (POSTGRES_URL, else the server on 127.0.0.1:5432, else a
+ * cluster of its own when the server binaries are installed), else on SQLite; else
+ * mongodb-memory-server when it is installed. Logs which one runs and why.
  */
 export async function startMongo({ dataDir, port, log = () => {} }: StartOptions): Promise<MongoHandle> {
+  const handle = await chooseAndStart(dataDir, port, log);
+  log(`datastore: ${handle.description}`);
+  return handle;
+}
+
+async function chooseAndStart(dataDir: string, port: number, log: (line: string) => void): Promise<MongoHandle> {
   const given = process.env.MONGODB_URI;
   if (given) {
     await waitUntilPingable(given, 10_000);
-    return { uri: given, engine: 'external', stop: async () => {}, detach: () => {} };
+    const postgresUrl = process.env.QUIRE_FERRETDB_POSTGRES_URL || undefined;
+    const description = `the MongoDB at ${redact(given)} (MONGODB_URI)`;
+    return { uri: given, engine: 'external', backend: postgresUrl ? 'postgresql' : undefined, postgresUrl, description, stop: async () => {}, detach: () => {} };
   }
   const mongod = onPath('mongod');
   if (mongod) {
     const dbPath = path.join(dataDir, 'mongod');
     mkdirSync(dbPath, { recursive: true });
-    return launch('mongod', mongod, ['--dbpath', dbPath, '--port', String(port), '--bind_ip', '127.0.0.1', '--quiet'], port, log);
+    const args = ['--dbpath', dbPath, '--port', String(port), '--bind_ip', '127.0.0.1', '--quiet'];
+    return { ...(await launch('mongod', mongod, args, port, log)), engine: 'mongod', description: `mongod at 127.0.0.1:${port} (mongod on PATH)` };
   }
   const ferretdb = findFerretdb(log);
-  if (ferretdb) {
+  if (ferretdb) return startFerretdb(ferretdb, dataDir, port, log);
+  return startMemoryServer(port);
+}
+
+/** FerretDB's flags whatever the backend: loopback only, no debug listener, telemetry off (design.md §8). */
+const ferretdbFlags = (port: number) => [`--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=error'];
+
+async function startFerretdb(binary: string, dataDir: string, port: number, log: (line: string) => void): Promise<MongoHandle> {
+  const server = await findPostgresServer(dataDir, log);
+  if (!server) {
     const dir = path.join(dataDir, 'ferretdb');
     mkdirSync(dir, { recursive: true });
-    const args = [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/`,
-      `--listen-addr=127.0.0.1:${port}`,
-      '--debug-addr=-',
-      '--telemetry=disable',
-      '--log-level=error',
-    ];
-    return launch('ferretdb', ferretdb, args, port, log);
+    const engine = await launch('ferretdb', binary, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, ...ferretdbFlags(port)], port, log);
+    const why = 'no PostgreSQL at hand: no POSTGRES_URL, none answering on 127.0.0.1:5432, no cluster of its own';
+    return { ...engine, engine: 'ferretdb', backend: 'sqlite', description: `FerretDB on SQLite in ${dir} (${why})` };
   }
-  return startMemoryServer(port);
+  try {
+    const postgresUrl = await ensureStackDatabase(server.url, dataDir);
+    // The URL (it may hold a password) goes by environment, which other users cannot read, not
+    // by a flag every local user sees in the process list: same as --postgresql-url.
+    const env = { FERRETDB_POSTGRESQL_URL: postgresUrl };
+    const engine = await launch('ferretdb', binary, ['--handler=postgresql', ...ferretdbFlags(port)], port, log, env);
+    return {
+      ...engine,
+      engine: 'ferretdb',
+      backend: 'postgresql',
+      postgresUrl,
+      description: `FerretDB on PostgreSQL at ${server.where} (database ${stackDatabaseName(dataDir)}; ${server.reason})`,
+      // FerretDB first: PostgreSQL then has no session left to end.
+      stop: async () => {
+        await engine.stop();
+        await server.stop();
+      },
+      detach: () => {
+        engine.detach();
+        server.detach();
+      },
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
 }
 
 function findFerretdb(log: (line: string) => void): string | undefined {
@@ -65,34 +111,31 @@ function findFerretdb(log: (line: string) => void): string | undefined {
   return out.trim().split('\n').pop();
 }
 
-async function launch(engine: MongoHandle['engine'], command: string, args: string[], port: number, log: (l: string) => void): Promise<MongoHandle> {
+type Launched = Pick<MongoHandle, 'uri' | 'stop' | 'detach'>;
+
+async function launch(engine: string, command: string, args: string[], port: number, log: (l: string) => void, env: NodeJS.ProcessEnv = {}): Promise<Launched> {
   // Telemetry stays off whatever the flags say (design.md §8).
-  const { child, output } = spawnChild(command, args, { env: { ...process.env, DO_NOT_TRACK: '1' } });
+  const spawnEngine = () => spawnChild(command, args, { env: { ...process.env, ...env, DO_NOT_TRACK: '1' } });
+  const first = spawnEngine();
   const uri = `mongodb://127.0.0.1:${port}`;
   let exited = false;
-  child.once('exit', () => {
+  first.child.once('exit', () => {
     exited = true;
   });
   try {
     await waitFor(`${engine} on port ${port}`, async () => {
-      if (exited) throw new Error(`${engine} exited: ${output()}`);
+      if (exited) throw new Error(`${engine} exited: ${first.output()}`);
       return ping(uri);
     });
   } catch (error) {
-    await stopChild(child);
+    await stopChild(first.child);
     throw error;
   }
   log(`${engine} listening on 127.0.0.1:${port}`);
-  return {
-    uri,
-    engine,
-    stop: () => stopChild(child),
-    detach() {
-      child.unref();
-      for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
-      process.once('exit', () => child.kill('SIGTERM'));
-    },
-  };
+  // From here on the datastore is supervised: a crash is followed by a restart on the same
+  // port and files, and the services reconnect by themselves (they answer 503 meanwhile).
+  const supervisor = superviseChild(engine, first, spawnEngine, log);
+  return { uri, stop: () => supervisor.stop(), detach: () => supervisor.detach() };
 }
 
 async function startMemoryServer(port: number): Promise<MongoHandle> {
@@ -104,7 +147,9 @@ async function startMemoryServer(port: number): Promise<MongoHandle> {
     throw new Error('no datastore: set MONGODB_URI, put mongod or ferretdb on PATH, install Go, or install mongodb-memory-server-core');
   }
   const server = await module.MongoMemoryServer.create({ instance: { port, ip: '127.0.0.1' } });
-  return { uri: server.getUri().replace(/\/$/, ''), engine: 'mongodb-memory-server', stop: async () => void (await server.stop()), detach: () => {} };
+  const uri = server.getUri().replace(/\/$/, '');
+  const description = `mongodb-memory-server at 127.0.0.1:${port} (no mongod, no FerretDB and no Go to build it)`;
+  return { uri, engine: 'mongodb-memory-server', description, stop: async () => void (await server.stop()), detach: () => {} };
 }
 
 async function ping(uri: string): Promise<boolean> {
@@ -119,6 +164,8 @@ async function ping(uri: string): Promise<boolean> {
   }
 }
 
+const redact = (uri: string) => uri.replace(/\/\/[^@/]*@/, '//***@');
+
 function waitUntilPingable(uri: string, timeoutMs: number): Promise<void> {
-  return waitFor(`MongoDB at ${uri.replace(/\/\/[^@/]*@/, '//***@')}`, () => ping(uri), timeoutMs);
+  return waitFor(`MongoDB at ${redact(uri)}`, () => ping(uri), timeoutMs);
 }

@@ -57,7 +57,7 @@ export function spawnChild(command: string, args: string[], options: SpawnOption
   return { child, output: () => output };
 }
 
-export function stopChild(child: ChildProcess, timeoutMs = 5_000): Promise<void> {
+export function stopChild(child: ChildProcess, timeoutMs = 5_000, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -65,6 +65,73 @@ export function stopChild(child: ChildProcess, timeoutMs = 5_000): Promise<void>
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
+}
+
+export interface SupervisedChild {
+  /** The process running now (it changes after a restart). */
+  current(): ChildProcess;
+  /** Stops it for good (no restart). */
+  stop(): Promise<void>;
+  /** Lets this process exit while the child runs; the child is killed when this process exits. */
+  detach(): void;
+}
+
+/**
+ * Keeps a helper process (the datastore, Redis) running: when it exits without being asked
+ * to, it is started again after a short backoff (250 ms doubling up to 5 s, reset once it has
+ * stayed up for a minute). It never gives up: while it is down the services answer 503.
+ * `stopSignal` is what asks it to stop (PostgreSQL wants SIGINT for a fast shutdown: SIGTERM
+ * would wait for every client to disconnect).
+ */
+export function superviseChild(
+  name: string,
+  first: { child: ChildProcess; output: () => string },
+  restart: () => { child: ChildProcess; output: () => string },
+  log: (line: string) => void,
+  stopSignal: NodeJS.Signals = 'SIGTERM',
+): SupervisedChild {
+  let running = first;
+  let stopped = false;
+  let detached = false;
+  let failures = 0;
+  let startedAt = Date.now();
+  const watch = () => {
+    const watched = running;
+    watched.child.once('exit', (code, signal) => {
+      if (stopped) return;
+      if (Date.now() - startedAt > 60_000) failures = 0;
+      const delay = Math.min(250 * 2 ** failures, 5_000);
+      failures++;
+      log(`${name} exited (${signal ?? code}); restarting in ${delay} ms`);
+      setTimeout(() => {
+        if (stopped) return;
+        running = restart();
+        startedAt = Date.now();
+        if (detached) unref(running.child);
+        watch();
+      }, delay).unref?.();
+    });
+  };
+  watch();
+  const killOnExit = () => running.child.kill(stopSignal);
+  return {
+    current: () => running.child,
+    stop: async () => {
+      stopped = true;
+      process.removeListener('exit', killOnExit);
+      await stopChild(running.child, 5_000, stopSignal);
+    },
+    detach() {
+      detached = true;
+      unref(running.child);
+      process.once('exit', killOnExit);
+    },
+  };
+}
+
+function unref(child: ChildProcess): void {
+  child.unref();
+  for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
 }

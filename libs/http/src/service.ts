@@ -59,8 +59,12 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
 }): Promise<RunningService<C, X>> {
   const { name, config } = options;
   const logger = options.logger ?? createLogger(name, config.LOG_LEVEL);
-  const db = await connectDatabase(name, config, logger, options.models);
   const redis = createRedis(config, logger);
+  const db = await connectDatabase(name, config, logger, options.models, {
+    redis,
+    writeSerialization: config.WRITE_SERIALIZATION,
+    ferretdbPostgresUrl: config.QUIRE_FERRETDB_POSTGRES_URL,
+  });
   let events: EventBus | undefined;
   const deps: ServiceDeps<C> = {
     name,
@@ -75,12 +79,13 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
   };
   const context = options.context ? options.context(deps) : (deps as X);
 
-  const ready = async () => db.readyState === 1 && (await redis.ping()) === 'PONG';
-  const app = createServiceApp({ logger, secret: config.INTERNAL_HMAC_SECRET, ready });
+  const available = () => db.readyState === 1 && redis.status === 'ready';
+  const ready = async () => available() && (await redis.ping()) === 'PONG';
+  const app = createServiceApp({ logger, secret: config.INTERNAL_HMAC_SECRET, ready, available });
   options.routes?.(app, context);
   finishServiceApp(app, logger);
 
-  const grpc = createGrpcServer({ host: config.BIND_HOST, port: config.GRPC_PORT, secret: config.INTERNAL_HMAC_SECRET, logger });
+  const grpc = createGrpcServer({ host: config.BIND_HOST, port: config.GRPC_PORT, secret: config.INTERNAL_HMAC_SECRET, logger, available });
   options.grpc?.(grpc, context);
   // The gRPC health status (what the gateway's /readyz asks) follows the datastores.
   const unhealthy = () => grpc.health.setStatus('unhealthy');

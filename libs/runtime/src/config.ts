@@ -17,6 +17,13 @@ export const baseConfigSchema = z.object({
   INTEGRATIONS_GRPC_ADDR: z.string().optional(),
   INSIGHTS_GRPC_ADDR: z.string().optional(),
   GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
+  /**
+   * Per-document serialization of updates (write-serialization.ts): `auto` turns it on for
+   * FerretDB, whose updates are not atomic, and off for MongoDB.
+   */
+  WRITE_SERIALIZATION: z.enum(['auto', 'always', 'off']).default('auto'),
+  /** The PostgreSQL database behind FerretDB, when it runs on that backend: its GIN indexes are made through it. */
+  QUIRE_FERRETDB_POSTGRES_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

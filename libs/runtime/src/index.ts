@@ -14,6 +14,8 @@ export {
   tokenCacheKey,
   type Principal,
 } from './principal';
+export { tokenScope, outsideTokenScope } from './token-scope';
+export { isDuplicateKeyError, retryOnDuplicateKey } from './duplicate-keys';
 export { connectDatabase, databaseUri, defineModels, type Database, type ModelDefinitions } from './mongo';
 export { createRedis, type RedisClient } from './redis';
 export { withRedisLock, acquireRedisLock, releaseRedisLock, LockBusyError, type RedisLockOptions, type LockLogger } from './locks';
@@ -22,3 +24,9 @@ export { runService, runMain, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';
 export { createServiceClients, type ServiceClients } from './clients';
 export { checkExpression, evaluateExpression, expressionText, type Expression, type ExpressionCheck, type ExpressionRules } from './expressions';
+export { isUnavailableError } from './faults';
+export { ensureFerretDbGinIndexes, indexedFields } from './ferretdb-indexes';
+export { findByIds } from './find-by-ids';
+export { enableWriteSerialization, serializeWrites, isFerretDb, type WriteSerializationMode } from './write-serialization';
+export { addressRange, isAllowedAddress, resolveEgressAddresses, EgressLookupError, EgressRefusedError, type AddressLookup, type EgressPolicy } from './egress';
+export { InvalidatedCache, MembershipCache, membershipCacheOf, membershipFromProto, createTokenCache, publishInvalidation, invalidationChannel, type CacheInvalidation, type CachedMembership } from './membership-cache';

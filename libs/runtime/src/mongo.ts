@@ -1,6 +1,10 @@
 import mongoose from 'mongoose';
 import type { BaseConfig } from './config';
 import type { Logger } from './logger';
+import type { RedisClient } from './redis';
+import { ensureFerretDbGinIndexes } from './ferretdb-indexes';
+import { markFerretDb } from './find-by-ids';
+import { enableWriteSerialization, isFerretDb, serializeWrites, type WriteSerializationMode } from './write-serialization';
 
 export type Database = mongoose.Connection;
 
@@ -17,26 +21,76 @@ export function databaseUri(service: string, config: Pick<BaseConfig, 'MONGODB_U
   return `${match[1]}/${config.DB_PREFIX}${service}${match[2] ?? ''}`;
 }
 
+/**
+ * How long an operation waits for a datastore that is not there before it fails (and the
+ * caller gets a 503): short, so an outage is a quick "retry" rather than a hang.
+ */
+const SERVER_SELECTION_TIMEOUT_MS = 800;
+/** How long opening a connection (TCP and handshake) may take before it counts as down. */
+const CONNECT_TIMEOUT_MS = 700;
+/** How long a starting service waits for its datastore to come up (it may be restarting). */
+const STARTUP_WAIT_MS = 60_000;
+
 /** Opens the service's database and builds the indexes its models declare. */
 export async function connectDatabase(
   service: string,
   config: Pick<BaseConfig, 'MONGODB_URI' | 'DB_PREFIX'>,
   logger: Logger,
   registerModels: (connection: Database) => void,
+  options: {
+    /** Serializes updates per document where the engine needs it (FerretDB); see write-serialization.ts. */
+    redis?: RedisClient;
+    writeSerialization?: WriteSerializationMode;
+    /** FerretDB's PostgreSQL database, when it runs on that backend: GIN indexes are made there. */
+    ferretdbPostgresUrl?: string;
+  } = {},
 ): Promise<Database> {
-  const connection = mongoose.createConnection(databaseUri(service, config), {
-    serverSelectionTimeoutMS: 5_000,
-    heartbeatFrequencyMS: 2_000,
-    autoIndex: false,
-    autoCreate: true,
-  });
-  connection.on('disconnected', () => logger.info('database disconnected'));
-  connection.on('reconnected', () => logger.info('database reconnected'));
-  await connection.asPromise();
-  registerModels(connection);
-  // Index creation is explicit so a service never serves before its indexes exist.
-  await Promise.all(Object.values(connection.models).map((model) => model.createIndexes()));
-  return connection;
+  const uri = databaseUri(service, config);
+  const deadline = Date.now() + STARTUP_WAIT_MS;
+  for (;;) {
+    const connection = mongoose.createConnection(uri, {
+      serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+      // A datastore port that accepts but never answers (a process hanging while it starts or
+      // stops) must fail fast too: the driver's default waits 30 s for the handshake.
+      connectTimeoutMS: CONNECT_TIMEOUT_MS,
+      // The driver retries a connection that could not be established up to twice more
+      // ("overload" back-off), which turns one 700 ms failure into 2.5 s: an outage must be a
+      // fast 503, and the client retries. Ordinary retryable reads and writes stay on.
+      maxAdaptiveRetries: 0,
+      heartbeatFrequencyMS: 2_000,
+      // No buffering while disconnected: an operation fails after the selection timeout
+      // instead of queueing for mongoose's 10 s.
+      bufferCommands: false,
+      autoIndex: false,
+      autoCreate: true,
+    });
+    try {
+      await connection.asPromise();
+    } catch (error) {
+      await connection.close().catch(() => {});
+      if (Date.now() > deadline) throw error;
+      logger.warn({ err: (error as Error).message }, 'database not reachable yet; retrying');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
+    }
+    connection.on('disconnected', () => logger.info('database disconnected'));
+    connection.on('reconnected', () => logger.info('database reconnected'));
+    registerModels(connection);
+    if (await isFerretDb(connection)) markFerretDb(connection);
+    if (options.redis) {
+      const on = await enableWriteSerialization(connection, { redis: options.redis, service, mode: options.writeSerialization, logger });
+      logger.info({ writeSerialization: on }, on ? 'updates serialized per document (FerretDB)' : 'updates rely on the engine (per-document atomic)');
+    }
+    // Index creation is explicit so a service never serves before its indexes exist.
+    await Promise.all(Object.values(connection.models).map((model) => model.createIndexes()));
+    if (options.ferretdbPostgresUrl) {
+      // Without them every FerretDB query scans; the service still works, only slower.
+      await ensureFerretDbGinIndexes(connection, options.ferretdbPostgresUrl, logger).catch((error) =>
+        logger.warn({ err: (error as Error).message }, 'could not create the GIN indexes FerretDB on PostgreSQL needs'),
+      );
+    }
+    return connection;
+  }
 }
 
 /** Each model of a service: its schema and its collection name. */
@@ -51,7 +105,10 @@ export function defineModels<M extends { [K in keyof M]: mongoose.Model<any> }>(
   return {
     definitions,
     register(db: Database): void {
-      for (const name of names) db.model(name, definitions[name][0], definitions[name][1]);
+      for (const name of names) {
+        serializeWrites(definitions[name][0]);
+        db.model(name, definitions[name][0], definitions[name][1]);
+      }
     },
     of(db: Database): M {
       return Object.fromEntries(names.map((name) => [name, db.model(name)])) as M;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { MongoClient } from 'mongodb';
-import { ensureRedis, freePort, startMongo } from '@quire/datastore';
+import { dropStackDatabaseSync, ensureRedis, freePort, startMongo } from '@quire/datastore';
 import type { BackendConfig } from '@quire/runtime';
 
 export interface TestEnvironment {
@@ -15,9 +15,12 @@ export interface TestEnvironment {
   dbPrefix: string;
   /** Unique to this suite: its Redis keys start with it. */
   redisPrefix: string;
+  /** FerretDB's PostgreSQL database (for its GIN indexes), when the test datastore is FerretDB on PostgreSQL. */
+  ferretdbPostgresUrl?: string;
 }
 
-let shared: Promise<{ mongodbUri: string; redisUrl: string }> | undefined;
+type SharedServers = Pick<TestEnvironment, 'mongodbUri' | 'redisUrl' | 'ferretdbPostgresUrl'>;
+let shared: Promise<SharedServers> | undefined;
 
 /**
  * The datastore is started once per test run by the runner (QUIRE_TEST_MONGODB_URI);
@@ -27,15 +30,29 @@ export async function testEnvironment(): Promise<TestEnvironment> {
   shared ??= (async () => {
     const redis = await ensureRedis(process.env.REDIS_URL);
     const given = process.env.QUIRE_TEST_MONGODB_URI;
-    if (given) return { mongodbUri: given, redisUrl: redis.url };
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-test-db-'));
-    const mongo = await startMongo({ dataDir, port: await freePort() });
-    mongo.detach();
-    return { mongodbUri: mongo.uri, redisUrl: redis.url };
+    if (given) return { mongodbUri: given, redisUrl: redis.url, ferretdbPostgresUrl: process.env.QUIRE_TEST_FERRETDB_POSTGRES_URL || undefined };
+    const mongo = await startOwnDatastore();
+    return { mongodbUri: mongo.uri, redisUrl: redis.url, ferretdbPostgresUrl: mongo.postgresUrl };
   })();
   const base = await shared;
   const suffix = randomBytes(5).toString('hex');
   return { ...base, dbPrefix: `t${suffix}_`, redisPrefix: `quire-test:${suffix}:` };
+}
+
+/**
+ * A test file run on its own: a datastore for this process, killed when it exits, and then
+ * removed with its PostgreSQL database (an exit hook runs nothing asynchronous: both are
+ * synchronous here).
+ */
+async function startOwnDatastore() {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-test-db-'));
+  const mongo = await startMongo({ dataDir, port: await freePort() });
+  mongo.detach();
+  process.once('exit', () => {
+    if (mongo.engine === 'ferretdb') dropStackDatabaseSync(dataDir);
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
+  });
+  return mongo;
 }
 
 /** Config for an in-process backend service of a test suite (free ports, fresh databases). */
@@ -51,6 +68,8 @@ export function testBackendConfig(env: TestEnvironment, overrides: Partial<Backe
     INTERNAL_HMAC_SECRET: 'test-secret-test-secret-test-secret-0123',
     PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
     GRPC_DEADLINE_MS: 5_000,
+    WRITE_SERIALIZATION: 'auto',
+    QUIRE_FERRETDB_POSTGRES_URL: env.ferretdbPostgresUrl,
     HTTP_PORT: 0,
     GRPC_PORT: 0,
     ...overrides,

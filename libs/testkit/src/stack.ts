@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '@quire/datastore';
+import { dropStackDatabase, repoRoot } from '@quire/datastore';
 import { apiClient, type ApiClient } from './api';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from './environment';
 
@@ -64,6 +64,7 @@ export async function startTestStack(
     PORT: '0',
     QUIRE_DATA_DIR: dataDir,
     MONGODB_URI: env.mongodbUri,
+    QUIRE_FERRETDB_POSTGRES_URL: env.ferretdbPostgresUrl,
     DB_PREFIX: env.dbPrefix,
     REDIS_URL: env.redisUrl,
     REDIS_PREFIX: env.redisPrefix,
@@ -125,6 +126,8 @@ export async function startTestStack(
       await exited;
       if (options.keepData) return;
       await cleanupTestEnvironment(env).catch(() => {});
+      // A stack that ran a datastore of its own (no MONGODB_URI) made a PostgreSQL database for its data dir.
+      if (!processEnv.MONGODB_URI) await dropStackDatabase(dataDir, processEnv).catch(() => {});
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -4,6 +4,7 @@ import { baseConfigSchema, connectDatabase, createLogger, loadConfig, newId, typ
 import { apiClient, startTestStack } from '@quire/testkit';
 import { benchContent } from './bench-content';
 import { benchGit } from './bench-git';
+import { benchRequestPath } from './bench-request-path';
 import { benchSearch } from './bench-search';
 import { internalSecretOf } from './layout';
 
@@ -28,8 +29,8 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [orgs] [content] [search] [git] [spaces]` (default: all). */
-const SECTIONS = ['gateway', 'orgs', 'content', 'search', 'git', 'spaces'] as const;
+/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [spaces]` (default: all). */
+const SECTIONS = ['gateway', 'requestpath', 'orgs', 'content', 'search', 'git', 'spaces'] as const;
 
 async function main() {
   const asked = process.argv.slice(2);
@@ -37,7 +38,8 @@ async function main() {
   if (unknown.length) throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
   const runs = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
 
-  const stack = await startTestStack({ LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000' });
+  // The git section imports from local repositories: file:// and loopback are allowed in this stack only.
+  const stack = await startTestStack({ LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000', GIT_ALLOWED_PROTOCOLS: 'https,file', GIT_ALLOW_PRIVATE_NETWORKS: 'true' });
   try {
     const api = apiClient(stack.baseUrl, stack.adminToken);
     const config = loadConfig(baseConfigSchema, { ...stack.processEnv, INTERNAL_HMAC_SECRET: internalSecretOf(stack.dataDir, stack.processEnv) });
@@ -46,6 +48,8 @@ async function main() {
       await measure('GET /healthz (gateway only)', 300, () => api.get('/healthz'));
       await measure('GET /v1/user (auth cached in Redis)', 300, () => api.get('/v1/user'));
     }
+    // First of the sections that write: it compares a database of 100 spaces with one of 50,000.
+    if (runs('requestpath')) await benchRequestPath(stack, config);
     if (runs('orgs')) await benchOrganizationList(api, config, me);
     // Content before spaces: FerretDB scans whole collections for some queries, so 10,000
     // extra spaces in the same database would be measured as merge cost.

@@ -23,15 +23,18 @@ async function withDatabase<T>(action: Parameters<typeof withIdentityAdmin<T>>[1
   const running = readState(dataDir);
   let stop = async () => {};
   let mongodbUri = running?.mongodbUri ?? process.env.MONGODB_URI;
+  let ferretdbPostgresUrl = running ? running.ferretdbPostgresUrl : process.env.QUIRE_FERRETDB_POSTGRES_URL;
   if (!mongodbUri) {
     const mongo = await startMongo({ dataDir, port: await freePort() });
     mongodbUri = mongo.uri;
+    ferretdbPostgresUrl = mongo.postgresUrl;
     stop = mongo.stop;
   }
   try {
     const config = loadConfig(baseConfigSchema, {
       ...process.env,
       MONGODB_URI: mongodbUri,
+      QUIRE_FERRETDB_POSTGRES_URL: ferretdbPostgresUrl || undefined,
       DB_PREFIX: running?.dbPrefix ?? dbPrefixOf(),
       REDIS_URL: running?.redisUrl ?? process.env.REDIS_URL,
       REDIS_PREFIX: running?.redisPrefix ?? redisPrefixOf(dataDir),

@@ -27,6 +27,8 @@ export interface StackState {
   dbPrefix: string;
   redisUrl: string;
   redisPrefix: string;
+  /** The PostgreSQL database FerretDB stores into (services get it as QUIRE_FERRETDB_POSTGRES_URL); absent on other backends. */
+  ferretdbPostgresUrl?: string;
 }
 
 export const stateFile = (dataDir: string) => path.join(dataDir, 'stack.json');

@@ -80,7 +80,7 @@ async function main() {
 
   const mongo = await startMongo({ dataDir, port: ports.datastore, log });
   cleanups.push(() => mongo.stop());
-  const redis = await ensureRedis(process.env.REDIS_URL);
+  const redis = await ensureRedis(process.env.REDIS_URL, { dataDir, log });
   cleanups.push(() => redis.stop());
 
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
@@ -88,6 +88,8 @@ async function main() {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
     MONGODB_URI: mongo.uri,
+    // Where FerretDB stores, for the indexes services create there (only on its PostgreSQL backend).
+    QUIRE_FERRETDB_POSTGRES_URL: mongo.postgresUrl,
     DB_PREFIX: dbPrefixOf(),
     REDIS_URL: redis.url,
     REDIS_PREFIX: redisPrefixOf(dataDir),
@@ -95,8 +97,6 @@ async function main() {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || gatewayUrl,
     QUIRE_DATA_DIR: dataDir,
     QUIRE_SUPERVISOR_PID: String(process.pid),
-    // Development and tests sync with local repositories (file://) and plain-http test servers.
-    GIT_ALLOWED_PROTOCOLS: process.env.GIT_ALLOWED_PROTOCOLS || 'https,http,file',
   };
   for (const name of BACKENDS) {
     env[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${ports.services[name].grpc}`;
@@ -157,6 +157,7 @@ async function main() {
     dbPrefix: env.DB_PREFIX!,
     redisUrl: redis.url,
     redisPrefix: env.REDIS_PREFIX!,
+    ferretdbPostgresUrl: mongo.postgresUrl,
   };
   writeFileSync(stateFile(dataDir), JSON.stringify(state, null, 2), { mode: 0o600 });
   log(`Quire is ready at ${gatewayUrl}`);
