@@ -5,11 +5,14 @@ import {
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
   SIGNATURE_HEADER,
+  isDuplicateKeyError,
+  isUnavailableError,
   requestContext,
   verifyPrincipal,
   type Logger,
   type Principal,
 } from '@quire/runtime';
+import { assertBodyDepth } from './depth';
 import { HttpError, httpError, sendError } from './errors';
 import { redactSecretQuery } from './log-redaction';
 
@@ -19,6 +22,11 @@ export interface ServiceAppOptions {
   secret: string;
   /** True when the service can serve: its database and Redis answer. */
   ready: () => Promise<boolean>;
+  /**
+   * Synchronous view of the same: false while the database or Redis is down, and then
+   * every request answers 503 at once instead of waiting for a datastore that is not there.
+   */
+  available?: () => boolean;
   bodyLimit?: string;
 }
 
@@ -40,6 +48,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const ready = await options.ready().catch(() => false);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
   });
+  app.use((_req, _res, next) => {
+    if (options.available && !options.available()) throw datastoreUnavailable();
+    next();
+  });
   app.use((req, res, next) => {
     const given = req.get(REQUEST_ID_HEADER);
     const requestId = given && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
@@ -56,6 +68,10 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     }),
   );
   app.use(express.json({ limit: options.bodyLimit ?? '10mb' }));
+  app.use((req, _res, next) => {
+    assertBodyDepth(req.body);
+    next();
+  });
   return app;
 }
 
@@ -64,6 +80,10 @@ export function principalOf(_req: Request): Principal {
   const principal = requestContext.getStore()?.principal;
   if (!principal) throw httpError.unauthorized();
   return principal;
+}
+
+function datastoreUnavailable(): HttpError {
+  return new HttpError(503, 'Service temporarily unavailable: a datastore is not answering, retry shortly', { 'Retry-After': '1' });
 }
 
 /** Unknown routes answer 404 and every thrown error becomes the standard error body. */
@@ -78,6 +98,13 @@ export function finishServiceApp(app: Express, logger: Logger): Express {
     if (type === 'entity.too.large') return sendError(res, 413, 'Request body too large');
     if (type === 'entity.parse.failed') return sendError(res, 400, 'Invalid body: not valid JSON');
     if (status && status >= 400 && status < 500) return sendError(res, status, (error as Error).message);
+    if (isUnavailableError(error)) {
+      logger.warn({ err: (error as Error).message }, 'datastore unavailable');
+      const unavailable = datastoreUnavailable();
+      return sendError(res, unavailable.status, unavailable.message, unavailable.headers);
+    }
+    // A unique index refused the twin of a request that is running at the same moment.
+    if (isDuplicateKeyError(error)) return sendError(res, 409, 'Conflict: the same change is being made by another request; retry');
     logger.error({ err: error }, 'unhandled error');
     sendError(res, 500, 'Internal error');
   });

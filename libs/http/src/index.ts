@@ -14,7 +14,7 @@ export {
   type KeysetPage,
 } from './pagination';
 export { createServiceApp, finishServiceApp, principalOf, type ServiceAppOptions } from './app';
-export { booleanQuery, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
+export { booleanQuery, httpUrlSchema, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl, slugify } from './urls';
 export { presentUser } from './presenters';

@@ -75,4 +75,23 @@ describe('keyset pagination against the real datastore', () => {
     const foreign = encodeCursor('joinedAt', new Date(), 'x');
     assert.throws(() => decodeCursor('at', foreign), HttpError);
   });
+
+  it('refuses forged and edited cursors with a 400 before they reach a query', async () => {
+    const forge = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const genuine = encodeCursor('at', new Date(Date.UTC(2026, 0, 1)), 'r03');
+    const [payload, mac] = genuine.split('.');
+    const forged = [
+      forge(['at', { v: { $gt: '' } }, 'x']),
+      `${forge(['at', { v: { $gt: '' } }, 'x'])}.${mac}`,
+      `${forge(['at', { d: '2026-01-01T00:00:00.000Z' }, { $ne: null }])}.${mac}`,
+      `${payload}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+      `${payload}x.${mac}`,
+      '.',
+      `${payload}.`,
+    ];
+    for (const page of forged) {
+      await assert.rejects(keysetPage(Rows, { filter: {}, sortField: 'at', order: 'asc', limit: 3, page }), (e: HttpError) => e.status === 400 && /page/.test(e.message), page);
+    }
+    assert.deepEqual(decodeCursor('at', genuine), { value: new Date(Date.UTC(2026, 0, 1)), id: 'r03' });
+  });
 });

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { QueryFilter, Model } from 'mongoose';
 import { z } from 'zod';
 import { HttpError } from './errors';
@@ -8,7 +9,7 @@ export const MAX_PAGE_SIZE = 1000;
 export const orderSchema = z.enum(['asc', 'desc']).default('desc');
 
 export const listQuerySchema = z.object({
-  page: z.string().max(2048).optional(),
+  page: z.string().max(12_000).optional(),
   limit: z.coerce.number().int('must be an integer').min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
@@ -26,22 +27,51 @@ export function listEnvelope<T>(items: T[], count: number, next?: string): ListE
 
 type SortValue = string | number | Date | null;
 
+/**
+ * Cursors are signed, so a cursor that is not exactly what one of our lists wrote (forged,
+ * edited, or of another list) is refused before any of it reaches a query. The key derives
+ * from the deployment's internal secret so every replica accepts every other's cursors.
+ */
+let cursorKey: Buffer | undefined;
+function cursorMac(payload: string): string {
+  cursorKey ??= createHmac('sha256', process.env.INTERNAL_HMAC_SECRET || randomBytes(32).toString('hex'))
+    .update('quire list cursor')
+    .digest();
+  return createHmac('sha256', cursorKey).update(payload).digest('base64url').slice(0, 22);
+}
+
+const MAX_CURSOR_TEXT = 4096;
+const CURSOR_VALUE = z.union([
+  z.object({ v: z.union([z.string().max(MAX_CURSOR_TEXT), z.number().finite(), z.null()]) }).strict(),
+  z.object({ d: z.iso.datetime() }).strict(),
+]);
+const CURSOR = z.tuple([z.string(), CURSOR_VALUE, z.string().min(1).max(4096)]);
+
 /** Opaque keyset cursor: which sort key it belongs to, the last value and the last id. */
 export function encodeCursor(sortKey: string, value: SortValue, id: string): string {
   const encoded = value instanceof Date ? { d: value.toISOString() } : { v: value };
-  return Buffer.from(JSON.stringify([sortKey, encoded, id])).toString('base64url');
+  const payload = Buffer.from(JSON.stringify([sortKey, encoded, id])).toString('base64url');
+  return `${payload}.${cursorMac(payload)}`;
 }
 
+/** The position a cursor of this list holds; anything else is a 400, never a query. */
 export function decodeCursor(sortKey: string, page: string): { value: SortValue; id: string } {
+  const invalid = () => new HttpError(400, 'Invalid query: page: not a cursor of this list');
+  const dot = page.lastIndexOf('.');
+  if (dot <= 0) throw invalid();
+  const payload = page.slice(0, dot);
+  const given = Buffer.from(page.slice(dot + 1));
+  const expected = Buffer.from(cursorMac(payload));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  let parsed: z.infer<typeof CURSOR>;
   try {
-    const [key, encoded, id] = JSON.parse(Buffer.from(page, 'base64url').toString('utf8'));
-    if (key !== sortKey || typeof id !== 'string' || typeof encoded !== 'object' || encoded === null) throw new Error('mismatch');
-    const value = 'd' in encoded ? new Date(encoded.d) : encoded.v;
-    if (value instanceof Date && Number.isNaN(value.getTime())) throw new Error('bad date');
-    return { value, id };
+    parsed = CURSOR.parse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
   } catch {
-    throw new HttpError(400, 'Invalid query: page: not a cursor of this list');
+    throw invalid();
   }
+  const [key, encoded, id] = parsed;
+  if (key !== sortKey) throw invalid();
+  return { value: 'd' in encoded ? new Date(encoded.d) : encoded.v, id };
 }
 
 export interface KeysetPage<T> {
@@ -73,7 +103,9 @@ export async function keysetPage<T extends { _id: unknown }>(
     const after = {
       $or: [{ [sortField]: { [beyond]: value } }, { [sortField]: value, _id: { [beyond]: id } }],
     } as QueryFilter<T>;
-    query = { $and: [filter, after] } as QueryFilter<T>;
+    // The list's own equality filters stay at the top level: FerretDB pushes only those down to
+    // its indexes (inside $and it would scan the whole collection for every page).
+    query = ('$or' in filter ? { $and: [filter, after] } : { ...filter, ...after }) as QueryFilter<T>;
   }
   const sort = sortField === '_id' ? { _id: direction } : { [sortField]: direction, _id: direction };
   const [rows, count] = await Promise.all([

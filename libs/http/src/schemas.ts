@@ -20,3 +20,11 @@ const inheritConfiguration = z.object({ type: z.literal('inherit') }).strict();
 export const standaloneMergeRulesSchema = z.discriminatedUnion('type', [rulesConfiguration, noneConfiguration]);
 /** A space's merge rules: its own, or inherited from the organization. */
 export const spaceMergeRulesSchema = z.discriminatedUnion('type', [inheritConfiguration, rulesConfiguration, noneConfiguration]);
+
+/**
+ * Every address a user stores (logos, sign-in fallbacks, webhooks…): absolute http(s) only,
+ * so nothing we render or redirect to can run script (`javascript:`, `data:`…).
+ */
+export const httpUrlSchema = z
+  .url({ protocol: /^https?$/, hostname: z.regexes.hostname, message: 'must be an http(s) URL' })
+  .max(2048);

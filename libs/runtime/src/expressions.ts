@@ -34,16 +34,63 @@ function memberKey(node: jsep.MemberExpression): string | number | undefined {
 
 /** Parses and checks an expression; the message says what is wrong (fit to show API callers). */
 export function checkExpression(source: string, rules: ExpressionRules): ExpressionCheck {
+  if (nestingOf(source) > MAX_NESTING) return { ok: false, message: `nested more than ${MAX_NESTING} levels deep` };
   let ast: Expression;
   try {
     ast = jsep(source);
   } catch (error) {
+    if (error instanceof RangeError) return { ok: false, message: `nested more than ${MAX_NESTING} levels deep` };
     return { ok: false, message: `not a valid expression (${(error as Error).message})` };
   }
   if (!ast) return { ok: false, message: 'must not be empty' };
+  // The checks and the evaluation below walk the tree recursively: bound its depth first.
+  if (treeDepth(ast) > MAX_TREE_DEPTH) return { ok: false, message: `nested more than ${MAX_TREE_DEPTH} levels deep` };
   const state = { deterministic: true };
   const problem = unsupported(ast, rules, state);
   return problem ? { ok: false, message: problem } : { ok: true, ast, deterministic: state.deterministic };
+}
+
+/** Brackets and unary operators nest the parser's recursion; conditions never need many. */
+const MAX_NESTING = 32;
+/** Depth of the parsed tree (a chain of `a && b && …` is as deep as it is long). */
+const MAX_TREE_DEPTH = 256;
+
+/** The deepest run of open brackets plus stacked unary operators, outside string literals. */
+function nestingOf(source: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let unaryRun = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (quote) {
+      if (char === '\\') i++;
+      else if (char === quote) quote = undefined;
+      continue;
+    }
+    if (char === '"' || char === "'") quote = char;
+    else if (char === '(' || char === '[') depth++;
+    else if (char === ')' || char === ']') depth = Math.max(0, depth - 1);
+    if (char === '!' || char === '-') unaryRun++;
+    else if (char !== ' ') unaryRun = 0;
+    deepest = Math.max(deepest, depth + unaryRun);
+  }
+  return deepest;
+}
+
+function treeDepth(root: Expression): number {
+  let deepest = 0;
+  const pending: Array<[Expression, number]> = [[root, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_TREE_DEPTH) return deepest;
+    for (const value of Object.values(node)) {
+      const children = Array.isArray(value) ? value : [value];
+      for (const child of children) if (child && typeof child === 'object' && typeof (child as Expression).type === 'string') pending.push([child as Expression, depth + 1]);
+    }
+  }
+  return deepest;
 }
 
 function unsupported(node: Expression, rules: ExpressionRules, state: { deterministic: boolean }): string | undefined {

@@ -1,3 +1,4 @@
+import { isUnavailableError } from './faults';
 import { randomUUID } from 'node:crypto';
 import {
   ChannelCredentials,
@@ -46,7 +47,14 @@ export interface GrpcServerHandle {
  * service assertion in metadata; health checks exempt), request ids carried into the
  * handler's context and logs, and unexpected errors turned into a bare INTERNAL.
  */
-export function createGrpcServer(options: { host: string; port: number; secret: string; logger: Logger }): GrpcServerHandle {
+export function createGrpcServer(options: {
+  host: string;
+  port: number;
+  secret: string;
+  logger: Logger;
+  /** False while the service's datastores are down: calls fail fast with UNAVAILABLE. */
+  available?: () => boolean;
+}): GrpcServerHandle {
   const { secret, logger } = options;
   const health = HealthState();
 
@@ -54,6 +62,7 @@ export function createGrpcServer(options: { host: string; port: number; secret: 
     const isHealth = call.method.path.startsWith(HEALTH_PATH);
     const caller = verifyCaller(secret, context.metadata.get(CALLER_HEADER), context.metadata.get(CALLER_SIGNATURE_HEADER));
     if (!isHealth && !caller) throw new ServerError(Status.UNAUTHENTICATED, 'missing or invalid caller signature');
+    if (!isHealth && options.available && !options.available()) throw new ServerError(Status.UNAVAILABLE, 'datastore unavailable');
     const requestId = context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID();
     const started = Date.now();
     try {
@@ -63,6 +72,10 @@ export function createGrpcServer(options: { host: string; port: number; secret: 
     } catch (error) {
       if (error instanceof ServerError) throw error;
       if (error instanceof Error && error.name === 'AbortError') throw error;
+      if (isUnavailableError(error)) {
+        logger.warn({ reqId: requestId, method: call.method.path, err: (error as Error).message }, 'grpc handler: datastore unavailable');
+        throw new ServerError(Status.UNAVAILABLE, 'datastore unavailable');
+      }
       logger.error({ reqId: requestId, method: call.method.path, err: error }, 'grpc handler failed');
       throw new ServerError(Status.INTERNAL, 'internal error');
     }

@@ -4,6 +4,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export interface Principal {
   userId: string;
   tokenId: string;
+  /**
+   * Set when the token is scoped to one organization (a token issued by that organization's
+   * SSO): the caller then acts as a non-member of every other organization.
+   */
+  organizationId?: string;
 }
 
 export const PRINCIPAL_HEADER = 'x-quire-principal';
@@ -27,7 +32,10 @@ function sameMac(secret: string, value: string, signature: string): boolean {
 
 /** Header values the gateway forwards: the principal, and its HMAC. */
 export function signPrincipal(secret: string, principal: Principal, now = Date.now()): { value: string; signature: string } {
-  const value = Buffer.from(JSON.stringify({ ...principal, iat: Math.floor(now / 1000) })).toString('base64url');
+  // Only the Principal's own fields: whatever else the caller's object carries stays out of the header.
+  const { userId, tokenId, organizationId } = principal;
+  const claims = { userId, tokenId, ...(organizationId ? { organizationId } : {}), iat: Math.floor(now / 1000) };
+  const value = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return { value, signature: mac(secret, value) };
 }
 
@@ -37,8 +45,10 @@ export function verifyPrincipal(secret: string, value: unknown, signature: unkno
   try {
     const claims = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     if (typeof claims.userId !== 'string' || typeof claims.iat !== 'number') return undefined;
+    if (claims.organizationId !== undefined && (typeof claims.organizationId !== 'string' || !claims.organizationId)) return undefined;
     if (Math.abs(now / 1000 - claims.iat) > MAX_AGE_SECONDS) return undefined;
-    return { userId: claims.userId, tokenId: String(claims.tokenId ?? '') };
+    const principal: Principal = { userId: claims.userId, tokenId: String(claims.tokenId ?? '') };
+    return claims.organizationId ? { ...principal, organizationId: claims.organizationId } : principal;
   } catch {
     return undefined;
   }

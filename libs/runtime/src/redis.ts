@@ -11,9 +11,11 @@ export type RedisClient = Redis;
 export function createRedis(config: Pick<BaseConfig, 'REDIS_URL' | 'REDIS_PREFIX'>, logger: Logger): RedisClient {
   const client = new Redis(config.REDIS_URL, {
     keyPrefix: config.REDIS_PREFIX,
-    maxRetriesPerRequest: 2,
+    // While Redis is down a command fails at the next reconnection attempt (≤ 500 ms later)
+    // instead of waiting: callers answer 503 fast and the client keeps reconnecting.
+    maxRetriesPerRequest: 0,
     enableOfflineQueue: true,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    retryStrategy: (attempt) => Math.min(attempt * 100, 500),
   });
   let reported = false;
   client.on('error', (error) => {

@@ -4,13 +4,19 @@ import { z } from 'zod';
 /**
  * Git import/export settings (domain/git). Protocols are git's transport names: https
  * only by default, because `file` reads the server's own disk and `http` sends
- * credentials in clear; development and test stacks enable `https,http,file`.
+ * credentials in clear. Repository hosts must be public addresses unless private
+ * networks are allowed (a self-hosted Git server on the internal network; tests).
  */
 export const gitConfigSchema = z.object({
   // Parsed again from an already loaded config (domain/git/settings.ts): accepts the list too.
   GIT_ALLOWED_PROTOCOLS: z.preprocess(
     (value) => (typeof value === 'string' ? value.split(',').map((protocol) => protocol.trim().toLowerCase()).filter(Boolean) : (value ?? ['https'])),
     z.array(z.enum(['https', 'http', 'file'])).min(1),
+  ),
+  /** Let repository hosts resolve to loopback, private, link-local, CGNAT or unique-local addresses (never cloud metadata). */
+  GIT_ALLOW_PRIVATE_NETWORKS: z.preprocess(
+    (value) => (typeof value === 'string' ? value.trim().toLowerCase() : (value ?? false)),
+    z.union([z.boolean(), z.enum(['true', 'false', '1', '0', '']).transform((value) => value === 'true' || value === '1')]),
   ),
   /** A job still running after this long is stopped and recorded as `timeout`. */
   GIT_OPERATION_TIMEOUT_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),

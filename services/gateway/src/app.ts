@@ -82,7 +82,8 @@ export function createGatewayApp(parts: GatewayParts): Express {
     await parts.consumeRate(`token:${principal.tokenHash}`, res);
 
     if (!route) throw new HttpError(404, `No route for ${req.method} ${path}`);
-    const { value, signature } = signPrincipal(config.INTERNAL_HMAC_SECRET, { userId: principal.userId, tokenId: principal.tokenId });
+    const { tokenHash: _hash, ...forwarded } = principal;
+    const { value, signature } = signPrincipal(config.INTERNAL_HMAC_SECRET, forwarded);
     req.headers[PRINCIPAL_HEADER] = value;
     req.headers[SIGNATURE_HEADER] = signature;
     forward(route.service, req, res, next);

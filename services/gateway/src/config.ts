@@ -23,6 +23,15 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Proxies whose X-Forwarded-For we believe (comma-separated addresses, CIDRs, or express's
+   * names such as `loopback`). Empty: nobody's, so a client cannot pick the address its
+   * failed-auth rate limit counts against.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean)),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

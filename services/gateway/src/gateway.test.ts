@@ -150,4 +150,27 @@ describe('gateway', () => {
     assert.equal(last!.headers.get('x-ratelimit-remaining'), '0');
     assert.ok(Number(last!.headers.get('x-ratelimit-reset')) * 1000 > Date.now() - 1000);
   });
+
+  // Last: it spends the failed-auth budget of 127.0.0.1.
+  it('counts failed sign-ins against the socket address whatever X-Forwarded-For says (no trusted proxy)', async () => {
+    let last;
+    for (let i = 0; i < 45; i++) {
+      last = await api('qr_wrong').request('GET', '/v1/user', { headers: { 'x-forwarded-for': `203.0.113.${i}` } });
+      if (last.status === 429) break;
+    }
+    assert.equal(last!.status, 429, 'a forged X-Forwarded-For must not reset the limit');
+  });
+
+  it('believes X-Forwarded-For only from the proxies in TRUSTED_PROXIES', async () => {
+    const behindProxy = await startGateway(gatewayConfigSchema.parse({ ...config, PORT: 0, TRUSTED_PROXIES: 'loopback' }), { handleSignals: false });
+    try {
+      const client = apiClient(`http://127.0.0.1:${behindProxy.port}`, 'qr_wrong');
+      const statuses = new Set<number>();
+      // Each client address gets its own budget when the proxy (loopback here) is trusted.
+      for (let i = 0; i < 45; i++) statuses.add((await client.request('GET', '/v1/user', { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status);
+      assert.deepEqual([...statuses], [401]);
+    } finally {
+      await behindProxy.stop();
+    }
+  });
 });

@@ -11,8 +11,12 @@ import { findOrCreateUser } from './domain/users';
  */
 export async function withIdentityAdmin<T>(config: BaseConfig, action: (ctx: IdentityContext) => Promise<T>): Promise<T> {
   const logger = createLogger('identity-admin', 'warn');
-  const db = await connectDatabase('identity', config, logger, registerModels);
   const redis = createRedis(config, logger);
+  const db = await connectDatabase('identity', config, logger, registerModels, {
+    redis,
+    writeSerialization: config.WRITE_SERIALIZATION,
+    ferretdbPostgresUrl: config.QUIRE_FERRETDB_POSTGRES_URL,
+  });
   try {
     return await action({ models: modelsOf(db), redis, config: { ...config, HTTP_PORT: 0, GRPC_PORT: 0 }, logger });
   } finally {

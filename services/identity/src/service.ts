@@ -4,6 +4,7 @@ import type { BackendConfig, Logger } from '@quire/runtime';
 import { modelsOf, registerModels } from './db/models';
 import type { IdentityContext } from './domain/context';
 import { backfillMemberSearchFields } from './domain/members';
+import { scopeLegacySsoTokens } from './domain/tokens';
 import { identityGrpc } from './grpc/server';
 import { identityRouter } from './http/routes';
 
@@ -22,6 +23,8 @@ export function startIdentity(
     // Memberships written before the search copies existed get them once, without holding up the start.
     background: async (ctx) => {
       void backfillMemberSearchFields(ctx).catch((error) => ctx.logger.warn({ err: error }, 'member search backfill failed'));
+      // At start: an SSO token issued before tokens carried a scope must not keep opening other organizations.
+      await scopeLegacySsoTokens(ctx).catch((error) => ctx.logger.error({ err: error }, 'scoping legacy SSO tokens failed'));
     },
     ...options,
   });

@@ -45,6 +45,11 @@ export interface SpaceDoc {
   changeRequestsDraft: number;
   /** Last change request number handed out (incremented atomically with $inc). */
   changeRequestSeq: number;
+  /**
+   * false: the space never had a Git sync state, so reads skip looking one up. Set to true
+   * before a state is first written; absent on spaces made before the flag (looked up).
+   */
+  gitSync?: boolean;
 }
 
 export interface CollectionDoc {
@@ -103,6 +108,8 @@ const spaceSchema = new Schema<SpaceDoc>(
     changeRequestsOpen: { type: Number, default: 0 },
     changeRequestsDraft: { type: Number, default: 0 },
     changeRequestSeq: { type: Number, default: 0 },
+    // No default: a space read without the field must keep meaning "unknown, look it up".
+    gitSync: { type: Boolean },
   },
   { versionKey: false },
 );

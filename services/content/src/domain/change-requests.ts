@@ -6,6 +6,7 @@ import type { SpaceDoc } from '../db/structure';
 import { applyChanges, type ChangeResult, type ContentChange } from './content-changes';
 import type { ContentContext } from './context';
 import { changeRequestLock, spaceLock, withLock } from './locks';
+import { requireOrganizationMembers } from './organization-subjects';
 import { discardRevision, loadRevision, writeBuiltRevision } from './revisions';
 
 /*
@@ -244,26 +245,37 @@ export async function enforceMergeRules(ctx: ContentContext, space: SpaceDoc, ch
   }
 }
 
+/**
+ * Records a review. The same decision on the same revision as the reviewer's latest review
+ * is that review again, not a new one: a request sent twice (or eight times at once) leaves
+ * one review. Decided under the change request's lock, on its current state.
+ */
 export async function submitReview(
   ctx: ContentContext,
   changeRequest: ChangeRequestDoc,
   input: { userId: string; status: ReviewDoc['status'] },
 ): Promise<{ changeRequest: ChangeRequestDoc; review: ReviewDoc }> {
   if (changeRequest.createdBy === input.userId) throw httpError.forbidden('You cannot review your own change request');
-  if (changeRequest.status === 'merged') throw httpError.conflict('This change request is already merged');
-  const review: ReviewDoc = { id: newId(), userId: input.userId, status: input.status, revisionId: changeRequest.revisionId, createdAt: new Date() };
-  const updated = await withLock(ctx, changeRequestLock(changeRequest._id), () =>
-    ctx.models.ChangeRequest.findOneAndUpdate(
-      { _id: changeRequest._id },
+  return withLock(ctx, changeRequestLock(changeRequest._id), async () => {
+    const current = await ctx.models.ChangeRequest.findById(changeRequest._id).lean<ChangeRequestDoc>();
+    if (!current) throw httpError.notFound('Change request');
+    if (current.status === 'merged') throw httpError.conflict('This change request is already merged');
+    const latest = latestReviews(current.reviews).get(input.userId);
+    if (latest && latest.status === input.status && latest.revisionId === current.revisionId) return { changeRequest: current, review: latest };
+    const review: ReviewDoc = { id: newId(), userId: input.userId, status: input.status, revisionId: current.revisionId, createdAt: new Date() };
+    const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
+      { _id: current._id },
       { $push: { reviews: review }, $set: { updatedAt: new Date() } },
       { returnDocument: 'after' },
-    ).lean<ChangeRequestDoc>(),
-  );
-  if (!updated) throw httpError.notFound('Change request');
-  return { changeRequest: updated, review };
+    ).lean<ChangeRequestDoc>();
+    if (!updated) throw httpError.notFound('Change request');
+    return { changeRequest: updated, review };
+  });
 }
 
-export async function requestReviewers(ctx: ContentContext, changeRequest: ChangeRequestDoc, users: string[]): Promise<ChangeRequestDoc> {
+/** Adds requested reviewers: members of the space's organization only (400 otherwise, nothing added). */
+export async function requestReviewers(ctx: ContentContext, space: SpaceDoc, changeRequest: ChangeRequestDoc, users: string[]): Promise<ChangeRequestDoc> {
+  await requireOrganizationMembers(ctx, space.organizationId, users, 'users');
   const updated = await withLock(ctx, changeRequestLock(changeRequest._id), () =>
     ctx.models.ChangeRequest.findOneAndUpdate(
       { _id: changeRequest._id },

@@ -1,7 +1,8 @@
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { newId, type Role } from '@quire/runtime';
+import { newId, retryOnDuplicateKey, type Role } from '@quire/runtime';
 import type { GrantDoc } from '../db/structure';
 import type { ContentContext } from './context';
+import { requireOrganizationMembers, requireOrganizationTeams } from './organization-subjects';
 import { countSpaces } from './space-counts';
 
 /** The space or collection whose permissions are managed (already access-checked as admin). */
@@ -13,8 +14,8 @@ export interface GrantResource {
 
 /**
  * Invites users and/or teams with a role (OpenAPI InviteUsersAndTeams); role null removes
- * their explicit access. Users must exist (one identity.BatchGetUsers); a grant only
- * takes effect for members of the organization (non-members see nothing of it).
+ * their explicit access. Every user granted must be a member and every team a team of
+ * the resource's organization (checked before anything is written: all or nothing).
  */
 export async function inviteToResource(
   ctx: ContentContext,
@@ -23,11 +24,13 @@ export async function inviteToResource(
 ): Promise<void> {
   const users = [...new Set(input.users ?? [])];
   const teams = [...new Set(input.teams ?? [])];
-  if (users.length > 0) {
-    const { users: found } = await ctx.clients.identity.batchGetUsers({ ids: users });
-    const known = new Set(found.map((u) => u.id));
-    const unknown = users.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw httpError.badRequest(`Invalid body: users: unknown user ${unknown.slice(0, 5).join(', ')}`);
+  // Removing access names nobody new: a grant left by someone who has since gone can still be dropped.
+  if (input.role !== null) {
+    const checks = await Promise.allSettled([
+      requireOrganizationMembers(ctx, resource.organizationId, users, 'users'),
+      requireOrganizationTeams(ctx, resource.organizationId, teams, 'teams'),
+    ]);
+    for (const check of checks) if (check.status === 'rejected') throw check.reason;
   }
   const subjects = [...users.map((id) => ({ subjectType: 'user' as const, subjectId: id })), ...teams.map((id) => ({ subjectType: 'team' as const, subjectId: id }))];
   for (const subject of subjects) await setGrant(ctx, resource, subject.subjectType, subject.subjectId, input.role);
@@ -40,13 +43,17 @@ export async function setGrant(ctx: ContentContext, resource: GrantResource, sub
     const removed = await ctx.models.Grant.deleteOne(key);
     return removed.deletedCount > 0;
   }
-  await ctx.models.Grant.updateOne(
-    key,
-    {
-      $set: { role, organizationId: resource.organizationId, resourceType: resource.type },
-      $setOnInsert: { _id: newId(), createdAt: new Date() },
-    },
-    { upsert: true },
+  // The same grant sent twice at once: the second upsert loses the race on the unique key,
+  // and its retry finds the first one's row and sets the same role (idempotent, no 500).
+  await retryOnDuplicateKey(() =>
+    ctx.models.Grant.updateOne(
+      key,
+      {
+        $set: { role, organizationId: resource.organizationId, resourceType: resource.type },
+        $setOnInsert: { _id: newId(), createdAt: new Date() },
+      },
+      { upsert: true },
+    ),
   );
   return true;
 }

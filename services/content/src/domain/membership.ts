@@ -1,5 +1,5 @@
 import { fromService } from '@quire/http';
-import { requestContext, roleFromProto, type RequestContext } from '@quire/runtime';
+import { membershipCacheOf, membershipFromProto, outsideTokenScope, requestContext, type CachedMembership, type RequestContext } from '@quire/runtime';
 import type { ContentContext } from './context';
 import type { Standing } from './roles';
 
@@ -13,27 +13,44 @@ export interface MemberStanding extends Standing {
 // Per request, a caller's membership is asked at most once, however many spaces the request touches.
 const perRequest = new WeakMap<RequestContext, Map<string, Promise<MemberStanding>>>();
 
-/** The user's standing in the organization: one identity.GetMembership per request and org. */
+/**
+ * The user's standing in the organization: from this process's membership cache (which
+ * identity's invalidations keep current), else one identity.GetMembership per request and org.
+ * A caller whose token is scoped to another organization stands there as a non-member: that
+ * check comes first, whatever the cache holds.
+ */
 export function getStanding(ctx: ContentContext, organizationId: string, userId: string): Promise<MemberStanding> {
+  if (outsideTokenScope(organizationId, userId)) return Promise.resolve(nonMember(organizationId, userId));
   const store = requestContext.getStore();
   const key = `${organizationId}\n${userId}`;
   const cache = store ? (perRequest.get(store) ?? new Map<string, Promise<MemberStanding>>()) : undefined;
   if (store && cache && !perRequest.has(store)) perRequest.set(store, cache);
   const cached = cache?.get(key);
   if (cached) return cached;
-  const loaded = fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId })).then(({ membership }) => toStanding(organizationId, userId, membership));
+  const loaded = membershipCacheOf(ctx.redis, ctx.logger)
+    .get(organizationId, userId, async () => membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership))
+    .then((membership) => toStanding(organizationId, userId, membership));
   cache?.set(key, loaded);
   loaded.catch(() => cache?.delete(key));
   return loaded;
 }
 
-/** Memberships of one user in several organizations in one call (absent = not a member). */
+/**
+ * Memberships of one user in several organizations: the cached ones, the others in one call
+ * (absent = not a member; so are the organizations outside the caller's token scope).
+ */
 export async function getStandings(ctx: ContentContext, userId: string, organizationIds: string[]): Promise<Map<string, MemberStanding>> {
-  const unique = [...new Set(organizationIds)];
+  const unique = [...new Set(organizationIds)].filter((organizationId) => !outsideTokenScope(organizationId, userId));
   const result = new Map<string, MemberStanding>();
   if (!userId || unique.length === 0) return result;
-  const { memberships } = await fromService('Identity', ctx.clients.identity.batchGetMemberships({ userId, organizationIds: unique }));
-  for (const membership of memberships) result.set(membership.organizationId, toStanding(membership.organizationId, userId, membership));
+  const memberships = await membershipCacheOf(ctx.redis, ctx.logger).getMany(userId, unique, async (missing) => {
+    const { memberships: found } = await fromService('Identity', ctx.clients.identity.batchGetMemberships({ userId, organizationIds: missing }));
+    return new Map(found.map((membership) => [membership.organizationId, membershipFromProto(membership)]));
+  });
+  for (const [organizationId, membership] of memberships) {
+    // identity answers only for memberships it holds (disabled ones included), as before the cache.
+    if (membership.member || membership.disabled) result.set(organizationId, toStanding(organizationId, userId, membership));
+  }
   return result;
 }
 
@@ -41,11 +58,7 @@ export function nonMember(organizationId: string, userId: string): MemberStandin
   return { organizationId, userId, member: false, orgRole: null, teamIds: [] };
 }
 
-function toStanding(
-  organizationId: string,
-  userId: string,
-  membership: { member: boolean; role: number; teamIds: string[]; disabled: boolean } | undefined,
-): MemberStanding {
-  if (!membership || !membership.member || membership.disabled) return nonMember(organizationId, userId);
-  return { organizationId, userId, member: true, orgRole: roleFromProto(membership.role), teamIds: [...membership.teamIds] };
+function toStanding(organizationId: string, userId: string, membership: CachedMembership): MemberStanding {
+  if (!membership.member || membership.disabled) return nonMember(organizationId, userId);
+  return { organizationId, userId, member: true, orgRole: membership.role, teamIds: [...membership.teamIds] };
 }

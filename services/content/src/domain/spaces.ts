@@ -4,6 +4,7 @@ import type { MergeRulesDoc, SpaceDoc, SpaceVisibility } from '../db/structure';
 import { loadCollectionAccess, requireCollectionRole, requireMember, requireSpaceRole, type SpaceAccess } from './access';
 import type { ContentContext } from './context';
 import { spaceLock, withLock } from './locks';
+import { requireOrganizationMembers } from './organization-subjects';
 import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
 import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES, type DefaultLevel } from './roles';
 import { copyRevisionToSpace, createInitialRevision } from './space-content';
@@ -65,6 +66,7 @@ export async function createSpace(
     createdBy: userId,
     createdAt: now,
     updatedAt: now,
+    gitSync: false,
   });
   return withRole(ctx, userId, created.toObject() as SpaceDoc);
 }
@@ -115,6 +117,10 @@ export interface SpaceUpdate {
 export async function updateSpace(ctx: ContentContext, userId: string, access: SpaceAccess, input: SpaceUpdate): Promise<SpaceWithRole> {
   requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'change its settings');
   if (input.visibility) checkVisibility(input.visibility, access.space.parentId);
+  // The reviewers a merge rule names are shown with the space: members of its organization only.
+  if (input.mergeRules?.type === 'rules') {
+    await requireOrganizationMembers(ctx, access.space.organizationId, input.mergeRules.rules.flatMap((rule) => rule.users), 'mergeRules');
+  }
   const set: Record<string, unknown> = {};
   if (input.title !== undefined) set.title = input.title;
   if (input.emoji !== undefined) set.emoji = input.emoji ?? '';
@@ -157,6 +163,8 @@ export async function duplicateSpace(ctx: ContentContext, userId: string, access
     createdBy: userId,
     createdAt: now,
     updatedAt: now,
+    // The copy does not sync with the source's repository.
+    gitSync: false,
   });
   return withRole(ctx, userId, copy.toObject() as SpaceDoc);
 }

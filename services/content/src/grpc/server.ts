@@ -1,6 +1,6 @@
 import { HttpError, keysetPage } from '@quire/http';
 import type { content } from '@quire/proto';
-import { GrpcError, grpcStatus, type Role } from '@quire/runtime';
+import { GrpcError, grpcStatus, type Role, findByIds } from '@quire/runtime';
 import type { GitSyncSummary } from '../db/git';
 import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from '../domain/context';
@@ -49,8 +49,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     async batchGetSpaces(request) {
       const ids = [...new Set(checkBatch(request.ids, 'ids'))];
       if (ids.length === 0) return { spaces: [] };
-      const filter = request.includeDeleted ? { _id: { $in: ids } } : { _id: { $in: ids }, deletedAt: null };
-      const spaces = await ctx.models.Space.find(filter).lean<SpaceDoc[]>();
+      const spaces = (await findByIds(ctx.models.Space, ids, { filter: request.includeDeleted ? {} : { deletedAt: null } })) as SpaceDoc[];
       const viewer = request.viewerUserId;
       const roles = new Map<string, Role | null>();
       if (viewer) {

@@ -167,7 +167,7 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
     const body = parseInput(requestedReviewersBody, req.body, 'body');
     const { access, changeRequest, userId } = await loadChangeRequest(ctx, req);
     requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'request reviewers');
-    let updated = await requestReviewers(ctx, changeRequest, body.users);
+    let updated = await requestReviewers(ctx, access.space, changeRequest, body.users);
     if (body.subject !== undefined || body.description !== undefined) updated = await patchChangeRequest(ctx, updated, { subject: body.subject, description: body.description });
     const users = await loadUsers(ctx, [userId, ...body.users]);
     const createdAt = new Date().toISOString();

@@ -1,7 +1,6 @@
-import { apiUrl, fromService } from '@quire/http';
+import { apiUrl } from '@quire/http';
 import type { CommentDoc, CommentReactionDoc, CommentReplyDoc } from '../db/comments';
 import { commentPermissions, type CommentScope } from '../domain/comments';
-import type { ContentContext } from '../domain/context';
 import type { PresentedUser } from './change-request-presenter';
 import { markdownToDocument } from './revision-presenter';
 
@@ -105,16 +104,3 @@ export function presentReply(reply: CommentReplyDoc, p: CommentPresentation) {
   };
 }
 
-// identity answers at most this many users per call.
-const MEMBER_BATCH = 1000;
-
-/**
- * The Member objects (as identity's REST API presents them) of those of `userIds` who are
- * members of the organization: one identity.BatchGetMembers call (one per 1,000 users).
- */
-export async function loadMembers(ctx: ContentContext, organizationId: string, userIds: readonly string[]): Promise<Map<string, unknown>> {
-  const batches: string[][] = [];
-  for (let i = 0; i < userIds.length; i += MEMBER_BATCH) batches.push(userIds.slice(i, i + MEMBER_BATCH));
-  const answers = await Promise.all(batches.map((ids) => fromService('Identity', ctx.clients.identity.batchGetMembers({ organizationId, userIds: ids }))));
-  return new Map(answers.flatMap(({ members }) => members.map((member) => [member.userId, JSON.parse(member.restJson) as unknown] as const)));
-}

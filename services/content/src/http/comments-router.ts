@@ -7,7 +7,8 @@ import { deleteReply, getReply, listReplies, postReply, updateReply } from '../d
 import { commenterIds, deleteComment, getComment, listComments, loadCommentScope, postComment, updateComment, type CommentScope } from '../domain/comments';
 import type { ContentContext } from '../domain/context';
 import { loadUsers } from './change-request-presenter';
-import { loadMembers, presentComment, presentReply, userIdsOf, type BodyFormat } from './comment-presenter';
+import { loadMembers } from '../domain/organization-subjects';
+import { presentComment, presentReply, userIdsOf, type BodyFormat } from './comment-presenter';
 import { memoryPage } from './link-presenter';
 
 /*

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { listEnvelope, parseInput, presentUser, principalOf } from '@quire/http';
+import { fromService, listEnvelope, parseInput, presentUser, principalOf } from '@quire/http';
 import { loadCollectionAccess, loadSpaceAccess, requireCollectionRole, requireSpaceRole } from '../domain/access';
 import type { ContentContext } from '../domain/context';
 import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES } from '../domain/roles';
@@ -35,9 +35,11 @@ export function permissionsRouter(ctx: ContentContext): Router {
     return { type: 'collection', id: access.collection._id, organizationId: access.collection.organizationId };
   }
 
-  async function presentUserGrants(grants: GrantDoc[]) {
+  async function presentUserGrants(resource: GrantResource, grants: GrantDoc[]) {
     if (grants.length === 0) return [];
-    const { users } = await ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId) });
+    // Only the organization's members: a grant to anyone else (left from before grants were
+    // checked, or a member who left) shows nothing of that user.
+    const { users } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId), organizationId: resource.organizationId }));
     const byId = new Map(users.map((u) => [u.id, u]));
     return grants.flatMap((grant) => {
       const user = byId.get(grant.subjectId);
@@ -79,7 +81,7 @@ export function permissionsRouter(ctx: ContentContext): Router {
       const query = parseInput(listQuery, req.query, 'query');
       const resource = await adminResource(req, kind);
       const page = await listGrants(ctx, resource, 'user', query);
-      res.json(listEnvelope(await presentUserGrants(page.items), page.count, page.next));
+      res.json(listEnvelope(await presentUserGrants(resource, page.items), page.count, page.next));
     });
 
     router.get(`${root}/teams`, async (req, res) => {

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { apiUrl, listEnvelope, parseInput, principalOf } from '@quire/http';
 import { loadSpaceAccess } from '../domain/access';
+import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from '../domain/context';
-import { loadGitSyncSummaries } from '../domain/git/state';
+import { loadSpacesGitSyncs } from '../domain/git/state';
 import { deleteSpace, restoreSpace, transferSpace } from '../domain/space-lifecycle';
 import { resolvePublishedUrl } from '../domain/published';
 import { createSpace, duplicateSpace, listCollectionSpaces, listOrganizationSpaces, moveSpace, updateSpace } from '../domain/spaces';
@@ -23,8 +24,8 @@ import {
 export function spacesRouter(ctx: ContentContext): Router {
   const router = Router();
   const base = ctx.config.PUBLIC_BASE_URL;
-  // New spaces (create, duplicate) have no Git sync state: only existing ones look it up.
-  const gitSyncOf = async (spaceId: string) => (await loadGitSyncSummaries(ctx, [spaceId])).get(spaceId);
+  // New spaces (create, duplicate) have no Git sync state: only existing ones that may have one look it up.
+  const gitSyncOf = async (space: SpaceDoc) => (await loadSpacesGitSyncs(ctx, [space])).get(space._id);
 
   router.post('/v1/orgs/:organizationId/spaces', async (req, res) => {
     const { userId } = principalOf(req);
@@ -39,7 +40,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listOrganizationSpaces(ctx, userId, organizationId, query);
-    const gitSyncs = await loadGitSyncSummaries(ctx, page.items.map(({ space }) => space._id));
+    const gitSyncs = await loadSpacesGitSyncs(ctx, page.items.map(({ space }) => space));
     res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))), page.count, page.next));
   });
 
@@ -48,7 +49,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { collectionId } = parseInput(collectionParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listCollectionSpaces(ctx, userId, collectionId, query);
-    const gitSyncs = await loadGitSyncSummaries(ctx, page.items.map(({ space }) => space._id));
+    const gitSyncs = await loadSpacesGitSyncs(ctx, page.items.map(({ space }) => space));
     res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))), page.count, page.next));
   });
 
@@ -59,7 +60,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { shareKey } = parseInput(getSpaceQuery, req.query, 'query');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const published = shareKey === undefined ? undefined : await resolvePublishedUrl(ctx, access.space, shareKey);
-    res.json(presentSpace(access.space, access.role, base, published, await gitSyncOf(access.space._id)));
+    res.json(presentSpace(access.space, access.role, base, published, await gitSyncOf(access.space)));
   });
 
   router.patch('/v1/spaces/:spaceId', async (req, res) => {
@@ -68,7 +69,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const body = parseInput(updateSpaceBody, req.body, 'body');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const { space, role } = await updateSpace(ctx, userId, access, body);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
   });
 
   router.delete('/v1/spaces/:spaceId', async (req, res) => {
@@ -90,7 +91,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { userId } = principalOf(req);
     const { spaceId } = parseInput(spaceParams, req.params, 'params');
     const { space, role } = await restoreSpace(ctx, userId, spaceId);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
   });
 
   router.post('/v1/spaces/:spaceId/move', async (req, res) => {
@@ -99,7 +100,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const body = parseInput(moveBody, req.body, 'body');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const { space, role } = await moveSpace(ctx, userId, access, body);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
   });
 
   router.post('/v1/spaces/:spaceId/transfer', async (req, res) => {
@@ -108,7 +109,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const body = parseInput(transferBody, req.body, 'body');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const { space, role } = await transferSpace(ctx, userId, access, body.organization);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space._id)));
+    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
   });
 
   return router;

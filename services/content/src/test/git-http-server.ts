@@ -7,7 +7,8 @@ import os from 'node:os';
  * A smart-HTTP git server for tests: `git http-backend` run as a CGI program behind a
  * node http server on 127.0.0.1, serving the bare repositories under `projectRoot`
  * (clone and push), and answering 401 unless the request carries the expected basic-auth
- * credentials. `hold` names repositories whose requests are never answered (timeouts).
+ * credentials (without `username`, anyone may read and push). `hold` names repositories
+ * whose requests are never answered (timeouts).
  */
 export interface GitHttpServer {
   /** http://127.0.0.1:<port> — repositories are `${url}/<name>.git`. */
@@ -16,15 +17,19 @@ export interface GitHttpServer {
   unauthorized(): number;
   /** Requests held open now (`hold`). */
   held(): number;
+  /** Requests received so far. */
+  requests(): number;
   close(): Promise<void>;
 }
 
-export async function startGitHttpServer(options: { projectRoot: string; username: string; password: string; hold?: RegExp }): Promise<GitHttpServer> {
-  const expected = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
+export async function startGitHttpServer(options: { projectRoot: string; username?: string; password?: string; hold?: RegExp }): Promise<GitHttpServer> {
+  const expected = options.username === undefined ? undefined : `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`;
   let refused = 0;
+  let received = 0;
   const held = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
-    if (req.headers.authorization !== expected) {
+    received += 1;
+    if (expected !== undefined && req.headers.authorization !== expected) {
       refused += 1;
       res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
       return;
@@ -49,7 +54,7 @@ export async function startGitHttpServer(options: { projectRoot: string; usernam
         CONTENT_TYPE: req.headers['content-type'] ?? '',
         REMOTE_ADDR: '127.0.0.1',
         // Authenticated: http-backend then also serves pushes (receive-pack).
-        REMOTE_USER: options.username,
+        REMOTE_USER: options.username ?? 'anonymous',
         ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
         ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       },
@@ -93,9 +98,30 @@ export async function startGitHttpServer(options: { projectRoot: string; usernam
     url: `http://127.0.0.1:${port}`,
     unauthorized: () => refused,
     held: () => held.size,
+    requests: () => received,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of [...held]) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An http server on 127.0.0.1 answering every request with a 302 to the same path under `target`. */
+export async function startRedirectServer(target: string): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    received += 1;
+    res.writeHead(302, { location: `${target}${req.url ?? '/'}` }).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => received,
+    close: () =>
+      new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),

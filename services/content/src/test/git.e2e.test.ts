@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,11 +11,13 @@ import { GitBookAPI } from '@gitbook/api';
 import { createJobQueue } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
-import { startGitHttpServer, type GitHttpServer } from './git-http-server';
+import { startGitHttpServer, startRedirectServer, type GitHttpServer } from './git-http-server';
 
 /**
  * Git import and export through the gateway, against real git: bare repositories over
- * file:// made by the test, and a smart-HTTP server requiring basic auth.
+ * file:// made by the test, and a smart-HTTP server requiring basic auth. The stack allows
+ * both explicitly (file and http transports, private networks): production allows neither
+ * (git-egress.e2e.test.ts).
  */
 
 type Files = Record<string, string | Buffer | null>;
@@ -186,7 +189,14 @@ describe('content: Git import and export (end to end)', () => {
     serviceTmp = path.join(workRoot, 'service-tmp');
     mkdirSync(serviceTmp);
     server = await startGitHttpServer({ projectRoot: httpRoot, username, password, hold: /slow/ });
-    stack = await startTestStack({ LOG_LEVEL: 'info', GIT_OPERATION_TIMEOUT_MS: '10000', GIT_MAX_FILES: '400', TMPDIR: serviceTmp });
+    stack = await startTestStack({
+      LOG_LEVEL: 'info',
+      GIT_ALLOWED_PROTOCOLS: 'https,http,file',
+      GIT_ALLOW_PRIVATE_NETWORKS: 'true',
+      GIT_OPERATION_TIMEOUT_MS: '10000',
+      GIT_MAX_FILES: '400',
+      TMPDIR: serviceTmp,
+    });
     const organization = await stack.organization({ domain: 'git.test', roles: ['edit', 'read', 'guest'] });
     ({ admin, outsider } = organization);
     orgId = organization.id;
@@ -627,7 +637,7 @@ describe('content: Git import and export (end to end)', () => {
 
     const bad = await importRepo(spaceId, { url: withAuth(wrongPassword) });
     assert.equal(bad.operation.state, 'failure');
-    assert.match(bad.operation.error, /Authentication failed|401/i);
+    assert.equal(bad.operation.error, 'authentication failed');
     assert.ok(server.unauthorized() > 0);
 
     const pushed = succeeded(await exportRepo(spaceId, { url: withAuth(password), ref: 'refs/heads/published', commitMessage: 'Publish' }));
@@ -635,6 +645,47 @@ describe('content: Git import and export (end to end)', () => {
 
     const everything = JSON.stringify([state, bad, pushed, await content(spaceId)]) + stack.output();
     for (const secret of [password, wrongPassword, encodeURIComponent(password)]) assert.ok(!everything.includes(secret), 'a credential leaked');
+  });
+
+  it("records generic reasons, never git's own words, and follows no redirect", async () => {
+    // git's text would tell files from folders and open ports from closed ones: git info says neither.
+    const folder = mkdtempSync(path.join(workRoot, 'not-a-repo-'));
+    writeFileSync(path.join(folder, 'file.txt'), 'x');
+    const listener = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    const closed = new Promise<void>((resolve) => listener.once('close', resolve));
+    const spaceId = await newSpace('Reasons');
+    const reasons: string[] = [];
+    try {
+      for (const url of [folder, path.join(folder, 'file.txt'), path.join(folder, 'missing')].map((file) => pathToFileURL(file).href)) {
+        reasons.push((await importRepo(spaceId, { url })).operation.error);
+      }
+      reasons.push((await importRepo(spaceId, { url: `http://127.0.0.1:${port}/x.git` })).operation.error);
+    } finally {
+      listener.close();
+      await closed;
+    }
+    // The same port, closed now.
+    reasons.push((await importRepo(spaceId, { url: `http://127.0.0.1:${port}/x.git` })).operation.error);
+    assert.deepEqual(reasons, Array(5).fill('failed to reach the repository'));
+
+    // A redirect leads to an address nobody checked: it is not followed, even to a repository that works.
+    const anonymous = await startGitHttpServer({ projectRoot: httpRoot });
+    const redirect = await startRedirectServer(anonymous.url);
+    try {
+      new TestRepo(httpRoot, 'moved').commit({ 'README.md': '# Moved' }, 'Moved');
+      succeeded(await importRepo(await newSpace('Moved'), { url: `${anonymous.url}/moved.git` }));
+      const served = anonymous.requests();
+      const redirected = await importRepo(spaceId, { url: `${redirect.url}/moved.git` });
+      assert.equal(redirected.operation.state, 'failure');
+      assert.equal(redirected.operation.error, 'failed to reach the repository');
+      assert.ok(redirect.requests() > 0);
+      assert.equal(anonymous.requests(), served, 'the redirect target was never asked');
+    } finally {
+      await redirect.close();
+      await anonymous.close();
+    }
   });
 
   it('bounds a job: a repository over GIT_MAX_FILES fails, a stalled fetch times out, a lost job ends as failed; no work directory stays', async () => {

@@ -55,6 +55,11 @@ export interface ApiTokenDoc {
   /** sha256 of the secret; the secret itself is never stored. */
   hash: string;
   label: string;
+  /**
+   * The one organization the token is valid in (issued by that organization's SSO); absent or
+   * null for a token valid in all of the user's organizations.
+   */
+  organizationId?: string | null;
   createdAt: Date;
   revokedAt?: Date | null;
 }
@@ -137,6 +142,7 @@ const apiTokenSchema = new Schema<ApiTokenDoc>(
     userId: { type: String, required: true },
     hash: { type: String, required: true },
     label: { type: String, default: '' },
+    organizationId: { type: String, default: null },
     createdAt: { type: Date, required: true },
     revokedAt: { type: Date, default: null },
   },

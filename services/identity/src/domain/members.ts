@@ -5,8 +5,10 @@ import { withRedisLock, type Role } from '@quire/runtime';
 import type { MembershipDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
 import { memberCounts, type MemberCounts } from './counts';
+import { changingMembers } from './invalidations';
 import { getVisibleOrganization, memberSearchFields } from './organizations';
 import { canAdministrate, canRemoveMember, canViewMember, organizationPermissions } from './permissions';
+import { getUsers } from './users';
 
 export interface MemberView {
   membership: MembershipDoc;
@@ -32,7 +34,7 @@ export function escapeRegex(text: string): string {
 /** Users and counts for a page of memberships, in batched queries. */
 export async function viewsOf(ctx: IdentityContext, organizationId: string, memberships: MembershipDoc[]): Promise<MemberView[]> {
   const [users, counts] = await Promise.all([
-    memberships.length ? ctx.models.User.find({ _id: { $in: memberships.map((m) => m.userId) } }).lean() : [],
+    getUsers(ctx, memberships.map((m) => m.userId)),
     memberCounts(ctx, organizationId, memberships),
   ]);
   const byId = new Map(users.map((u) => [u._id, u]));
@@ -87,7 +89,7 @@ export async function updateMemberRole(ctx: IdentityContext, callerId: string, o
   await requireAdmin(ctx, callerId, organizationId);
   const target = await ctx.models.Membership.findOne({ organizationId, userId }).lean();
   if (!target) throw httpError.notFound('Member');
-  const change = () => ctx.models.Membership.updateOne({ organizationId, userId }, { $set: { role } });
+  const change = () => changingMembers(ctx, organizationId, [userId], () => ctx.models.Membership.updateOne({ organizationId, userId }, { $set: { role } }));
   if (target.role === 'admin' && role !== 'admin') {
     await withAdminLock(ctx, organizationId, async () => {
       await ensureAnotherAdmin(ctx, organizationId, userId);
@@ -106,18 +108,24 @@ export async function updateMemberRole(ctx: IdentityContext, callerId: string, o
 export async function removeMember(ctx: IdentityContext, callerId: string, organizationId: string, userId: string): Promise<void> {
   const { membership: caller } = await getVisibleOrganization(ctx, callerId, organizationId);
   if (!canRemoveMember(caller, callerId === userId)) throw httpError.forbidden('Only organization admins can remove members');
-  const target = await ctx.models.Membership.findOne({ organizationId, userId }).lean();
-  if (!target) return;
-  const remove = () => ctx.models.Membership.deleteOne({ organizationId, userId });
-  if (target.role === 'admin') {
-    await withAdminLock(ctx, organizationId, async () => {
-      await ensureAnotherAdmin(ctx, organizationId, userId);
+  // Announced even when there is nothing left to remove: a retry after a half-done removal
+  // still clears what other services cached.
+  const removed = await changingMembers(ctx, organizationId, [userId], async () => {
+    const target = await ctx.models.Membership.findOne({ organizationId, userId }).lean();
+    if (!target) return false;
+    const remove = () => ctx.models.Membership.deleteOne({ organizationId, userId });
+    if (target.role === 'admin') {
+      await withAdminLock(ctx, organizationId, async () => {
+        await ensureAnotherAdmin(ctx, organizationId, userId);
+        await remove();
+      });
+    } else {
       await remove();
-    });
-  } else {
-    await remove();
-  }
-  await ctx.models.TeamMembership.deleteMany({ organizationId, userId });
+    }
+    await ctx.models.TeamMembership.deleteMany({ organizationId, userId });
+    return true;
+  });
+  if (!removed) return;
   await ctx.events?.publish({ type: EVENT_TYPES.memberRemoved, organizationId, payload: { organizationId, userId } });
 }
 

@@ -1,7 +1,9 @@
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { newId, type Role } from '@quire/runtime';
+import { isDuplicateKeyError, newId, outsideTokenScope, retryOnDuplicateKey, tokenScope, type Role, findByIds } from '@quire/runtime';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
+import { callPublishing } from './counts';
+import { changingMembers } from './invalidations';
 
 export interface OrganizationInput {
   title: string;
@@ -15,8 +17,12 @@ export type OrganizationPatch = Partial<
   Pick<OrganizationDoc, 'title' | 'emailDomains' | 'hostname' | 'defaultRole' | 'defaultContent' | 'logo' | 'sso' | 'ai' | 'inviteLinks' | 'mergeRules'>
 >;
 
-/** Creates an organization whose first member, its admin, is the creator. */
+/**
+ * Creates an organization whose first member, its admin, is the creator. A token scoped to one
+ * organization may not: it would own an organization outside its scope.
+ */
 export async function createOrganization(ctx: IdentityContext, creatorId: string, input: OrganizationInput) {
+  if (tokenScope()) throw httpError.forbidden('This token is limited to one organization and cannot create organizations');
   const now = new Date();
   const organization = await ctx.models.Organization.create({
     _id: newId(),
@@ -32,17 +38,21 @@ export async function createOrganization(ctx: IdentityContext, creatorId: string
   return { organization: organization.toObject(), membership };
 }
 
-/** Makes the user a member with `role`, or sets the role of an existing member. */
+/** Makes the user a member with `role`, or sets the role of an existing member (idempotent under concurrency). */
 export async function addMembership(ctx: IdentityContext, organizationId: string, userId: string, role: Role | null): Promise<MembershipDoc> {
   const user = await ctx.models.User.findById(userId).lean();
-  const membership = await ctx.models.Membership.findOneAndUpdate(
-    { organizationId, userId },
-    {
-      $set: { role, ...(user ? memberSearchFields(user) : {}) },
-      $setOnInsert: { _id: newId(), joinedAt: new Date(), sso: false, disabled: false },
-    },
-    { upsert: true, returnDocument: 'after' },
-  ).lean();
+  const membership = await changingMembers(ctx, organizationId, [userId], () =>
+    retryOnDuplicateKey(() =>
+      ctx.models.Membership.findOneAndUpdate(
+        { organizationId, userId },
+        {
+          $set: { role, ...(user ? memberSearchFields(user) : {}) },
+          $setOnInsert: { _id: newId(), joinedAt: new Date(), sso: false, disabled: false },
+        },
+        { upsert: true, returnDocument: 'after' },
+      ).lean(),
+    ),
+  );
   return membership!;
 }
 
@@ -57,9 +67,11 @@ export async function getMembership(ctx: IdentityContext, organizationId: string
 
 /**
  * The organization as `userId` may see it: 404 when it does not exist or when they are
- * not a member (other tenants never learn whether an id exists).
+ * not a member (other tenants never learn whether an id exists). A caller whose token is
+ * scoped to another organization is not a member here, whatever their memberships.
  */
 export async function getVisibleOrganization(ctx: IdentityContext, userId: string, organizationId: string) {
+  if (outsideTokenScope(organizationId, userId)) throw httpError.notFound('Organization');
   const [organization, membership] = await Promise.all([
     ctx.models.Organization.findById(organizationId).lean(),
     getMembership(ctx, organizationId, userId),
@@ -68,20 +80,24 @@ export async function getVisibleOrganization(ctx: IdentityContext, userId: strin
   return { organization, membership };
 }
 
-/** The caller's organizations, most recently joined first, one keyset page at a time. */
+/**
+ * The caller's organizations, most recently joined first, one keyset page at a time; only the
+ * token's organization when the token is scoped to one.
+ */
 export async function listOrganizationsOfUser(
   ctx: IdentityContext,
   userId: string,
   page: { limit: number; page?: string },
 ): Promise<KeysetPage<{ organization: OrganizationDoc; membership: MembershipDoc }>> {
+  const scope = tokenScope();
   const memberships = await keysetPage(ctx.models.Membership, {
-    filter: { userId, disabled: false },
+    filter: { userId, disabled: false, ...(scope ? { organizationId: scope } : {}) },
     sortField: 'joinedAt',
     order: 'desc',
     limit: page.limit,
     page: page.page,
   });
-  const organizations = await ctx.models.Organization.find({ _id: { $in: memberships.items.map((m) => m.organizationId) } }).lean();
+  const organizations = await findByIds(ctx.models.Organization, memberships.items.map((m) => m.organizationId));
   const byId = new Map(organizations.map((o) => [o._id, o]));
   const items = memberships.items
     .filter((membership) => byId.has(membership.organizationId))
@@ -93,6 +109,7 @@ export async function listOrganizationsOfUser(
 export async function updateOrganization(ctx: IdentityContext, userId: string, organizationId: string, patch: OrganizationPatch) {
   const { organization: current, membership } = await getVisibleOrganization(ctx, userId, organizationId);
   if (membership.role !== 'admin') throw httpError.forbidden('Only organization admins can update the organization');
+  if (patch.defaultContent) await checkOwnSite(ctx, organizationId, patch.defaultContent.site);
   const newHostname = patch.hostname !== undefined && patch.hostname !== current.hostname ? patch.hostname : undefined;
   if (newHostname) await claimHostname(ctx, organizationId, newHostname);
   const organization = await ctx.models.Organization.findByIdAndUpdate(organizationId, { $set: patch }, { returnDocument: 'after' }).lean();
@@ -101,11 +118,22 @@ export async function updateOrganization(ctx: IdentityContext, userId: string, o
   return { organization, membership };
 }
 
+/**
+ * 400 unless the site is one of the organization's own (publishing owns sites): an unknown site
+ * and another organization's get the same answer, so the check tells nothing about other tenants.
+ */
+async function checkOwnSite(ctx: IdentityContext, organizationId: string, siteId: string): Promise<void> {
+  const { sites } = await callPublishing(ctx, (publishing) => publishing.batchGetSites({ ids: [siteId] }));
+  if (!sites.some((site) => site.id === siteId && site.organizationId === organizationId)) {
+    throw httpError.badRequest('Invalid body: defaultContent.site: not a site of this organization');
+  }
+}
+
 async function claimHostname(ctx: IdentityContext, organizationId: string, hostname: string): Promise<void> {
   try {
     await ctx.models.HostnameClaim.create({ _id: hostname, organizationId });
   } catch (error) {
-    if ((error as { code?: number }).code !== 11000) throw error;
+    if (!isDuplicateKeyError(error)) throw error;
     const claim = await ctx.models.HostnameClaim.findById(hostname).lean();
     if (claim?.organizationId !== organizationId) throw httpError.conflict('hostname: already used by another organization');
   }

@@ -1,9 +1,10 @@
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { httpError } from '@quire/http';
-import { newId } from '@quire/runtime';
+import { newId, retryOnDuplicateKey } from '@quire/runtime';
 import type { SamlProviderDoc } from '../db/directory';
 import type { UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
+import { changingMembers } from './invalidations';
 import { memberSearchFields } from './organizations';
 import { providerStatus, serviceEndpoints } from './saml';
 import { issueToken } from './tokens';
@@ -108,32 +109,46 @@ export async function completeLogin(ctx: IdentityContext, providerId: string, sa
   if (!organization) throw httpError.notFound('SAML provider');
 
   const user = await ssoAccount(ctx, organization._id, email, firstString(profile!, NAME_ATTRIBUTES));
-  const membership = await ctx.models.Membership.findOneAndUpdate(
-    { organizationId: organization._id, userId: user._id },
-    {
-      $set: { sso: true, ...memberSearchFields(user) },
-      // Existing members keep their role: signing in must never demote an admin.
-      $setOnInsert: { _id: newId(), joinedAt: new Date(), disabled: false, role: provider.defaultRole },
-    },
-    { upsert: true, returnDocument: 'after' },
-  ).lean();
+  const membership = await changingMembers(ctx, organization._id, [user._id], () => joinOrganization(ctx, provider, organization._id, user));
+  // The identity provider vouches for this organization only (any organization's admins configure
+  // theirs): the token is scoped to it and acts as a non-member of every other organization.
+  const { token } = await issueToken(ctx, user._id, `sso:${provider._id}`, organization._id);
+  return { token, user, organization, membership };
+}
+
+/** Makes the user an SSO member of the organization (new members with the provider's default role) in its default team. */
+async function joinOrganization(ctx: IdentityContext, provider: SamlProviderDoc, organizationId: string, user: UserDoc) {
+  // Upserts of unique rows: a sign-in racing another one of the same user finds the row and updates it.
+  const membership = await retryOnDuplicateKey(() =>
+    ctx.models.Membership.findOneAndUpdate(
+      { organizationId, userId: user._id },
+      {
+        $set: { sso: true, ...memberSearchFields(user) },
+        // Existing members keep their role: signing in must never demote an admin.
+        $setOnInsert: { _id: newId(), joinedAt: new Date(), disabled: false, role: provider.defaultRole },
+      },
+      { upsert: true, returnDocument: 'after' },
+    ).lean(),
+  );
   if (!membership) throw httpError.unavailable('Could not record the membership, try again');
-  if (provider.defaultTeamId && (await ctx.models.Team.exists({ _id: provider.defaultTeamId, organizationId: organization._id }))) {
-    await ctx.models.TeamMembership.updateOne(
-      { teamId: provider.defaultTeamId, userId: user._id },
-      { $setOnInsert: { _id: newId(), organizationId: organization._id, role: 'member', createdAt: new Date() } },
-      { upsert: true },
+  if (provider.defaultTeamId && (await ctx.models.Team.exists({ _id: provider.defaultTeamId, organizationId }))) {
+    await retryOnDuplicateKey(() =>
+      ctx.models.TeamMembership.updateOne(
+        { teamId: provider.defaultTeamId, userId: user._id },
+        { $setOnInsert: { _id: newId(), organizationId, role: 'member', createdAt: new Date() } },
+        { upsert: true },
+      ),
     );
   }
-  const { token } = await issueToken(ctx, user._id, `sso:${provider._id}`);
-  return { token, user, organization, membership };
+  return membership;
 }
 
 /**
  * The account an assertion signs in: a new user, or an existing one only when they already
- * belong to the provider's organization. The token we issue is valid in all of the user's
- * organizations, so an identity provider (which any organization's admin configures) must never
- * take over an account that is not its organization's.
+ * belong to the provider's organization. An identity provider (which any organization's admin
+ * configures) must never take over an account that is not its organization's: even though the
+ * token is scoped to the organization, it would speak for the whole account (its profile, its
+ * membership there).
  */
 async function ssoAccount(ctx: IdentityContext, organizationId: string, email: string, displayName: string | undefined): Promise<UserDoc> {
   const existing = await ctx.models.User.findOne({ email: normalizeEmail(email) }).lean();

@@ -1,10 +1,11 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { newId } from '@quire/runtime';
+import { newId, retryOnDuplicateKey, findByIds } from '@quire/runtime';
 import type { MembershipDoc } from '../db/models';
 import type { TeamDoc, TeamMembershipDoc, TeamRole } from '../db/directory';
 import type { IdentityContext } from './context';
 import { teamCounts, teamMemberCounts } from './counts';
+import { changingMembers } from './invalidations';
 import { escapeRegex, viewsOf, type MemberView } from './members';
 import { getVisibleOrganization } from './organizations';
 import { canAdministrate, canViewMember, organizationPermissions, teamPermissions, type TeamPermissions } from './permissions';
@@ -102,7 +103,9 @@ export async function createTeam(ctx: IdentityContext, callerId: string, organiz
   const now = new Date();
   const team = (await ctx.models.Team.create({ _id: newId(), organizationId, title: input.title, sortTitle: input.title.toLowerCase(), createdAt: now })).toObject();
   if (userIds.length) {
-    await ctx.models.TeamMembership.insertMany(userIds.map((userId) => ({ _id: newId(), organizationId, teamId: team._id, userId, role: 'member', createdAt: now })));
+    await changingMembers(ctx, organizationId, userIds, () =>
+      ctx.models.TeamMembership.insertMany(userIds.map((userId) => ({ _id: newId(), organizationId, teamId: team._id, userId, role: 'member', createdAt: now }))),
+    );
   }
   return (await teamViews(ctx, membership, organizationId, [team]))[0];
 }
@@ -122,9 +125,13 @@ export async function renameTeam(ctx: IdentityContext, callerId: string, organiz
 export async function deleteTeam(ctx: IdentityContext, callerId: string, organizationId: string, teamId: string): Promise<void> {
   const { membership } = await getVisibleOrganization(ctx, callerId, organizationId);
   if (!canAdministrate(membership)) throw httpError.forbidden('Only organization admins can delete teams');
-  const deleted = await ctx.models.Team.deleteOne({ _id: teamId, organizationId });
-  if (deleted.deletedCount === 0) return;
-  await ctx.models.TeamMembership.deleteMany({ teamId });
+  // Its members' team lists change: every member's standing is announced (deleting a team is rare).
+  const deleted = await changingMembers(ctx, organizationId, 'all', async () => {
+    const { deletedCount } = await ctx.models.Team.deleteOne({ _id: teamId, organizationId });
+    if (deletedCount > 0) await ctx.models.TeamMembership.deleteMany({ teamId });
+    return deletedCount > 0;
+  });
+  if (!deleted) return;
   await ctx.models.SamlProvider.updateMany({ organizationId, defaultTeamId: teamId }, { $set: { defaultTeamId: null } });
   await ctx.events?.publish({ type: EVENT_TYPES.teamDeleted, organizationId, payload: { organizationId, teamId } });
 }
@@ -134,6 +141,8 @@ export interface TeamMemberView {
   role: TeamRole;
   /** Whether the caller may view this team member: whoever may view the team. */
   view: boolean;
+  /** Whether the caller may see the member's e-mail: only those who may list the organization's members, not guests in the team. */
+  email: boolean;
 }
 
 export async function listTeamMembers(
@@ -143,11 +152,12 @@ export async function listTeamMembers(
   teamId: string,
   query: { limit: number; page?: string },
 ): Promise<KeysetPage<TeamMemberView>> {
-  const { permissions } = await visibleTeam(ctx, callerId, organizationId, teamId);
+  const { membership, permissions } = await visibleTeam(ctx, callerId, organizationId, teamId);
+  const email = organizationPermissions(membership).listMembers;
   const page = await keysetPage(ctx.models.TeamMembership, { filter: { teamId }, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
   const memberships = await ctx.models.Membership.find({ organizationId, userId: { $in: page.items.map((i) => i.userId) } }).lean();
   const views = new Map((await viewsOf(ctx, organizationId, memberships)).map((v) => [v.membership.userId, v]));
-  const items = page.items.filter((i) => views.has(i.userId)).map((i) => ({ member: views.get(i.userId)!, role: i.role, view: permissions.view }));
+  const items = page.items.filter((i) => views.has(i.userId)).map((i) => ({ member: views.get(i.userId)!, role: i.role, view: permissions.view, email: email || i.userId === callerId }));
   return { items, next: page.next, count: page.count };
 }
 
@@ -218,8 +228,11 @@ export async function updateTeamMembers(
         upsert: true,
       },
     }));
-  if (removed.size) await ctx.models.TeamMembership.deleteMany({ teamId, userId: { $in: [...removed] } });
-  if (operations.length) await ctx.models.TeamMembership.bulkWrite(operations, { ordered: false });
+  await changingMembers(ctx, organizationId, [...removed, ...upserts.keys()], async () => {
+    if (removed.size) await ctx.models.TeamMembership.deleteMany({ teamId, userId: { $in: [...removed] } });
+    // Upserts: repeating them after a concurrent identical request inserted a row first is harmless.
+    if (operations.length) await retryOnDuplicateKey(() => ctx.models.TeamMembership.bulkWrite(operations, { ordered: false }));
+  });
 }
 
 /** Adds the member to the team or changes their role there; only members of the organization join (400). */
@@ -229,10 +242,14 @@ export async function setTeamMemberRole(ctx: IdentityContext, callerId: string, 
     if (!(await ctx.models.User.exists({ _id: userId }))) throw httpError.notFound('User');
     throw httpError.badRequest(`Invalid params: userId: not a member of the organization: ${userId}`);
   }
-  await ctx.models.TeamMembership.updateOne(
-    { teamId, userId },
-    { $set: { role }, $setOnInsert: { _id: newId(), organizationId, createdAt: new Date() } },
-    { upsert: true },
+  await changingMembers(ctx, organizationId, [userId], () =>
+    retryOnDuplicateKey(() =>
+      ctx.models.TeamMembership.updateOne(
+        { teamId, userId },
+        { $set: { role }, $setOnInsert: { _id: newId(), organizationId, createdAt: new Date() } },
+        { upsert: true },
+      ),
+    ),
   );
 }
 
@@ -240,7 +257,7 @@ export async function setTeamMemberRole(ctx: IdentityContext, callerId: string, 
 export async function removeTeamMember(ctx: IdentityContext, callerId: string, organizationId: string, teamId: string, userId: string): Promise<void> {
   const { permissions } = await visibleTeam(ctx, callerId, organizationId, teamId);
   if (!permissions.admin && userId !== callerId) throw httpError.forbidden('Only organization admins and team owners can manage this team');
-  await ctx.models.TeamMembership.deleteOne({ teamId, userId });
+  await changingMembers(ctx, organizationId, [userId], () => ctx.models.TeamMembership.deleteOne({ teamId, userId }));
 }
 
 /** The teams of a member, with their role in each; `title` filters by team name. */
@@ -263,7 +280,7 @@ export async function listMemberTeams(
     filter.teamId = { $in: matching.map((t) => t._id) };
   }
   const page = await keysetPage(ctx.models.TeamMembership, { filter, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
-  const teams = await ctx.models.Team.find({ _id: { $in: page.items.map((i) => i.teamId) } }).lean();
+  const teams = await findByIds(ctx.models.Team, page.items.map((i) => i.teamId));
   const views = new Map((await teamViews(ctx, membership, organizationId, teams)).map((v) => [v.team._id, v]));
   const items = page.items.filter((i) => views.has(i.teamId)).map((i) => ({ team: views.get(i.teamId)!, role: i.role }));
   return { items, next: page.next, count: page.count };

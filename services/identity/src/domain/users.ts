@@ -1,6 +1,8 @@
-import { newId } from '@quire/runtime';
+import { httpError } from '@quire/http';
+import { isDuplicateKeyError, newId, tokenScope, findByIds } from '@quire/runtime';
 import type { UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
+import { organizationPermissions } from './permissions';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -25,12 +27,32 @@ export async function createUser(ctx: IdentityContext, input: { email: string; d
   try {
     return (await ctx.models.User.create({ _id: newId(), email, displayName, createdAt: new Date() })).toObject();
   } catch (error) {
-    if ((error as { code?: number }).code === 11000) return null;
+    if (isDuplicateKeyError(error)) return null;
     throw error;
   }
 }
 
 export async function getUsers(ctx: IdentityContext, ids: string[]): Promise<UserDoc[]> {
   if (ids.length === 0) return [];
-  return ctx.models.User.find({ _id: { $in: [...new Set(ids)] } }).lean();
+  return findByIds(ctx.models.User, ids);
+}
+
+/**
+ * A user as the caller may see them (GET /v1/users/{id}): themselves, or someone sharing an
+ * active organization with them (only the token's organization when it is scoped); 404 otherwise.
+ * The e-mail is directory data: shown only when the caller may list the members of a shared
+ * organization (a role there), not to guests, who get the public profile (GitBook's User
+ * has `email` optional; the operation serves "publicly available information").
+ */
+export async function getVisibleUser(ctx: IdentityContext, callerId: string, userId: string): Promise<{ user: UserDoc; email: boolean }> {
+  const user = await ctx.models.User.findById(userId).lean();
+  if (!user) throw httpError.notFound('User');
+  if (userId === callerId) return { user, email: true };
+  const scope = tokenScope();
+  const theirs = await ctx.models.Membership.find({ userId, disabled: false, ...(scope ? { organizationId: scope } : {}) }, { organizationId: 1 }).lean();
+  const shared = theirs.length
+    ? await ctx.models.Membership.find({ userId: callerId, disabled: false, organizationId: { $in: theirs.map((m) => m.organizationId) } }, { role: 1, disabled: 1 }).lean()
+    : [];
+  if (shared.length === 0) throw httpError.notFound('User');
+  return { user, email: shared.some((membership) => organizationPermissions(membership).listMembers) };
 }

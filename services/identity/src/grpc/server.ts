@@ -1,6 +1,6 @@
 import { HttpError, keysetPage } from '@quire/http';
 import { identity } from '@quire/proto';
-import { GrpcError, grpcStatus, roleToProto } from '@quire/runtime';
+import { GrpcError, grpcStatus, roleToProto, findByIds } from '@quire/runtime';
 import type { TeamDoc } from '../db/directory';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
@@ -63,17 +63,23 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
     async resolveToken(request) {
       const resolved = await resolveToken(ctx, request.token);
       if (!resolved) throw new GrpcError(grpcStatus.NOT_FOUND, 'token not found or revoked');
-      return { user: toUser(resolved.user), tokenId: resolved.tokenId };
+      return { user: toUser(resolved.user), tokenId: resolved.tokenId, organizationId: resolved.organizationId ?? '' };
     },
 
     async batchGetUsers(request) {
-      const users = await getUsers(ctx, checkBatch(request.ids));
+      let ids = checkBatch(request.ids);
+      if (request.organizationId && ids.length > 0) {
+        const members = await ctx.models.Membership.find({ organizationId: request.organizationId, userId: { $in: ids } }, { userId: 1 }).lean();
+        const memberIds = new Set(members.map((m) => m.userId));
+        ids = ids.filter((id) => memberIds.has(id));
+      }
+      const users = await getUsers(ctx, ids);
       return { users: users.map(toUser) };
     },
 
     async batchGetOrganizations(request) {
       const ids = checkBatch(request.ids);
-      const organizations = ids.length ? await ctx.models.Organization.find({ _id: { $in: ids } }).lean() : [];
+      const organizations = await findByIds(ctx.models.Organization, ids);
       return { organizations: organizations.map(toOrganization) };
     },
 

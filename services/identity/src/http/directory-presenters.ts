@@ -5,14 +5,14 @@ import { providerStatus, serviceEndpoints } from '../domain/saml';
 import type { TeamMemberView, TeamView } from '../domain/teams';
 import { presentUser } from './presenters';
 
-/** The Member object (spec "Member"). */
-export function presentMember(view: MemberView, baseUrl: string) {
+/** The Member object (spec "Member"); `email: false` leaves the e-mail out of its user. */
+export function presentMember(view: MemberView, baseUrl: string, options: { email?: boolean } = {}) {
   const { membership, user, counts } = view;
   return {
     object: 'member' as const,
     id: membership.userId,
     role: membership.role,
-    user: presentUser(user, baseUrl),
+    user: presentUser(user, baseUrl, options),
     disabled: membership.disabled,
     joinedAt: membership.joinedAt.toISOString(),
     ...(membership.lastSeenAt ? { lastSeenAt: membership.lastSeenAt.toISOString() } : {}),
@@ -38,7 +38,7 @@ export function presentTeam(view: TeamView) {
 
 /** A team-member list item (spec "Team and TeamMember"). */
 export function presentTeamMember(view: TeamMemberView, baseUrl: string) {
-  return { organization: presentMember(view.member, baseUrl), team: { role: view.role }, permissions: { view: view.view } };
+  return { organization: presentMember(view.member, baseUrl, { email: view.email }), team: { role: view.role }, permissions: { view: view.view } };
 }
 
 /** The SAML provider object; only the identity provider's public certificate is shown. */

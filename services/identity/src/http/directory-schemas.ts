@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listQuerySchema, orderSchema } from '@quire/http';
+import { httpUrlSchema, listQuerySchema, orderSchema } from '@quire/http';
 import { ROLES } from '@quire/runtime';
 import { TEAM_ROLES } from '../db/directory';
 import { parseCertificate } from '../domain/saml';
@@ -51,7 +51,7 @@ const samlFields = {
     .string()
     .max(10000)
     .refine((text) => parseCertificate(text) !== null, 'must be an X.509 certificate (PEM or base64)'),
-  ssoURL: z.url({ protocol: /^https?$/ }).max(2048),
+  ssoURL: httpUrlSchema,
   defaultTeam: z.string().min(1).max(64).nullable(),
   defaultRole: z.enum(ROLES).nullable(),
 };

@@ -2,8 +2,12 @@ import { apiUrl, presentUser as presentUserObject } from '@quire/http';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import { organizationPermissions } from '../domain/permissions';
 
-export function presentUser(user: UserDoc, baseUrl: string) {
-  return presentUserObject({ id: user._id, displayName: user.displayName, email: user.email, photoURL: user.photoURL }, baseUrl);
+/** The User object; without `email` (optional in the OpenAPI User) for callers who may not see it. */
+export function presentUser(user: UserDoc, baseUrl: string, options: { email?: boolean } = {}) {
+  const presented = presentUserObject({ id: user._id, displayName: user.displayName, email: user.email, photoURL: user.photoURL }, baseUrl);
+  if (options.email !== false) return presented;
+  const { email: _hidden, ...withoutEmail } = presented;
+  return withoutEmail;
 }
 
 /** The Organization object as the member `membership` sees it. */

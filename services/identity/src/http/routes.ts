@@ -8,6 +8,7 @@ import {
   organizationsWithOwnedTeam,
   updateOrganization,
 } from '../domain/organizations';
+import { getVisibleUser } from '../domain/users';
 import { membersRouter } from './members-routes';
 import { presentOrganization, presentUser } from './presenters';
 import { samlRouter } from './saml-routes';
@@ -26,22 +27,11 @@ export function identityRouter(ctx: IdentityContext): Router {
     res.json(presentUser(user, base));
   });
 
-  // A user is visible to themselves and to members of an organization they belong to.
   router.get('/v1/users/:userId', async (req, res) => {
     const caller = principalOf(req);
     const { userId } = parseInput(userParams, req.params, 'params');
-    const user = await ctx.models.User.findById(userId).lean();
-    if (!user) throw httpError.notFound('User');
-    if (userId !== caller.userId) {
-      const theirs = await ctx.models.Membership.find({ userId, disabled: false }, { organizationId: 1 }).lean();
-      const shared = await ctx.models.Membership.exists({
-        userId: caller.userId,
-        disabled: false,
-        organizationId: { $in: theirs.map((m) => m.organizationId) },
-      });
-      if (!shared) throw httpError.notFound('User');
-    }
-    res.json(presentUser(user, base));
+    const { user, email } = await getVisibleUser(ctx, caller.userId, userId);
+    res.json(presentUser(user, base, { email }));
   });
 
   router.get('/v1/orgs', async (req, res) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { standaloneMergeRulesSchema } from '@quire/http';
+import { httpUrlSchema, standaloneMergeRulesSchema } from '@quire/http';
 import { ROLES } from '@quire/runtime';
 
 /** OpenAPI OrganizationTitle: 2..255 characters, not blank at either end. */
@@ -29,8 +29,9 @@ export const updateOrganizationBody = z
       .max(32)
       .regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, 'must be lowercase letters, digits and dashes'),
     defaultRole: z.enum(ROLES).nullable(),
-    defaultContent: z.object({ type: z.literal('site'), site: z.string().min(1) }).strict().nullable(),
-    logo: z.string().url().nullable(),
+    defaultContent: z.object({ type: z.literal('site'), site: z.string().min(1).max(64) }).strict().nullable(),
+    // Shown as a link and an image: only http(s) addresses, never `javascript:` or `data:`.
+    logo: httpUrlSchema.nullable(),
     sso: z.boolean(),
     ai: z.boolean(),
     inviteLinks: z.boolean(),

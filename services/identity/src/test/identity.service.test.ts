@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { identity } from '@quire/proto';
 import { HttpError } from '@quire/http';
-import { ClientError, createGrpcClient, grpcStatus, signPrincipal, type BackendConfig, type ServiceClients } from '@quire/runtime';
+import { ClientError, createGrpcClient, createServiceClients, grpcStatus, signPrincipal, type BackendConfig, type ServiceClients } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { addMemberWithToken, bootstrapAdmin } from '../admin';
 import type { IdentityContext } from '../domain/context';
 import { viewsOf } from '../domain/members';
+import { updateOrganization } from '../domain/organizations';
 import { identityGrpc } from '../grpc/server';
 import { presentMember } from '../http/directory-presenters';
-import { revokeToken } from '../domain/tokens';
+import { issueToken, revokeToken, scopeLegacySsoTokens } from '../domain/tokens';
 import { startIdentity } from '../service';
 
 describe('identity service (REST + gRPC, real datastore)', () => {
@@ -60,12 +62,32 @@ describe('identity service (REST + gRPC, real datastore)', () => {
   it('resolves live tokens over gRPC and forgets revoked ones', async () => {
     const resolved = await grpc.resolveToken({ token: admin.token });
     assert.equal(resolved.user?.id, admin.userId);
+    assert.equal(resolved.organizationId, '', 'a CLI token is valid in all of the user’s organizations');
+    const scoped = await issueToken(ctx, admin.userId, 'sso:test', admin.organizationId);
+    assert.deepEqual(await grpc.resolveToken({ token: scoped.token }), { ...resolved, tokenId: scoped.id, organizationId: admin.organizationId });
     await assert.rejects(grpc.resolveToken({ token: 'qr_unknown' }), (e: ClientError) => e.code === grpcStatus.NOT_FOUND);
     const extra = await addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'temp@example.com', role: 'edit' });
     const { tokenId } = await grpc.resolveToken({ token: extra.token });
     assert.equal(await revokeToken(ctx, tokenId), true);
     assert.equal(await revokeToken(ctx, tokenId), false, 'revoking twice is harmless');
     await assert.rejects(grpc.resolveToken({ token: extra.token }), (e: ClientError) => e.code === grpcStatus.NOT_FOUND);
+  });
+
+  it('scopes SSO tokens issued before scopes existed to their provider’s organization, revoking orphans', async () => {
+    const provider = await ctx.models.SamlProvider.create({ _id: 'legacy-idp', organizationId: admin.organizationId, label: 'Old IdP', defaultRole: null, createdAt: new Date() });
+    const legacy = await issueToken(ctx, reader.userId, `sso:${provider._id}`);
+    // Written before the field existed: no organizationId at all.
+    await ctx.models.ApiToken.collection.updateOne({ _id: legacy.id as never }, { $unset: { organizationId: '' } });
+    assert.equal('organizationId' in ((await ctx.models.ApiToken.collection.findOne({ _id: legacy.id as never })) ?? {}), false);
+    const orphan = await issueToken(ctx, reader.userId, 'sso:deleted-idp');
+    const cli = await issueToken(ctx, reader.userId, 'cli');
+    assert.equal((await grpc.resolveToken({ token: legacy.token })).organizationId, '', 'unscoped before the migration');
+
+    assert.equal(await scopeLegacySsoTokens(ctx), 2);
+    assert.equal((await grpc.resolveToken({ token: legacy.token })).organizationId, admin.organizationId);
+    await assert.rejects(grpc.resolveToken({ token: orphan.token }), (e: ClientError) => e.code === grpcStatus.NOT_FOUND);
+    assert.equal((await grpc.resolveToken({ token: cli.token })).organizationId, '', 'other tokens are untouched');
+    assert.equal(await scopeLegacySsoTokens(ctx), 0, 'nothing left to do');
   });
 
   it('stores only a hash of each token', async () => {
@@ -194,6 +216,22 @@ describe('identity service (REST + gRPC, real datastore)', () => {
       await assert.rejects(viewsOf(down, organizationId, memberships), (e: HttpError) => e.status === 503 && /Publishing service unavailable/.test(e.message));
     }
     await assert.rejects(viewsOf({ ...ctx, clients: undefined }, organizationId, memberships), (e: HttpError) => e.status === 503);
+  });
+
+  it('answers 503 when publishing cannot tell whether a default site is the organization’s, and stores nothing', async () => {
+    // A port nothing listens on: publishing is down.
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const clients = createServiceClients({ ...config, PUBLISHING_GRPC_ADDR: `127.0.0.1:${closed}` }, 'identity');
+    const patch = { title: 'Renamed while down', defaultContent: { type: 'site' as const, site: 'any-site' } };
+    await assert.rejects(updateOrganization({ ...ctx, clients }, admin.userId, admin.organizationId, patch), (e: HttpError) => e.status === 503 && /Publishing/.test(e.message));
+    const organization = await ctx.models.Organization.findById(admin.organizationId).lean();
+    assert.equal(organization?.title, 'Acme Docs');
+    assert.equal(organization?.defaultContent ?? null, null);
   });
 
   it('returns members of one organization as the REST API presents them, in one batched call', async () => {

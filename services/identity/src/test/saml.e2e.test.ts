@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, expectError, expectOk, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
 const IDP_ENTITY_ID = 'https://idp.example.test/metadata';
 const IDP_SSO_URL = 'https://idp.example.test/sso';
@@ -54,6 +54,8 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
   let idp: { privateKey: string; cert: string };
   let providerId: string;
   let service: { acsURL: string; startURL: string; entityID: string };
+  /** The SSO token of the user the identity provider created. */
+  let newHire: ApiClient;
 
   const saml = (path = '') => `/v1/orgs/${orgId}/saml${path}`;
   const pathOf = (url: string) => new URL(url).pathname;
@@ -76,6 +78,11 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
       body: new URLSearchParams({ SAMLResponse: Buffer.from(xml).toString('base64') }).toString(),
     });
   const memberCount = async (search: string) => (await admin.get(`/v1/orgs/${orgId}/members?search=${encodeURIComponent(search)}`)).body.count;
+  /** A complete sign-in of `email`: the response the identity provider signs for a request we sent. */
+  const signIn = async (email: string) => {
+    const response = await postResponse(samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email }));
+    return expectOk({ status: response.status, body: (await response.json()) as any });
+  };
 
   before(async () => {
     stack = await startTestStack();
@@ -194,7 +201,8 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     assert.equal(body.organization.id, orgId);
     assert.match(body.token, /^qr_/);
 
-    const me = await apiClient(stack.baseUrl, body.token).get('/v1/user');
+    newHire = apiClient(stack.baseUrl, body.token);
+    const me = await newHire.get('/v1/user');
     assert.equal(me.status, 200);
     assert.equal(me.body.email, 'new.hire@corp.test');
     assert.equal(me.body.displayName, 'New Hire');
@@ -228,6 +236,65 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     assert.equal(await memberCount('eve@other.test'), 0, 'no membership was created');
     const eveOrgs = await outsider.get('/v1/orgs');
     assert.equal(eveOrgs.body.count, 1, 'her account is untouched');
+  });
+
+  it('scopes an SSO token to its organization: every other organization of the user answers 404', async () => {
+    // A member of this organization who is admin of another one (B), with a normal CLI token.
+    const dual = await stack.account(['bootstrap', '--email', 'dual@corp.test', '--org', 'Dual B']);
+    const orgB = dual.organizationId;
+    await stack.cli(['add-member', '--org', orgId, '--email', 'dual@corp.test', '--role', 'read', '--json']);
+    const mate = await stack.account(['add-member', '--org', orgB, '--email', 'mate@b.test', '--role', 'edit']);
+    // The user this identity provider created becomes admin of B too, afterwards.
+    await stack.cli(['add-member', '--org', orgB, '--email', 'new.hire@corp.test', '--role', 'admin', '--json']);
+    const spaceB = expectOk(await dual.api.post(`/v1/orgs/${orgB}/spaces`, { title: 'B secrets' }), 201).id;
+    expectOk(await dual.api.post(`/v1/orgs/${orgB}/sites`, { title: 'B site' }), 201);
+    const sso = apiClient(stack.baseUrl, (await signIn('dual@corp.test')).token);
+
+    const outsideB = [
+      `/v1/orgs/${orgB}`,
+      `/v1/orgs/${orgB}/members`,
+      `/v1/orgs/${orgB}/teams`,
+      `/v1/orgs/${orgB}/spaces`,
+      `/v1/spaces/${spaceB}`,
+      `/v1/orgs/${orgB}/sites`,
+      `/v1/users/${mate.userId}`,
+    ];
+    for (const [who, client] of [['an SSO-linked member', sso], ['a user the identity provider created', newHire]] as const) {
+      for (const path of outsideB) expectError(await client.get(path), 404);
+      expectError(await client.patch(`/v1/orgs/${orgB}`, { title: 'Taken over' }), 404);
+      expectError(await client.post(`/v1/orgs/${orgB}/spaces`, { title: 'Planted' }), 404);
+      expectError(await client.post(`/v1/orgs/${orgB}/sites`, { title: 'Planted' }), 404);
+      const orgs = expectOk(await client.get('/v1/orgs'));
+      assert.deepEqual(orgs.items.map((o: any) => o.id), [orgId], `${who}: only the SSO organization is listed`);
+      assert.equal(orgs.count, 1);
+      expectError(await client.post('/v1/orgs', { title: 'Way out' }), 403);
+      // Inside the organization the token works as usual.
+      for (const path of [`/v1/orgs/${orgId}`, `/v1/orgs/${orgId}/spaces`, `/v1/orgs/${orgId}/sites`, '/v1/user']) expectOk(await client.get(path));
+    }
+    // The same user's normal token still reaches B, where nothing was changed.
+    for (const path of outsideB) expectOk(await dual.api.get(path));
+    assert.equal(expectOk(await dual.api.get(`/v1/orgs/${orgB}`)).title, 'Dual B');
+    assert.equal(expectOk(await dual.api.get(`/v1/orgs/${orgB}/spaces`)).count, 1);
+    assert.equal(expectOk(await dual.api.get(`/v1/orgs/${orgB}/sites`)).count, 1);
+    assert.equal(expectOk(await dual.api.get('/v1/orgs')).count, 2);
+  });
+
+  it('signs the same member in eight times at once: eight tokens, one membership, one team membership', async () => {
+    const twin = await stack.account(['add-member', '--org', orgId, '--email', 'twin@corp.test', '--role', 'comment']);
+    const responses = [];
+    for (let i = 0; i < 8; i++) responses.push(samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email: 'twin@corp.test' }));
+    const answers = await Promise.all(responses.map(async (xml) => {
+      const response = await postResponse(xml);
+      return { status: response.status, body: (await response.json()) as any };
+    }));
+    for (const answer of answers) expectOk(answer);
+    assert.equal(new Set(answers.map((a) => a.body.token)).size, 8);
+    assert.equal(await memberCount('twin@corp.test'), 1);
+    const member = expectOk(await admin.get(`/v1/orgs/${orgId}/members/${twin.userId}`));
+    assert.equal(member.sso, true);
+    assert.equal(member.role, 'comment');
+    const team = expectOk(await admin.get(`/v1/orgs/${orgId}/teams/${teamId}/members?limit=100`));
+    assert.equal(team.items.filter((i: any) => i.organization.id === twin.userId).length, 1);
   });
 
   it('refuses tampered, expired, unsolicited and foreign responses and creates nothing', async () => {

@@ -1,5 +1,5 @@
 import { fromService, httpError } from '@quire/http';
-import { roleAtLeast, roleFromProto, type Role } from '@quire/runtime';
+import { membershipCacheOf, membershipFromProto, outsideTokenScope, roleAtLeast, type Role } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from './context';
 
@@ -23,11 +23,16 @@ export interface SitePermissions {
 
 /**
  * The caller's role in the organization; 404 when they are not an active member with a
- * role (guests and outsiders never learn which sites exist).
+ * role (guests and outsiders never learn which sites exist), or when their token is scoped
+ * to another organization (checked first, whatever the cache holds). The membership comes
+ * from this process's cache, which identity's invalidations keep current, else from identity.
  */
 export async function loadOrgAccess(ctx: PublishingContext, userId: string, organizationId: string): Promise<OrgAccess> {
-  const { membership } = await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }));
-  const role = membership && membership.member && !membership.disabled ? roleFromProto(membership.role) : null;
+  if (outsideTokenScope(organizationId, userId)) throw httpError.notFound('Organization');
+  const membership = await membershipCacheOf(ctx.redis, ctx.logger).get(organizationId, userId, async () =>
+    membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership),
+  );
+  const role = membership.member && !membership.disabled ? membership.role : null;
   if (!role) throw httpError.notFound('Organization');
   return { organizationId, userId, role };
 }

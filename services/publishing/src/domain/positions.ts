@@ -42,12 +42,3 @@ export function uniquePath(wanted: string, taken: Iterable<string>): string {
   if (!used.has(wanted)) return wanted;
   for (let n = 2; ; n++) if (!used.has(`${wanted}-${n}`)) return `${wanted}-${n}`;
 }
-
-/**
- * A unique index refused the write. MongoDB says E11000; FerretDB's SQLite backend answers a
- * findAndModify with an InternalError quoting SQLite's UNIQUE constraint.
- */
-export function isDuplicateKey(error: unknown): boolean {
-  const e = error as { code?: number; codeName?: string; message?: string; errorResponse?: { code?: number } };
-  return e.code === 11000 || e.errorResponse?.code === 11000 || e.codeName === 'DuplicateKey' || /E11000|duplicate key|UNIQUE constraint failed/i.test(e.message ?? '');
-}

@@ -3,13 +3,16 @@ import { isPresentable, presentChildren, presentRootSection, presentSite, struct
 import type { OrgAccess } from './access';
 import { conditionHolds, type VisitorClaims } from './conditions';
 import type { PublishingContext } from './context';
-import { fetchSpaces } from './spaces';
+import { lookUpSpaces } from './spaces';
 import { loadStructure } from './structure';
 
-/** The site's structure with its spaces, fetched in one BatchGetSpaces for the whole response. */
+/**
+ * The site's structure with its spaces as the caller sees them, fetched in one
+ * BatchGetSpaces for the whole response: what they may not open is never presented.
+ */
 export async function loadView(ctx: PublishingContext, access: OrgAccess, site: SiteDoc, shareKey?: string): Promise<StructureView> {
   const structure = await loadStructure(ctx, site);
-  const spaces = await fetchSpaces(ctx, site.organizationId, structure.siteSpaces.map((s) => s.spaceId), access.userId);
+  const spaces = await lookUpSpaces(ctx, site.organizationId, structure.siteSpaces.map((s) => s.spaceId), access.userId);
   return structureView(structure, spaces, ctx.config, shareKey);
 }
 

@@ -1,11 +1,11 @@
 import type { Model } from 'mongoose';
 import { httpError, slugify } from '@quire/http';
-import { newId } from '@quire/runtime';
+import { newId, isDuplicateKeyError } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc } from '../db/models';
 import type { OrgAccess } from './access';
 import type { PublishingContext } from './context';
-import { byPosition, isDuplicateKey, nextPositions, positionNextTo, POSITION_STEP, uniquePath, type Positioned } from './positions';
-import { addSiteSpaces, requireValidCondition } from './site-spaces';
+import { byPosition, nextPositions, positionNextTo, POSITION_STEP, uniquePath, type Positioned } from './positions';
+import { addSiteSpaces, requireSpaceNotInSite, requireValidCondition } from './site-spaces';
 import { fetchSpaces } from './spaces';
 
 const sectionTitle = (title: string) => (title.trim().length >= 2 ? title.slice(0, 128) : `${title.trim() || 'Untitled'} section`.slice(0, 128));
@@ -31,7 +31,8 @@ async function insertSection(ctx: PublishingContext, site: SiteDoc, fields: { ti
       await ctx.models.SiteSection.create(section);
       return section;
     } catch (error) {
-      if (!isDuplicateKey(error) || attempt >= 5) throw error;
+      if (!isDuplicateKeyError(error)) throw error;
+      if (attempt >= 5) throw httpError.conflict('path: no free path for the section; retry');
     }
   }
 }
@@ -50,6 +51,7 @@ export async function addSection(
   const spaces = await fetchSpaces(ctx, site.organizationId, [input.spaceId], access.userId);
   const space = spaces.get(input.spaceId);
   if (!space) throw httpError.badRequest(`Invalid body: spaceId: no space ${input.spaceId} in this organization`);
+  await requireSpaceNotInSite(ctx, site, input.spaceId);
 
   const hasSections = await ctx.models.SiteSection.exists({ siteId: site._id });
   if (!hasSections && (await ctx.models.SiteSpace.exists({ siteId: site._id, sectionId: null }))) {
@@ -111,7 +113,7 @@ export async function updateSection(ctx: PublishingContext, site: SiteDoc, secti
     if (!updated) throw httpError.notFound('Site section');
     return updated;
   } catch (error) {
-    if (isDuplicateKey(error)) throw httpError.conflict(`path: "${input.path}" is already used by another section of this site`);
+    if (isDuplicateKeyError(error)) throw httpError.conflict(`path: "${input.path}" is already used by another section of this site`);
     throw error;
   }
 }

@@ -72,7 +72,7 @@ export async function resolveSharedSpace(
   const candidates = structure.siteSpaces.filter((s) => s.spaceId === input.spaceId);
   if (!candidates.length) return none;
   // Addresses need the structure only, not the spaces: content, the caller, has the space.
-  const view = structureView(structure, new Map(), ctx.config, input.shareKey);
+  const view = structureView(structure, { visible: new Map(), hidden: new Set() }, ctx.config, input.shareKey);
   const chosen = candidates.find((s) => view.defaults.has(s._id)) ?? candidates[0];
   return { resolved: true, siteId: site._id, publishedUrl: site.published ? withShareKey(siteSpaceAddress(view, chosen), input.shareKey) : '' };
 }

@@ -1,10 +1,10 @@
 import { httpError, slugify } from '@quire/http';
-import { newId } from '@quire/runtime';
+import { newId, isDuplicateKeyError } from '@quire/runtime';
 import type { SiteDoc, SiteSpaceDoc } from '../db/models';
 import type { OrgAccess } from './access';
 import { checkCondition } from './conditions';
 import type { PublishingContext } from './context';
-import { byPosition, isDuplicateKey, nextPositions, positionNextTo, POSITION_STEP, uniquePath } from './positions';
+import { byPosition, nextPositions, positionNextTo, POSITION_STEP, uniquePath } from './positions';
 import { fetchSpaces } from './spaces';
 import { LIVE, defaultSectionOf } from './structure';
 
@@ -63,8 +63,22 @@ async function insertWithFreePath(
       await ctx.models.SiteSpace.create(doc);
       return doc;
     } catch (error) {
-      if (!isDuplicateKey(error) || attempt >= 5) throw error;
+      if (!isDuplicateKeyError(error)) throw error;
+      if (attempt >= 5) throw httpError.conflict('path: no free path for the site space; retry');
     }
+  }
+}
+
+/**
+ * 409 naming spaceId when the space already is in the site (in any section, or trashed
+ * and waiting to come back). A space is published at most once per site, which also
+ * makes adding one idempotent: the same POST sent twice at once adds it once, because
+ * writes to a site run one at a time under its lock (domain/locks).
+ */
+export async function requireSpaceNotInSite(ctx: PublishingContext, site: SiteDoc, spaceId: string, exceptSiteSpaceId?: string): Promise<void> {
+  const other = exceptSiteSpaceId ? { _id: { $ne: exceptSiteSpaceId } } : {};
+  if (await ctx.models.SiteSpace.exists({ siteId: site._id, spaceId, ...other })) {
+    throw httpError.conflict(`spaceId: the space ${spaceId} is already in this site`);
   }
 }
 
@@ -79,6 +93,7 @@ export async function addSiteSpace(ctx: PublishingContext, access: OrgAccess, si
     const sections = await ctx.models.SiteSection.find({ siteId: site._id }).lean();
     sectionId = defaultSectionOf(site, sections)?._id ?? null;
   }
+  await requireSpaceNotInSite(ctx, site, input.spaceId);
   const [created] = await addSiteSpaces(ctx, access, site, [{ spaceId: input.spaceId, sectionId }], 'spaceId');
   return created;
 }
@@ -104,6 +119,7 @@ export async function updateSiteSpace(
   if (input.spaceId !== undefined && input.spaceId !== siteSpace.spaceId) {
     const spaces = await fetchSpaces(ctx, site.organizationId, [input.spaceId], access.userId);
     if (!spaces.has(input.spaceId)) throw httpError.badRequest(`Invalid body: spaceId: no space ${input.spaceId} in this organization`);
+    await requireSpaceNotInSite(ctx, site, input.spaceId, siteSpace._id);
     set.spaceId = input.spaceId;
   }
   if (input.path !== undefined && input.path !== siteSpace.path) {
@@ -116,7 +132,7 @@ export async function updateSiteSpace(
     if (!updated) throw httpError.notFound('Site space');
     return updated;
   } catch (error) {
-    if (isDuplicateKey(error)) throw httpError.conflict(`path: "${input.path}" is already used by another site space of this section`);
+    if (isDuplicateKeyError(error)) throw httpError.conflict(`path: "${input.path}" is already used by another site space of this section`);
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import type { SiteDoc, SiteVisibility } from '../db/models';
 import type { OrgAccess } from './access';
 import type { PublishingContext } from './context';
 import { addSiteSpaces } from './site-spaces';
+import { fetchSpaces } from './spaces';
 import { LIVE } from './structure';
 
 export interface CreateSiteInput {
@@ -61,18 +62,26 @@ export async function listSites(ctx: PublishingContext, access: OrgAccess, filte
   if (filters.published !== undefined) filter.published = filters.published;
   if (filters.title) filter.title = { $regex: escapeRegex(filters.title), $options: 'i' };
   if (filters.space) {
-    const using = await ctx.models.SiteSpace.find({ organizationId: access.organizationId, spaceId: filters.space, ...LIVE }, { siteId: 1 }).lean();
+    // Which sites show a space is the space's business: nothing for a space the caller cannot open.
+    const visible = await fetchSpaces(ctx, access.organizationId, [filters.space], access.userId);
+    const using = visible.has(filters.space)
+      ? await ctx.models.SiteSpace.find({ organizationId: access.organizationId, spaceId: filters.space, ...LIVE }, { siteId: 1 }).lean()
+      : [];
     filter._id = { $in: [...new Set(using.map((s) => s.siteId))] };
   }
   return keysetPage(ctx.models.Site, { filter, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
 }
 
-/** Number of (live) site spaces of each site, in one query. */
-export async function countSiteSpaces(ctx: PublishingContext, siteIds: string[]): Promise<Map<string, number>> {
+/**
+ * Number of site spaces of each site the caller sees, so that Site.siteSpaces agrees with
+ * the site-spaces list they get: one query and one BatchGetSpaces for all the sites.
+ */
+export async function countSiteSpaces(ctx: PublishingContext, access: OrgAccess, siteIds: string[]): Promise<Map<string, number>> {
   const counts = new Map(siteIds.map((id) => [id, 0]));
   if (!siteIds.length) return counts;
-  const rows = await ctx.models.SiteSpace.find({ siteId: { $in: siteIds }, ...LIVE }, { siteId: 1 }).lean();
-  for (const row of rows) counts.set(row.siteId, (counts.get(row.siteId) ?? 0) + 1);
+  const rows = await ctx.models.SiteSpace.find({ siteId: { $in: siteIds }, ...LIVE }, { siteId: 1, spaceId: 1 }).lean();
+  const visible = await fetchSpaces(ctx, access.organizationId, rows.map((row) => row.spaceId), access.userId);
+  for (const row of rows) if (visible.has(row.spaceId)) counts.set(row.siteId, (counts.get(row.siteId) ?? 0) + 1);
   return counts;
 }
 

@@ -9,29 +9,45 @@ export interface EmbeddedSpace {
   rest: Record<string, unknown>;
 }
 
+/** What one BatchGetSpaces told about a set of spaces, for one viewer. */
+export interface SpaceLookup {
+  /** Live spaces of the organization the viewer may open (GET /v1/spaces/{id} answers them). */
+  visible: Map<string, EmbeddedSpace>;
+  /**
+   * Live spaces of the organization the viewer has no role on (a 404 for them): they exist,
+   * so what points at them is kept, but nothing of them may be shown to this viewer.
+   */
+  hidden: Set<string>;
+}
+
 const MAX_BATCH = 1000;
 
 /**
  * The live spaces among `ids` that belong to `organizationId`, as `viewerUserId` sees them:
  * one BatchGetSpaces per 1000 ids (one call per response in practice). Deleted, purged,
- * transferred or unknown spaces are simply absent, so callers drop what points at them.
+ * transferred or unknown spaces are in neither set, so callers drop what points at them.
  */
-export async function fetchSpaces(
-  ctx: PublishingContext,
-  organizationId: string,
-  ids: string[],
-  viewerUserId: string,
-): Promise<Map<string, EmbeddedSpace>> {
+export async function lookUpSpaces(ctx: PublishingContext, organizationId: string, ids: string[], viewerUserId: string): Promise<SpaceLookup> {
   const unique = [...new Set(ids)];
-  const found = new Map<string, EmbeddedSpace>();
+  const lookup: SpaceLookup = { visible: new Map(), hidden: new Set() };
   for (let start = 0; start < unique.length; start += MAX_BATCH) {
     // Without content we cannot tell which spaces exist: a 503 rather than a partial site.
     const { spaces } = await fromService('Content', ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_BATCH), includeDeleted: false, viewerUserId }));
-    // Asked with a viewer, content always presents each space (rest_json) for them.
     for (const space of spaces) {
-      if (space.organizationId !== organizationId || space.deleteTime || !space.restJson) continue;
-      found.set(space.id, { id: space.id, organizationId: space.organizationId, title: space.title, rest: JSON.parse(space.restJson) as Record<string, unknown> });
+      if (space.organizationId !== organizationId || space.deleteTime) continue;
+      // Asked with a viewer, content returns the spaces they cannot open too, with no role:
+      // their title, revision and counters are exactly what must not reach this viewer.
+      if (!space.viewerRole || !space.restJson) {
+        lookup.hidden.add(space.id);
+        continue;
+      }
+      lookup.visible.set(space.id, { id: space.id, organizationId: space.organizationId, title: space.title, rest: JSON.parse(space.restJson) as Record<string, unknown> });
     }
   }
-  return found;
+  return lookup;
+}
+
+/** The spaces among `ids` the viewer may open (see lookUpSpaces); the others are absent. */
+export async function fetchSpaces(ctx: PublishingContext, organizationId: string, ids: string[], viewerUserId: string): Promise<Map<string, EmbeddedSpace>> {
+  return (await lookUpSpaces(ctx, organizationId, ids, viewerUserId)).visible;
 }

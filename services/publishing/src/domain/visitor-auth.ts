@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { httpError } from '@quire/http';
+import { httpError, httpUrlSchema } from '@quire/http';
 import { newSecret } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { VisitorClaims } from './conditions';
@@ -30,14 +30,19 @@ export function visitorClaims(site: SiteDoc, token: string | undefined): Visitor
   return claims;
 }
 
+/** A stored address, if visitors may be sent to it (one saved before addresses were checked may not). */
+const safeAddress = (url: string | null | undefined) => (url && httpUrlSchema.safeParse(url).success ? url : undefined);
+
 /** SitePublishingAuth (OpenAPI): what admins need to sign visitor tokens. */
 export function presentPublishingAuth(site: SiteDoc) {
+  const fallbackURL = safeAddress(site.visitorAuth.fallbackURL);
+  const logoutURL = safeAddress(site.visitorAuth.logoutURL);
   return {
     object: 'publishing-auth' as const,
     backend: site.visitorAuth.backend,
     privateKey: site.visitorAuth.privateKey,
-    ...(site.visitorAuth.fallbackURL ? { fallbackURL: site.visitorAuth.fallbackURL } : {}),
-    ...(site.visitorAuth.logoutURL ? { logoutURL: site.visitorAuth.logoutURL } : {}),
+    ...(fallbackURL ? { fallbackURL } : {}),
+    ...(logoutURL ? { logoutURL } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { publishing } from '@quire/proto';
-import { GrpcError, grpcStatus } from '@quire/runtime';
+import { GrpcError, grpcStatus, findByIds } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import { resolveSharedSpace } from '../domain/share-links';
@@ -38,7 +38,7 @@ export function publishingGrpc(ctx: PublishingContext): publishing.PublishingSer
   return {
     async batchGetSites(request) {
       const ids = checkBatch(request.ids);
-      const sites = ids.length ? await ctx.models.Site.find({ _id: { $in: ids } }).lean() : [];
+      const sites = await findByIds(ctx.models.Site, ids);
       return { sites: sites.map(toSite) };
     },
 

@@ -2,7 +2,7 @@ import { apiUrl } from '@quire/http';
 import type { PublishingConfig } from '../config';
 import type { ShareLinkDoc, SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { sitePermissions, type OrgAccess } from '../domain/access';
-import type { EmbeddedSpace } from '../domain/spaces';
+import type { EmbeddedSpace, SpaceLookup } from '../domain/spaces';
 import { childrenOf, defaultSectionOf, defaultSiteSpaceIds, type SiteStructure } from '../domain/structure';
 import { defaultSiteAddress, joinAddress, siteAddress, siteApiUrl, withShareKey } from '../domain/urls';
 
@@ -39,28 +39,58 @@ export function presentSite(site: SiteDoc, siteSpaces: number, access: OrgAccess
 /** What presenting sections and site spaces of one site needs, computed once per response. */
 export interface StructureView {
   structure: SiteStructure;
+  /** The site's spaces the caller may open: only these are ever embedded. */
   spaces: Map<string, EmbeddedSpace>;
   config: PublishingConfig;
   shareKey?: string;
+  /** Defaults of the whole site (not of what the caller sees): they decide the published addresses. */
   defaults: Set<string>;
   defaultSection?: SiteSectionDoc;
   sectionsById: Map<string, SiteSectionDoc>;
+  /** Sections left out for this caller (see isSectionPresentable). */
+  hiddenSections: Set<string>;
 }
 
-export function structureView(structure: SiteStructure, spaces: Map<string, EmbeddedSpace>, config: PublishingConfig, shareKey?: string): StructureView {
+export function structureView(structure: SiteStructure, lookup: SpaceLookup, config: PublishingConfig, shareKey?: string): StructureView {
   return {
     structure,
-    spaces,
+    spaces: lookup.visible,
     config,
     shareKey,
     defaults: defaultSiteSpaceIds(structure),
     defaultSection: defaultSectionOf(structure.site, structure.sections),
     sectionsById: new Map(structure.sections.map((s) => [s._id, s])),
+    hiddenSections: sectionsHiddenFrom(structure, lookup),
   };
 }
 
-/** A site space is shown only while content still returns its space. */
+/**
+ * A site space is shown only while content returns its space and the caller may open it.
+ * One whose space is hidden from the caller is left out entirely (lists, their counts,
+ * sections, groups, the published structure) rather than kept without its Space: OpenAPI
+ * SiteSpace requires `space` (a whole Space: title, revision, counters…) and `title`, so it
+ * would no longer be a valid SiteSpace, and even a stub would name the space and its path
+ * (taken from the space's title). Leaving it out is also how a space that is gone is shown.
+ */
 export const isPresentable = (view: StructureView, siteSpace: SiteSpaceDoc) => view.spaces.has(siteSpace.spaceId);
+
+/**
+ * Sections whose variants all point at spaces hidden from the caller: such a section is left
+ * out for them too (its title and path were taken from its first space, and it has nothing
+ * they may open). A section that is empty for everyone stays: it shows nothing of a space.
+ */
+function sectionsHiddenFrom(structure: SiteStructure, lookup: SpaceLookup): Set<string> {
+  const shown = new Set<string>();
+  const withHidden = new Set<string>();
+  for (const siteSpace of structure.siteSpaces) {
+    if (!siteSpace.sectionId) continue;
+    if (lookup.visible.has(siteSpace.spaceId)) shown.add(siteSpace.sectionId);
+    else if (lookup.hidden.has(siteSpace.spaceId)) withHidden.add(siteSpace.sectionId);
+  }
+  return new Set([...withHidden].filter((id) => !shown.has(id)));
+}
+
+export const isSectionPresentable = (view: StructureView, section: SiteSectionDoc) => !view.hiddenSections.has(section._id);
 
 function sectionAddress(view: StructureView, section: SiteSectionDoc): string {
   const base = siteAddress(view.structure.site, view.config);
@@ -163,7 +193,7 @@ export function presentChildren(view: StructureView, groupId: string | null, vis
   const presented: Array<PresentedSection | PresentedGroup> = [];
   for (const child of childrenOf(view.structure, groupId)) {
     if (child.kind === 'section') {
-      if (!visibility.section(child.doc)) continue;
+      if (!isSectionPresentable(view, child.doc) || !visibility.section(child.doc)) continue;
       const section = presentSection(view, child.doc, visibility.siteSpace);
       if (!visibility.pruneEmpty || section.siteSpaces.length > 0) presented.push(section);
     } else {

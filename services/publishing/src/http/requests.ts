@@ -3,6 +3,7 @@ import { parseInput, principalOf } from '@quire/http';
 import type { SiteDoc } from '../db/models';
 import { loadOrgAccess, loadSiteAccess, requireSiteAdmin, type OrgAccess } from '../domain/access';
 import type { PublishingContext } from '../domain/context';
+import { withSiteLock, withSiteLockIfExists } from '../domain/locks';
 import { siteParams } from './schemas';
 
 /** The caller's access and the site of a /sites/{siteId}/… request (404 for either missing). */
@@ -29,4 +30,25 @@ export async function siteForDelete(ctx: PublishingContext, req: Request, action
   const access = await loadOrgAccess(ctx, userId, organizationId);
   requireSiteAdmin(access, action);
   return (await ctx.models.Site.findOne({ _id: siteId, organizationId }).lean()) ?? undefined;
+}
+
+/**
+ * A write under /sites/{siteId}: 404/403 as adminSiteOfRequest, then `work` runs holding
+ * the site's lock with the site as it is by then (domain/locks), so whatever it checks and
+ * writes is done before a twin of the request starts.
+ */
+export async function writeSiteOfRequest<T>(
+  ctx: PublishingContext,
+  req: Request,
+  action: string,
+  work: (found: { access: OrgAccess; site: SiteDoc }) => Promise<T>,
+): Promise<T> {
+  const { access, site } = await adminSiteOfRequest(ctx, req, action);
+  return withSiteLock(ctx, site, (fresh) => work({ access, site: fresh }));
+}
+
+/** A DELETE under a site (see siteForDelete), run holding the site's lock; nothing to do once the site is gone. */
+export async function deleteUnderSite(ctx: PublishingContext, req: Request, action: string, remove: (site: SiteDoc) => Promise<unknown>): Promise<void> {
+  const site = await siteForDelete(ctx, req, action);
+  if (site) await withSiteLockIfExists(ctx, site, remove);
 }

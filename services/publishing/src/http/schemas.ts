@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanQuery, listQuerySchema } from '@quire/http';
+import { booleanQuery, httpUrlSchema, listQuerySchema } from '@quire/http';
 import { SITE_TYPES, SITE_VISIBILITIES } from '../db/models';
 
 /** Limits of the spec's Limits table and the OpenAPI document. */
@@ -117,10 +117,11 @@ export const updateShareLinkBody = z.object({ active: z.boolean(), name: z.strin
 
 export const adaptiveSchemaBody = z.object({ jsonSchema: z.unknown().refine((v) => v !== undefined, 'Required') });
 
+/** Visitors are sent to these addresses: http(s) only, never `javascript:` or `data:`. */
 export const updatePublishingAuthBody = z
   .object({
     backend: z.literal('custom'),
-    fallbackURL: z.string().url().max(2048).nullable(),
-    logoutURL: z.string().url().max(2048).nullable(),
+    fallbackURL: httpUrlSchema.nullable(),
+    logoutURL: httpUrlSchema.nullable(),
   })
   .partial();

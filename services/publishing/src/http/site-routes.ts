@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import { httpError, listEnvelope, listQuerySchema, parseInput, principalOf } from '@quire/http';
 import { loadOrgAccess, requireSiteAdmin, type OrgAccess } from '../domain/access';
-import { siteForDelete, siteOfRequest } from './requests';
+import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
 import { defaultAdaptiveSchema, templateConditions, validateAdaptiveSchema, type AdaptiveJsonSchema } from '../domain/adaptive-schema';
 import type { PublishingContext } from '../domain/context';
 import { loadView, publishedContent } from '../domain/published';
@@ -34,7 +34,7 @@ export function siteRouter(ctx: PublishingContext): Router {
 
   const siteOf = (req: Request) => siteOfRequest(ctx, req);
   const presentOne = async (site: SiteDoc, access: OrgAccess) => {
-    const counts = await countSiteSpaces(ctx, [site._id]);
+    const counts = await countSiteSpaces(ctx, access, [site._id]);
     return presentSite(site, counts.get(site._id) ?? 0, access, config);
   };
 
@@ -44,7 +44,7 @@ export function siteRouter(ctx: PublishingContext): Router {
     const query = parseInput(listSitesQuery, req.query, 'query');
     const access = await loadOrgAccess(ctx, userId, organizationId);
     const page = await listSites(ctx, access, query, query);
-    const counts = await countSiteSpaces(ctx, page.items.map((s) => s._id));
+    const counts = await countSiteSpaces(ctx, access, page.items.map((s) => s._id));
     res.json(listEnvelope(page.items.map((site) => presentSite(site, counts.get(site._id) ?? 0, access, config)), page.count, page.next));
   });
 
@@ -64,16 +64,15 @@ export function siteRouter(ctx: PublishingContext): Router {
   });
 
   router.patch(SITE, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, 'update sites');
-    const body = parseInput(updateSiteBody, req.body, 'body');
-    res.json(await presentOne(await updateSite(ctx, site, body), access));
+    await writeSiteOfRequest(ctx, req, 'update sites', async ({ access, site }) => {
+      const body = parseInput(updateSiteBody, req.body, 'body');
+      res.json(await presentOne(await updateSite(ctx, site, body), access));
+    });
   });
 
   // A missing site is a 204 like any DELETE; another organization's stays a 404 (loadOrgAccess).
   router.delete(SITE, async (req, res) => {
-    const site = await siteForDelete(ctx, req, 'delete sites');
-    if (site) await deleteSite(ctx, site._id);
+    await deleteUnderSite(ctx, req, 'delete sites', (site) => deleteSite(ctx, site._id));
     res.status(204).end();
   });
 
@@ -82,9 +81,9 @@ export function siteRouter(ctx: PublishingContext): Router {
     ['unpublish', false],
   ] as const) {
     router.post(`${SITE}/${action}`, async (req, res) => {
-      const { access, site } = await siteOf(req);
-      requireSiteAdmin(access, `${action} sites`);
-      res.json(await presentOne(await setPublished(ctx, site, published), access));
+      await writeSiteOfRequest(ctx, req, `${action} sites`, async ({ access, site }) => {
+        res.json(await presentOne(await setPublished(ctx, site, published), access));
+      });
     });
   }
 
@@ -105,16 +104,16 @@ export function siteRouter(ctx: PublishingContext): Router {
   });
 
   router.patch(`${SITE}/publishing/auth`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, "change a site's visitor authentication");
-    const body = parseInput(updatePublishingAuthBody, req.body, 'body');
-    res.json(presentPublishingAuth(await updatePublishingAuth(ctx, site, body)));
+    await writeSiteOfRequest(ctx, req, "change a site's visitor authentication", async ({ site }) => {
+      const body = parseInput(updatePublishingAuthBody, req.body, 'body');
+      res.json(presentPublishingAuth(await updatePublishingAuth(ctx, site, body)));
+    });
   });
 
   router.post(`${SITE}/publishing/auth/regenerate`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, "regenerate a site's visitor authentication key");
-    res.json(presentPublishingAuth(await regeneratePublishingAuth(ctx, site)));
+    await writeSiteOfRequest(ctx, req, "regenerate a site's visitor authentication key", async ({ site }) => {
+      res.json(presentPublishingAuth(await regeneratePublishingAuth(ctx, site)));
+    });
   });
 
   const schemaOf = (site: SiteDoc): AdaptiveJsonSchema => (site.adaptiveSchema ? JSON.parse(site.adaptiveSchema.json) : defaultAdaptiveSchema());
@@ -130,15 +129,15 @@ export function siteRouter(ctx: PublishingContext): Router {
   });
 
   router.put(`${SITE}/adaptive-schema`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, "change a site's adaptive schema");
-    const { jsonSchema } = parseInput(adaptiveSchemaBody, req.body, 'body');
-    const checked = validateAdaptiveSchema(jsonSchema);
-    if (!checked.ok) throw httpError.badRequest(`Invalid body: ${checked.message}`);
-    const adaptiveSchema = { json: JSON.stringify(checked.schema), updatedAt: new Date() };
-    const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: { adaptiveSchema } }, { returnDocument: 'after' }).lean();
-    if (!updated) throw httpError.notFound('Site');
-    res.json(presentSchema(updated));
+    await writeSiteOfRequest(ctx, req, "change a site's adaptive schema", async ({ site }) => {
+      const { jsonSchema } = parseInput(adaptiveSchemaBody, req.body, 'body');
+      const checked = validateAdaptiveSchema(jsonSchema);
+      if (!checked.ok) throw httpError.badRequest(`Invalid body: ${checked.message}`);
+      const adaptiveSchema = { json: JSON.stringify(checked.schema), updatedAt: new Date() };
+      const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: { adaptiveSchema } }, { returnDocument: 'after' }).lean();
+      if (!updated) throw httpError.notFound('Site');
+      res.json(presentSchema(updated));
+    });
   });
 
   router.get(`${SITE}/adaptive-schema/template-conditions`, async (req, res) => {
@@ -155,29 +154,29 @@ export function siteRouter(ctx: PublishingContext): Router {
     res.json(listEnvelope(page.items.map((link) => presentShareLink(link, site, config)), page.count, page.next));
   });
 
+  // Each POST is a link of its own (names are labels, not identities): sent twice, two links.
   router.post(`${SITE}/share-links`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, 'create share links');
-    const { name } = parseInput(createShareLinkBody, req.body, 'body');
-    const link = await createShareLink(ctx, site, name);
-    res
-      .status(201)
-      .location(siteApiUrl(config, site.organizationId, site._id, `/share-links/${link._id}`))
-      .json(presentShareLink(link, site, config));
+    await writeSiteOfRequest(ctx, req, 'create share links', async ({ site }) => {
+      const { name } = parseInput(createShareLinkBody, req.body, 'body');
+      const link = await createShareLink(ctx, site, name);
+      res
+        .status(201)
+        .location(siteApiUrl(config, site.organizationId, site._id, `/share-links/${link._id}`))
+        .json(presentShareLink(link, site, config));
+    });
   });
 
   router.patch(`${SITE}/share-links/:shareLinkId`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, 'update share links');
-    const { shareLinkId } = parseInput(shareLinkParams, req.params, 'params');
-    const body = parseInput(updateShareLinkBody, req.body, 'body');
-    res.json(presentShareLink(await updateShareLink(ctx, site, shareLinkId, body), site, config));
+    await writeSiteOfRequest(ctx, req, 'update share links', async ({ site }) => {
+      const { shareLinkId } = parseInput(shareLinkParams, req.params, 'params');
+      const body = parseInput(updateShareLinkBody, req.body, 'body');
+      res.json(presentShareLink(await updateShareLink(ctx, site, shareLinkId, body), site, config));
+    });
   });
 
   router.delete(`${SITE}/share-links/:shareLinkId`, async (req, res) => {
-    const site = await siteForDelete(ctx, req, 'delete share links');
     const { shareLinkId } = parseInput(shareLinkParams, req.params, 'params');
-    if (site) await deleteShareLink(ctx, site, shareLinkId);
+    await deleteUnderSite(ctx, req, 'delete share links', (site) => deleteShareLink(ctx, site, shareLinkId));
     res.status(204).end();
   });
 

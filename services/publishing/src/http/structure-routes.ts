@@ -7,8 +7,8 @@ import { addSection, deleteSection, loadSection, moveSection, updateSection } fr
 import { resolveShareKey } from '../domain/share-links';
 import { addSiteSpace, deleteSiteSpace, loadSiteSpace, moveSiteSpace, updateSiteSpace } from '../domain/site-spaces';
 import { siteApiUrl } from '../domain/urls';
-import { isPresentable, presentGroup, presentSection, presentSiteSpace } from './presenters';
-import { adminSiteOfRequest, siteForDelete, siteOfRequest } from './requests';
+import { isPresentable, isSectionPresentable, presentGroup, presentSection, presentSiteSpace } from './presenters';
+import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
 import {
   addGroupSectionBody,
   createGroupBody,
@@ -59,42 +59,45 @@ export function structureRouter(ctx: PublishingContext): Router {
     const { access, site } = await siteOfRequest(ctx, req);
     const query = parseInput(structureListQuery, req.query, 'query');
     const view = await loadView(ctx, access, site, await resolveShareKey(ctx, site, query.shareKey));
-    const { page, next } = pageOf(view.structure.sections, query);
-    res.json(listEnvelope(page.map((s) => presentSection(view, s)), view.structure.sections.length, next));
+    const sections = view.structure.sections.filter((s) => isSectionPresentable(view, s));
+    const { page, next } = pageOf(sections, query);
+    res.json(listEnvelope(page.map((s) => presentSection(view, s)), sections.length, next));
   });
 
   router.post(`${SITE}/sections`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'add sections');
-    const body = parseInput(createSectionBody, req.body, 'body');
-    const section = await addSection(ctx, access, site, body);
-    const view = await loadView(ctx, access, site);
-    const fresh = view.structure.sections.find((s) => s._id === section._id) ?? section;
-    res.status(201).location(location(site._id, site.organizationId, `/sections/${section._id}`)).json(presentSection(view, fresh));
+    await writeSiteOfRequest(ctx, req, 'add sections', async ({ access, site }) => {
+      const body = parseInput(createSectionBody, req.body, 'body');
+      const section = await addSection(ctx, access, site, body);
+      const view = await loadView(ctx, access, site);
+      const fresh = view.structure.sections.find((s) => s._id === section._id) ?? section;
+      res.status(201).location(location(site._id, site.organizationId, `/sections/${section._id}`)).json(presentSection(view, fresh));
+    });
   });
 
   router.patch(`${SITE}/sections/:siteSectionId`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'update sections');
-    const { siteSectionId } = parseInput(sectionParams, req.params, 'params');
-    const section = await loadSection(ctx, site, siteSectionId);
-    const body = parseInput(updateSectionBody, req.body, 'body');
-    const updated = await updateSection(ctx, site, section, body);
-    res.json(presentSection(await loadView(ctx, access, site), updated));
+    await writeSiteOfRequest(ctx, req, 'update sections', async ({ access, site }) => {
+      const { siteSectionId } = parseInput(sectionParams, req.params, 'params');
+      const section = await loadSection(ctx, site, siteSectionId);
+      const body = parseInput(updateSectionBody, req.body, 'body');
+      const updated = await updateSection(ctx, site, section, body);
+      res.json(presentSection(await loadView(ctx, access, site), updated));
+    });
   });
 
   router.delete(`${SITE}/sections/:siteSectionId`, async (req, res) => {
-    const site = await siteForDelete(ctx, req, 'delete sections');
     const { siteSectionId } = parseInput(sectionParams, req.params, 'params');
-    if (site) await deleteSection(ctx, site, siteSectionId);
+    await deleteUnderSite(ctx, req, 'delete sections', (site) => deleteSection(ctx, site, siteSectionId));
     res.status(204).end();
   });
 
   router.post(`${SITE}/sections/:siteSectionId/move`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'move sections');
-    const { siteSectionId } = parseInput(sectionParams, req.params, 'params');
-    const section = await loadSection(ctx, site, siteSectionId);
-    const { position } = parseInput(moveSectionBody, req.body ?? {}, 'body');
-    const moved = await moveSection(ctx, site, section, whereOf(position), (position?.before ?? position?.after)?.siteSection);
-    res.json(presentSection(await loadView(ctx, access, site), moved));
+    await writeSiteOfRequest(ctx, req, 'move sections', async ({ access, site }) => {
+      const { siteSectionId } = parseInput(sectionParams, req.params, 'params');
+      const section = await loadSection(ctx, site, siteSectionId);
+      const { position } = parseInput(moveSectionBody, req.body ?? {}, 'body');
+      const moved = await moveSection(ctx, site, section, whereOf(position), (position?.before ?? position?.after)?.siteSection);
+      res.json(presentSection(await loadView(ctx, access, site), moved));
+    });
   });
 
   // ----- section groups -----
@@ -107,57 +110,61 @@ export function structureRouter(ctx: PublishingContext): Router {
   });
 
   router.post(`${SITE}/section-groups`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'add section groups');
-    const body = parseInput(createGroupBody, req.body, 'body');
-    const group = await createGroup(ctx, site, body);
-    res
-      .status(201)
-      .location(location(site._id, site.organizationId, `/section-groups/${group._id}`))
-      .json(presentGroup(await loadView(ctx, access, site), group));
+    await writeSiteOfRequest(ctx, req, 'add section groups', async ({ access, site }) => {
+      const body = parseInput(createGroupBody, req.body, 'body');
+      const group = await createGroup(ctx, site, body);
+      res
+        .status(201)
+        .location(location(site._id, site.organizationId, `/section-groups/${group._id}`))
+        .json(presentGroup(await loadView(ctx, access, site), group));
+    });
   });
 
   router.patch(`${SITE}/section-groups/:siteSectionGroupId`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'update section groups');
-    const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
-    const group = await loadGroup(ctx, site, siteSectionGroupId);
-    const body = parseInput(updateGroupBody, req.body, 'body');
-    const updated = await updateGroup(ctx, group, body);
-    res.json(presentGroup(await loadView(ctx, access, site), updated));
+    await writeSiteOfRequest(ctx, req, 'update section groups', async ({ access, site }) => {
+      const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
+      const group = await loadGroup(ctx, site, siteSectionGroupId);
+      const body = parseInput(updateGroupBody, req.body, 'body');
+      const updated = await updateGroup(ctx, group, body);
+      res.json(presentGroup(await loadView(ctx, access, site), updated));
+    });
   });
 
   router.delete(`${SITE}/section-groups/:siteSectionGroupId`, async (req, res) => {
-    const site = await siteForDelete(ctx, req, 'delete section groups');
     const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
-    if (site) await deleteGroup(ctx, site, siteSectionGroupId);
+    await deleteUnderSite(ctx, req, 'delete section groups', (site) => deleteGroup(ctx, site, siteSectionGroupId));
     res.status(204).end();
   });
 
   router.post(`${SITE}/section-groups/:siteSectionGroupId/move`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'move section groups');
-    const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
-    const group = await loadGroup(ctx, site, siteSectionGroupId);
-    const { position } = parseInput(moveGroupBody, req.body ?? {}, 'body');
-    const moved = await moveGroup(ctx, site, group, whereOf(position), position?.before ?? position?.after);
-    res.json(presentGroup(await loadView(ctx, access, site), moved));
+    await writeSiteOfRequest(ctx, req, 'move section groups', async ({ access, site }) => {
+      const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
+      const group = await loadGroup(ctx, site, siteSectionGroupId);
+      const { position } = parseInput(moveGroupBody, req.body ?? {}, 'body');
+      const moved = await moveGroup(ctx, site, group, whereOf(position), position?.before ?? position?.after);
+      res.json(presentGroup(await loadView(ctx, access, site), moved));
+    });
   });
 
   router.post(`${SITE}/section-groups/:siteSectionGroupId/sections`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'change section groups');
-    const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
-    const group = await loadGroup(ctx, site, siteSectionGroupId);
-    const { sectionId } = parseInput(addGroupSectionBody, req.body, 'body');
-    await addSectionToGroup(ctx, site, group, sectionId);
-    res
-      .status(201)
-      .location(location(site._id, site.organizationId, `/section-groups/${group._id}`))
-      .json(presentGroup(await loadView(ctx, access, site), group));
+    await writeSiteOfRequest(ctx, req, 'change section groups', async ({ access, site }) => {
+      const { siteSectionGroupId } = parseInput(groupParams, req.params, 'params');
+      const group = await loadGroup(ctx, site, siteSectionGroupId);
+      const { sectionId } = parseInput(addGroupSectionBody, req.body, 'body');
+      await addSectionToGroup(ctx, site, group, sectionId);
+      res
+        .status(201)
+        .location(location(site._id, site.organizationId, `/section-groups/${group._id}`))
+        .json(presentGroup(await loadView(ctx, access, site), group));
+    });
   });
 
   router.delete(`${SITE}/section-groups/:siteSectionGroupId/sections/:siteSectionId`, async (req, res) => {
-    const site = await siteForDelete(ctx, req, 'change section groups');
     const { siteSectionGroupId, siteSectionId } = parseInput(groupSectionParams, req.params, 'params');
-    const group = site && (await ctx.models.SiteSectionGroup.findOne({ _id: siteSectionGroupId, siteId: site._id }).lean());
-    if (site && group) await removeSectionFromGroup(ctx, site, group, siteSectionId);
+    await deleteUnderSite(ctx, req, 'change section groups', async (site) => {
+      const group = await ctx.models.SiteSectionGroup.findOne({ _id: siteSectionGroupId, siteId: site._id }).lean();
+      if (group) await removeSectionFromGroup(ctx, site, group, siteSectionId);
+    });
     res.status(204).end();
   });
 
@@ -174,39 +181,41 @@ export function structureRouter(ctx: PublishingContext): Router {
   });
 
   router.post(`${SITE}/site-spaces`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'add spaces to sites');
-    const body = parseInput(createSiteSpaceBody, req.body, 'body');
-    const created = await addSiteSpace(ctx, access, site, body);
-    const view = await loadView(ctx, access, site);
-    res
-      .status(201)
-      .location(location(site._id, site.organizationId, `/site-spaces/${created._id}`))
-      .json(presentSiteSpace(view, created));
+    await writeSiteOfRequest(ctx, req, 'add spaces to sites', async ({ access, site }) => {
+      const body = parseInput(createSiteSpaceBody, req.body, 'body');
+      const created = await addSiteSpace(ctx, access, site, body);
+      const view = await loadView(ctx, access, site);
+      res
+        .status(201)
+        .location(location(site._id, site.organizationId, `/site-spaces/${created._id}`))
+        .json(presentSiteSpace(view, created));
+    });
   });
 
   router.patch(`${SITE}/site-spaces/:siteSpaceId`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'update site spaces');
-    const { siteSpaceId } = parseInput(siteSpaceParams, req.params, 'params');
-    const siteSpace = await loadSiteSpace(ctx, site, siteSpaceId);
-    const body = parseInput(updateSiteSpaceBody, req.body, 'body');
-    const updated = await updateSiteSpace(ctx, access, site, siteSpace, body);
-    res.json(presentSiteSpace(await loadView(ctx, access, site), updated));
+    await writeSiteOfRequest(ctx, req, 'update site spaces', async ({ access, site }) => {
+      const { siteSpaceId } = parseInput(siteSpaceParams, req.params, 'params');
+      const siteSpace = await loadSiteSpace(ctx, site, siteSpaceId);
+      const body = parseInput(updateSiteSpaceBody, req.body, 'body');
+      const updated = await updateSiteSpace(ctx, access, site, siteSpace, body);
+      res.json(presentSiteSpace(await loadView(ctx, access, site), updated));
+    });
   });
 
   router.delete(`${SITE}/site-spaces/:siteSpaceId`, async (req, res) => {
-    const site = await siteForDelete(ctx, req, 'remove spaces from sites');
     const { siteSpaceId } = parseInput(siteSpaceParams, req.params, 'params');
-    if (site) await deleteSiteSpace(ctx, site, siteSpaceId);
+    await deleteUnderSite(ctx, req, 'remove spaces from sites', (site) => deleteSiteSpace(ctx, site, siteSpaceId));
     res.status(204).end();
   });
 
   router.post(`${SITE}/site-spaces/:siteSpaceId/move`, async (req, res) => {
-    const { access, site } = await adminSiteOfRequest(ctx, req, 'move site spaces');
-    const { siteSpaceId } = parseInput(siteSpaceParams, req.params, 'params');
-    const siteSpace = await loadSiteSpace(ctx, site, siteSpaceId);
-    const { position } = parseInput(moveSiteSpaceBody, req.body ?? {}, 'body');
-    const moved = await moveSiteSpace(ctx, site, siteSpace, whereOf(position), (position?.before ?? position?.after)?.siteSpace);
-    res.json(presentSiteSpace(await loadView(ctx, access, site), moved));
+    await writeSiteOfRequest(ctx, req, 'move site spaces', async ({ access, site }) => {
+      const { siteSpaceId } = parseInput(siteSpaceParams, req.params, 'params');
+      const siteSpace = await loadSiteSpace(ctx, site, siteSpaceId);
+      const { position } = parseInput(moveSiteSpaceBody, req.body ?? {}, 'body');
+      const moved = await moveSiteSpace(ctx, site, siteSpace, whereOf(position), (position?.before ?? position?.after)?.siteSpace);
+      res.json(presentSiteSpace(await loadView(ctx, access, site), moved));
+    });
   });
 
   return router;

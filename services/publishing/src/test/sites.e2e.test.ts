@@ -303,6 +303,21 @@ describe('publishing: sites through the gateway', () => {
     const patched = await admin.patch(path, { fallbackURL: 'https://example.com/login' });
     assert.equal(patched.body.fallbackURL, 'https://example.com/login');
     await expect400(admin.patch(path, { fallbackURL: 'not a url' }), 'fallbackURL');
+
+    // Visitors are sent to these addresses: only http(s) ones are stored, anything that runs is a 400.
+    const executable = ['javascript:alert(1)', 'JavaScript:alert(document.cookie)//https://example.com', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'ftp://example.com/login'];
+    for (const field of ['fallbackURL', 'logoutURL']) {
+      for (const url of executable) await expect400(admin.patch(path, { [field]: url }), field);
+      const saved = await admin.patch(path, { [field]: `http://example.com/${field}` });
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      assert.equal(saved.body[field], `http://example.com/${field}`);
+    }
+    const stored = (await admin.get(path)).body;
+    assert.deepEqual([stored.fallbackURL, stored.logoutURL], ['http://example.com/fallbackURL', 'http://example.com/logoutURL'], 'refused addresses changed nothing');
+    assertMatchesOpenApi('SitePublishingAuth', stored);
+    const cleared = await admin.patch(path, { fallbackURL: null, logoutURL: null });
+    assert.deepEqual([cleared.body.fallbackURL, cleared.body.logoutURL], [undefined, undefined]);
+
     const regenerated = await admin.post(`${path}/regenerate`);
     assert.equal(regenerated.status, 200);
     assert.notEqual(regenerated.body.privateKey, auth.body.privateKey);

@@ -8,7 +8,10 @@ import { describe, it } from 'node:test';
 import { normalizeRepoPath, resolveRepoHref } from './layout';
 import { parsePageFile, parseSummary, renderPageFile, rewriteLinks } from './markdown';
 import { parseRemote, RemoteUrlError, openCredentials, scrubSecrets, sealCredentials } from './remote';
-import { fetchBranch, GitCommandError, withGitSession } from './runner';
+import { startGitHttpServer } from '../../test/git-http-server';
+import { GitSyncError } from './errors';
+import { ADDRESS_REFUSED, pinRepositoryHost } from './repository-address';
+import { fetchBranch, GIT_FAILURES, GitCommandError, withGitSession } from './runner';
 
 describe('git sync: page files', () => {
   it('reads front matter, the leading heading and the body, and writes them back the same', () => {
@@ -111,12 +114,61 @@ describe('git sync: the git binary', () => {
             workDir = path.dirname(session.repo);
             return fetchBranch(session, url, 'refs/heads/main', 1024 * 1024);
           }),
-          (error: Error) => error instanceof GitCommandError && /transport '(file|ext)' not allowed/.test(error.message),
+          (error: Error) => error instanceof GitCommandError && error.message === GIT_FAILURES.unreachable && /transport '(file|ext)' not allowed/.test(error.detail),
         );
         assert.equal(existsSync(workDir), false, 'the work directory is removed after a failure');
       }
       assert.equal(existsSync(marker), false, 'the ext transport never ran its command');
     } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('connects to the addresses checked once, never resolving the name again nor using a proxy of the environment', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'quire-git-unit-'));
+    const server = await startGitHttpServer({ projectRoot: root, username: 'bot', password: 'pinned-secret' });
+    const saved = { http_proxy: process.env.http_proxy, HTTP_PROXY: process.env.HTTP_PROXY, ALL_PROXY: process.env.ALL_PROXY };
+    try {
+      const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test' };
+      const bare = path.join(root, 'docs.git');
+      execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare], { env });
+      const commit = execFileSync('git', ['commit-tree', '-m', 'first', execFileSync('git', ['mktree'], { env, cwd: bare, input: '' }).toString().trim()], { env, cwd: bare }).toString().trim();
+      execFileSync('git', ['update-ref', 'refs/heads/main', commit], { env, cwd: bare });
+      const port = new URL(server.url).port;
+      // A name no resolver knows: only the pin can take git to the server.
+      const url = `http://repo.pinned.invalid:${port}/docs.git`;
+      let lookups = 0;
+      const lookup = async () => {
+        lookups += 1;
+        return ['127.0.0.1'];
+      };
+      const pinnedHosts = await pinRepositoryHost(url, { GIT_ALLOW_PRIVATE_NETWORKS: true }, lookup);
+      assert.deepEqual(pinnedHosts, [`repo.pinned.invalid:${port}:127.0.0.1`]);
+      // A proxy in the service's environment is not git's way out.
+      Object.assign(process.env, { http_proxy: 'http://127.0.0.1:1', HTTP_PROXY: 'http://127.0.0.1:1', ALL_PROXY: 'http://127.0.0.1:1' });
+      const credentials = { username: 'bot', password: 'pinned-secret' };
+      const fetched = await withGitSession({ allowedProtocols: ['http'], remote: url, credentials, pinnedHosts, signal: new AbortController().signal }, (session) =>
+        fetchBranch(session, url, 'refs/heads/main', 1024 * 1024),
+      );
+      assert.equal(fetched, commit);
+      assert.equal(lookups, 1, 'resolved once, by the check');
+
+      // The same name resolving to a private address is refused before git runs, with a generic reason.
+      await assert.rejects(pinRepositoryHost(url, { GIT_ALLOW_PRIVATE_NETWORKS: false }, lookup), (error: unknown) => {
+        assert.ok(error instanceof GitSyncError);
+        assert.equal(error.message, ADDRESS_REFUSED);
+        assert.match(error.detail ?? '', /127\.0\.0\.1 \(loopback\)/);
+        return true;
+      });
+      const unknown = async () => Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
+      await assert.rejects(pinRepositoryHost(url, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown), (error: Error) => error.message === GIT_FAILURES.unreachable);
+      assert.deepEqual(await pinRepositoryHost(`http://127.0.0.1:${port}/docs.git`, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown), [], 'a literal needs no pin');
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      await server.close();
       rmSync(root, { recursive: true, force: true });
     }
   });

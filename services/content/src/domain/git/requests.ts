@@ -25,8 +25,9 @@ export interface GitOperationInput {
 
 /**
  * Queues an import or export of a space (edit role: triggerGitSync). The repository
- * address is checked against GIT_ALLOWED_PROTOCOLS and recorded without credentials; the
- * operation shows as `running` in git info from now on.
+ * address is checked against GIT_ALLOWED_PROTOCOLS (a 400 on `url`) and recorded without
+ * credentials; the operation shows as `running` in git info from now on. Where its host
+ * resolves to is checked when the job runs, right before git connects (repository-address.ts).
  */
 export async function requestGitOperation(ctx: ContentContext, userId: string, spaceId: string, direction: GitOperationDirection, input: GitOperationInput): Promise<void> {
   const access = await loadSpaceAccess(ctx, userId, spaceId);

@@ -6,14 +6,32 @@ import { scrubSecrets, type RemoteCredentials } from './remote';
 
 /*
  * Runs the git binary for one operation, in a fresh temporary directory that is always
- * removed. Git sees a clean environment: no system or global configuration, no terminal
- * prompt, only the allowed transports, and credentials only through a credential helper
- * that reads them from environment variables (nothing secret on a command line). Every
- * error message is scrubbed of the credentials before it leaves this module.
+ * removed. Git sees a clean environment: no system or global configuration (so no
+ * `url.*.insteadOf` rewriting the address, no proxy), no proxy variable, no terminal
+ * prompt, only the allowed transports, no redirects, the repository host pinned to the
+ * addresses that were checked (repository-address.ts), and credentials only through a
+ * credential helper that reads them from environment variables (nothing secret on a
+ * command line). What git prints never leaves this module as an error message: callers
+ * get a generic reason, the scrubbed detail goes to the log.
  */
 
-/** A failed git command; `message` is scrubbed and short. */
-export class GitCommandError extends Error {}
+/** The generic reasons a git command against the repository fails with (shown in git info). */
+export const GIT_FAILURES = {
+  unreachable: 'failed to reach the repository',
+  authentication: 'authentication failed',
+  refNotFound: 'ref not found',
+  internal: 'Internal error while running the Git operation',
+} as const;
+
+/** A failed git command: `message` is one of GIT_FAILURES, `detail` git's own words (scrubbed, for the log). */
+export class GitCommandError extends Error {
+  constructor(
+    message: string,
+    readonly detail: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The fetched repository is over the configured size. */
 export class RepositoryTooLargeError extends Error {}
@@ -35,13 +53,30 @@ const CREDENTIAL_HELPER = [
   `printf 'username=%s\\npassword=%s\\n' "$GIT_SYNC_USERNAME" "$GIT_SYNC_PASSWORD"; }; f`,
 ].join(' ');
 
-function gitEnvironment(home: string, allowedProtocols: readonly string[], remote: string, credentials: RemoteCredentials | null): NodeJS.ProcessEnv {
+export interface SessionOptions {
+  allowedProtocols: readonly string[];
+  /** The repository the credentials are for. */
+  remote: string;
+  credentials: RemoteCredentials | null;
+  /** curl resolve entries (`host:port:address[,address]`): the checked addresses git must connect to. */
+  pinnedHosts?: readonly string[];
+  signal: AbortSignal;
+}
+
+function gitEnvironment(home: string, options: SessionOptions): NodeJS.ProcessEnv {
+  const { allowedProtocols, remote, credentials } = options;
   const config: Array<[string, string]> = [
     // An empty value resets the helper list, then ours is the only one.
     ['credential.helper', ''],
     ...(credentials ? ([['credential.helper', CREDENTIAL_HELPER]] as Array<[string, string]>) : []),
     ['init.defaultBranch', 'main'],
     ['core.hooksPath', os.devNull],
+    // A redirect would lead to an address nobody checked (git follows the first one by default).
+    ['http.followRedirects', 'false'],
+    // Empty: no proxy, whatever curl would otherwise take from the environment.
+    ['http.proxy', ''],
+    // Connect to the checked addresses only: a DNS answer changed since the check is not used.
+    ...(options.pinnedHosts ?? []).map((entry): [string, string] => ['http.curloptResolve', entry]),
   ];
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -72,16 +107,13 @@ function gitEnvironment(home: string, allowedProtocols: readonly string[], remot
   return env;
 }
 
-/** Runs `work` with an empty bare repository in a temporary directory, removed afterwards; `remote` is the repository the credentials are for. */
-export async function withGitSession<T>(
-  options: { allowedProtocols: readonly string[]; remote: string; credentials: RemoteCredentials | null; signal: AbortSignal },
-  work: (session: GitSession) => Promise<T>,
-): Promise<T> {
+/** Runs `work` with an empty bare repository in a temporary directory, removed afterwards. */
+export async function withGitSession<T>(options: SessionOptions, work: (session: GitSession) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-git-'));
   try {
     const home = path.join(dir, 'home');
     await mkdir(home);
-    const env = gitEnvironment(home, options.allowedProtocols, options.remote, options.credentials);
+    const env = gitEnvironment(home, options);
     const repo = path.join(dir, 'repo.git');
     await runGit({ repo: dir, env, signal: options.signal, credentials: options.credentials }, ['init', '--quiet', '--bare', repo]);
     // GIT_DIR: git never looks for a repository anywhere else.
@@ -151,17 +183,28 @@ export function runGit(session: GitSession, args: string[], options: RunOptions 
     });
     // git may exit before reading all its input (an error): that is reported by its exit code.
     child.stdin.on('error', () => {});
-    child.on('error', (error) => stop(new GitCommandError(`could not run git: ${error.message}`)));
+    child.on('error', (error) => stop(new GitCommandError(GIT_FAILURES.internal, `could not run git: ${error.message}`)));
     child.on('close', (code) => {
       session.signal.removeEventListener('abort', onAbort);
       if (watcher) clearInterval(watcher);
       if (stopped) return reject(stopped);
-      if (code !== 0) return reject(new GitCommandError(describeFailure(args[0], stderr, session.credentials)));
+      if (code !== 0) return reject(new GitCommandError(reasonOf(args[0], stderr), describeFailure(args[0], stderr, session.credentials)));
       resolve(Buffer.concat(chunks));
     });
     if (options.input !== undefined) child.stdin.end(options.input);
     else child.stdin.end();
   });
+}
+
+// The commands that talk to the repository; any other failing is ours.
+const REMOTE_COMMANDS = new Set(['fetch', 'push', 'ls-remote']);
+
+/** The generic reason for a failed command: never git's text, which tells files from folders and open ports from closed ones. */
+function reasonOf(command: string, stderr: string): string {
+  if (!REMOTE_COMMANDS.has(command)) return GIT_FAILURES.internal;
+  if (/authentication failed|could not read (username|password)|terminal prompts disabled|HTTP Basic: Access denied|returned error: 40[13]\b/i.test(stderr)) return GIT_FAILURES.authentication;
+  if (/couldn't find remote ref|src refspec .* does not match/i.test(stderr)) return GIT_FAILURES.refNotFound;
+  return GIT_FAILURES.unreachable;
 }
 
 /** The meaningful lines of git's stderr ("fatal: …", "error: …"), scrubbed. */
@@ -219,7 +262,7 @@ export async function fetchBranch(session: GitSession, url: string, ref: string,
   try {
     await runGit(session, ['fetch', '--quiet', '--depth=1', '--no-tags', '--', url, `+${ref}:refs/sync/remote`], { maxRepoBytes });
   } catch (error) {
-    if (error instanceof GitCommandError && /couldn't find remote ref/i.test(error.message)) return null;
+    if (error instanceof GitCommandError && error.message === GIT_FAILURES.refNotFound) return null;
     throw error;
   }
   return (await runGit(session, ['rev-parse', '--verify', 'refs/sync/remote^{commit}'])).toString('utf8').trim();
@@ -271,7 +314,7 @@ export async function pushCommit(session: GitSession, url: string, commit: strin
     await runGit(session, ['push', '--quiet', '--', url, `${commit}:${ref}`]);
     return true;
   } catch (error) {
-    if (error instanceof GitCommandError && /non-fast-forward|fetch first|\[rejected\]|stale info/i.test(error.message)) return false;
+    if (error instanceof GitCommandError && /non-fast-forward|fetch first|\[rejected\]|stale info/i.test(error.detail)) return false;
     throw error;
   }
 }

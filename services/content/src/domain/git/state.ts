@@ -1,5 +1,6 @@
-import { newId } from '@quire/runtime';
+import { newId, findByIds } from '@quire/runtime';
 import { GIT_SYNC_SUMMARY_FIELDS, type GitOperationDirection, type GitOperationDoc, type GitOperationStage, type GitSyncDoc, type GitSyncSummary } from '../../db/git';
+import type { SpaceDoc } from '../../db/structure';
 import type { ContentContext } from '../context';
 import { withLock } from '../locks';
 
@@ -22,10 +23,13 @@ export async function loadGitSync(ctx: ContentContext, spaceId: string): Promise
 export async function loadGitSyncSummaries(ctx: ContentContext, spaceIds: readonly string[]): Promise<Map<string, GitSyncSummary>> {
   const ids = [...new Set(spaceIds)];
   if (ids.length === 0) return new Map();
-  // A single id stays an _id-only filter (indexed in every datastore).
-  const filter = ids.length === 1 ? { _id: ids[0] } : { _id: { $in: ids } };
-  const states = await ctx.models.GitSync.find(filter, GIT_SYNC_SUMMARY_FIELDS).lean<GitSyncSummary[]>();
+  const states = (await findByIds(ctx.models.GitSync, ids, { projection: GIT_SYNC_SUMMARY_FIELDS })) as GitSyncSummary[];
   return new Map(states.map((state) => [state._id, state]));
+}
+
+/** loadGitSyncSummaries for loaded spaces, without asking for those known never to have synced (Space.gitSync false). */
+export function loadSpacesGitSyncs(ctx: ContentContext, spaces: ReadonlyArray<Pick<SpaceDoc, '_id' | 'gitSync'>>): Promise<Map<string, GitSyncSummary>> {
+  return loadGitSyncSummaries(ctx, spaces.filter((space) => space.gitSync !== false).map((space) => space._id));
 }
 
 export interface RepositorySettings {
@@ -64,6 +68,8 @@ export async function startOperation(
     revisionId: null,
   };
   await withLock(ctx, gitStateLock(spaceId), async () => {
+    // Flagged first: a space never shows a Git sync state its flag hides (the flag stays once set).
+    await ctx.models.Space.updateOne({ _id: spaceId, gitSync: { $ne: true } }, { $set: { gitSync: true } });
     await ctx.models.GitSync.updateOne(
       { _id: spaceId },
       { $set: { ...repository, updatedAt: now, operation }, $setOnInsert: { installationId: newId(), createdAt: now } },

@@ -10,7 +10,8 @@ import { runImport } from './import';
 import { PageFileError } from './markdown';
 import type { GitJobData, OperationResult } from './operation';
 import { openCredentials, scrubSecrets, type RemoteCredentials } from './remote';
-import { GitCommandError, RepositoryTooLargeError, withGitSession } from './runner';
+import { pinRepositoryHost } from './repository-address';
+import { GIT_FAILURES, GitCommandError, RepositoryTooLargeError, withGitSession } from './runner';
 import { gitSettings } from './settings';
 import { gitStateLock, loadGitSync, recordSync, setStage, updateOperation } from './state';
 
@@ -123,9 +124,12 @@ async function fail(ctx: ContentContext, job: GitJobData, error: unknown, creden
   const timedOut = error instanceof OperationTimeoutError;
   const expected = timedOut || error instanceof GitSyncError || error instanceof GitCommandError || error instanceof RepositoryTooLargeError || error instanceof PageFileError;
   const known = expected || (error instanceof HttpError && error.status < 500);
-  let message = known ? (error as Error).message : 'Internal error while running the Git operation';
+  let message = known ? (error as Error).message : GIT_FAILURES.internal;
   if (error instanceof RepositoryTooLargeError) message = `The repository is too large: ${message}`;
   message = scrubSecrets(message, credentials);
+  // git's own words and refused addresses stay in the log: git info shows only the generic reason.
+  const detail = error instanceof GitCommandError || error instanceof GitSyncError ? error.detail : undefined;
+  if (detail) ctx.logger.warn({ detail: scrubSecrets(detail, credentials), spaceId: job.spaceId, operation: job.operationId }, `git operation failed: ${message}`);
   if (!known) ctx.logger.error({ err: scrubSecrets(String((error as Error)?.stack ?? error), credentials), spaceId: job.spaceId, operation: job.operationId }, 'git operation failed');
   const state = timedOut ? 'timeout' : 'failure';
   await updateOperation(ctx, job.spaceId, job.operationId, { state, error: message, endedAt: new Date() });
@@ -150,7 +154,10 @@ async function runJob(ctx: ContentContext, job: GitJobData): Promise<GitJobResul
   let credentials: RemoteCredentials | null = null;
   try {
     credentials = job.sealedCredentials ? openCredentials(ctx.config.INTERNAL_HMAC_SECRET, job.sealedCredentials) : null;
-    const result: OperationResult = await withGitSession({ allowedProtocols: settings.GIT_ALLOWED_PROTOCOLS, remote: job.url, credentials, signal: controller.signal }, (session) => {
+    // Checked when the job runs (not when it was queued): the addresses git connects to are these.
+    const pinnedHosts = await pinRepositoryHost(job.url, settings);
+    const options = { allowedProtocols: settings.GIT_ALLOWED_PROTOCOLS, remote: job.url, credentials, pinnedHosts, signal: controller.signal };
+    const result: OperationResult = await withGitSession(options, (session) => {
       const run = { ctx, job, settings, session, credentials, state, stage: (stage: Parameters<typeof setStage>[3]) => setStage(ctx, job.spaceId, job.operationId, stage) };
       return job.direction === 'import' ? runImport(run) : runExport(run);
     });

@@ -223,6 +223,11 @@ env:
     value: {{ $v.rateLimit.points | quote }}
   - name: RATE_LIMIT_DURATION_SECONDS
     value: {{ $v.rateLimit.durationSeconds | quote }}
+  {{- /* X-Forwarded-For is believed only from these; with the Ingress on and nothing set, the in-cluster ranges it connects from */}}
+  {{- $trusted := $v.trustedProxies | default "" }}
+  {{- if and (not $trusted) $v.ingress $v.ingress.enabled }}{{ $trusted = "uniquelocal" }}{{ end }}
+  - name: TRUSTED_PROXIES
+    value: {{ $trusted | quote }}
   {{- else }}
   - name: HTTP_PORT
     value: {{ (include "quire-lib.httpPort" $ctx) | quote }}

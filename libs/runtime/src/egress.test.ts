@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { addressRange, EgressLookupError, EgressRefusedError, isAllowedAddress, resolveEgressAddresses, type AddressLookup } from './egress';
+
+const PUBLIC_ONLY = { allowPrivateNetworks: false };
+const PRIVATE_TOO = { allowPrivateNetworks: true };
+
+/** A resolver answering from a table: no query leaves the machine. */
+const table =
+  (answers: Record<string, string[]>): AddressLookup =>
+  async (hostname) => {
+    const found = answers[hostname];
+    if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return found;
+  };
+
+describe('egress policy', () => {
+  it('allows only global unicast by default', () => {
+    for (const address of ['93.184.216.34', '140.82.112.3', '2606:4700:4700::1111', '[2a00:1450:4007:80f::200e]']) {
+      assert.equal(addressRange(address), 'unicast', address);
+      assert.equal(isAllowedAddress(address, PUBLIC_ONLY), true, address);
+    }
+    const refused: Array<[string, string]> = [
+      ['127.0.0.1', 'loopback'],
+      ['127.255.0.9', 'loopback'],
+      ['::1', 'loopback'],
+      ['[::1]', 'loopback'],
+      ['10.0.0.1', 'private'],
+      ['172.16.5.4', 'private'],
+      ['192.168.1.1', 'private'],
+      ['169.254.10.10', 'linkLocal'],
+      ['fe80::1', 'linkLocal'],
+      ['100.64.0.1', 'carrierGradeNat'],
+      ['fc00::1', 'uniqueLocal'],
+      ['fd12:3456::1', 'uniqueLocal'],
+      ['0.0.0.0', 'unspecified'],
+      ['::', 'unspecified'],
+      ['224.0.0.1', 'multicast'],
+      ['ff02::1', 'multicast'],
+      ['255.255.255.255', 'broadcast'],
+      ['240.0.0.1', 'reserved'],
+      // IPv4-mapped IPv6 is the IPv4 address it carries.
+      ['::ffff:10.0.0.1', 'private'],
+      ['::ffff:127.0.0.1', 'loopback'],
+      ['::ffff:7f00:1', 'loopback'],
+      // IPv6 forms that reach IPv4 through a translator are not global unicast either.
+      ['64:ff9b::a00:1', 'rfc6052'],
+      ['2002:a00:1::1', '6to4'],
+      ['169.254.169.254', 'metadata'],
+      ['fd00:ec2::254', 'metadata'],
+      ['::ffff:169.254.169.254', 'metadata'],
+      ['100.100.100.200', 'metadata'],
+      ['localhost', 'invalid'],
+      ['', 'invalid'],
+    ];
+    for (const [address, range] of refused) {
+      assert.equal(addressRange(address), range, address);
+      assert.equal(isAllowedAddress(address, PUBLIC_ONLY), false, address);
+    }
+  });
+
+  it('allows private networks only when told to, and never cloud metadata nor unspecified or multicast', () => {
+    for (const address of ['127.0.0.1', '::1', '10.0.0.1', '192.168.0.10', '169.254.1.1', '100.64.1.1', 'fd12::1', '::ffff:10.1.2.3']) {
+      assert.equal(isAllowedAddress(address, PRIVATE_TOO), true, address);
+    }
+    for (const address of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0', '::', '224.0.0.1', '255.255.255.255']) {
+      assert.equal(isAllowedAddress(address, PRIVATE_TOO), false, address);
+    }
+  });
+
+  it('checks every address a name resolves to, and literals without a lookup', async () => {
+    const lookup = table({
+      'git.example.test': ['140.82.112.3', '2606:4700:4700::1111'],
+      'split.example.test': ['140.82.112.3', '10.0.0.7'],
+      'metadata.example.test': ['169.254.169.254'],
+      'empty.example.test': [],
+    });
+    assert.deepEqual(await resolveEgressAddresses('git.example.test', PUBLIC_ONLY, lookup), ['140.82.112.3', '2606:4700:4700::1111']);
+    // One private answer is enough to refuse the name: the client could pick it.
+    await assert.rejects(resolveEgressAddresses('split.example.test', PUBLIC_ONLY, lookup), (error: unknown) => {
+      assert.ok(error instanceof EgressRefusedError);
+      assert.equal(error.message, 'the address is not allowed');
+      assert.match(error.detail, /10\.0\.0\.7 \(private\)/);
+      return true;
+    });
+    assert.deepEqual(await resolveEgressAddresses('split.example.test', PRIVATE_TOO, lookup), ['140.82.112.3', '10.0.0.7']);
+    await assert.rejects(resolveEgressAddresses('metadata.example.test', PRIVATE_TOO, lookup), EgressRefusedError);
+    await assert.rejects(resolveEgressAddresses('nowhere.example.test', PUBLIC_ONLY, lookup), EgressLookupError);
+    await assert.rejects(resolveEgressAddresses('empty.example.test', PUBLIC_ONLY, lookup), EgressLookupError);
+
+    const never: AddressLookup = async () => assert.fail('a literal is not looked up');
+    await assert.rejects(resolveEgressAddresses('127.0.0.1', PUBLIC_ONLY, never), EgressRefusedError);
+    await assert.rejects(resolveEgressAddresses('[::1]', PUBLIC_ONLY, never), EgressRefusedError);
+    assert.deepEqual(await resolveEgressAddresses('[::1]', PRIVATE_TOO, never), ['::1']);
+    assert.deepEqual(await resolveEgressAddresses('140.82.112.3', PUBLIC_ONLY, never), ['140.82.112.3']);
+  });
+});

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestStack, type ApiResponse, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+
+/**
+ * Who a space, a collection or a change request may name: only members and teams of its
+ * own organization (never another tenant's user, whose e-mail a grant would then show),
+ * with one answer for unknown and foreign ids; and identical writes sent at once never
+ * answer 500.
+ */
+describe('content: grants and reviewers within the organization (end to end)', () => {
+  let stack: TestStack;
+  let orgId: string;
+  let admin: TestAccount;
+  let editor: TestAccount;
+  let reviewer: TestAccount;
+  let reader: TestAccount;
+  let outsider: TestAccount;
+  let outsiderEmail: string;
+
+  const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
+  const notMember = (response: ApiResponse, field: string, id: string) => {
+    assertError(response, 400, field);
+    const what = field === 'teams' ? 'a team' : 'a member';
+    assert.equal(response.body.error.message, `Invalid body: ${field}: ${id} is not ${what} of this organization`);
+    assert.ok(!JSON.stringify(response.body).includes(outsiderEmail), 'no e-mail of another organization');
+  };
+  /** 8 identical requests at once: none may fail with a server error. */
+  const eightAtOnce = async (send: () => Promise<ApiResponse>, success: number) => {
+    const answers = await Promise.all(Array.from({ length: 8 }, send));
+    for (const answer of answers) assert.ok(answer.status === success || answer.status === 409, `${answer.status} ${JSON.stringify(answer.body)}`);
+    assert.ok(answers.some((answer) => answer.status === success));
+    return answers;
+  };
+
+  before(async () => {
+    stack = await startTestStack();
+    const organization = await stack.organization({ domain: 'grants.test', roles: ['edit', 'review', 'read'] });
+    ({ admin, outsider } = organization);
+    orgId = organization.id;
+    ({ edit: editor, review: reviewer, read: reader } = organization.members);
+    outsiderEmail = ok(await outsider.api.get('/v1/user')).email;
+    assert.ok(outsiderEmail);
+  });
+
+  after(async () => {
+    if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
+    await stack?.stop();
+  });
+
+  it('grants a space or a collection only to members: another organization\'s user is refused like an unknown id', async () => {
+    const space = await newSpace('Members only');
+    const collection = ok(await admin.api.post(`/v1/orgs/${orgId}/collections`, { title: 'Members only' }), 201);
+    for (const base of [`/v1/spaces/${space.id}/permissions`, `/v1/collections/${collection.id}/permissions`]) {
+      notMember(await admin.api.post(base, { role: 'read', users: [outsider.userId] }), 'users', outsider.userId);
+      notMember(await admin.api.post(base, { role: 'read', users: ['no-such-user'] }), 'users', 'no-such-user');
+      // All or nothing: the member named with them is not granted either.
+      notMember(await admin.api.post(base, { role: 'admin', users: [reader.userId, outsider.userId] }), 'users', outsider.userId);
+      const none = ok(await admin.api.get(`${base}/users`));
+      assert.equal(none.count, 0);
+
+      ok(await admin.api.post(base, { role: 'comment', users: [reader.userId] }), 204);
+      const listed = ok(await admin.api.get(`${base}/users`));
+      assert.deepEqual(
+        listed.items.map((item: any) => [item.user.id, item.permission]),
+        [[reader.userId, 'comment']],
+      );
+      assert.ok(!JSON.stringify(listed).includes(outsiderEmail));
+    }
+    // The outsider gained nothing.
+    assertError(await outsider.api.get(`/v1/spaces/${space.id}`), 404);
+  });
+
+  it("grants only the organization's own teams", async () => {
+    const space = await newSpace('Teams only');
+    const base = `/v1/spaces/${space.id}/permissions`;
+    const foreign = await outsider.api.put(`/v1/orgs/${outsider.organizationId}/teams`, { title: 'Elsewhere' });
+    assert.ok(foreign.status < 300, JSON.stringify(foreign.body));
+    const own = await admin.api.put(`/v1/orgs/${orgId}/teams`, { title: 'Writers', members: [editor.userId] });
+    assert.ok(own.status < 300, JSON.stringify(own.body));
+
+    notMember(await admin.api.post(base, { role: 'edit', teams: [foreign.body.id] }), 'teams', foreign.body.id);
+    notMember(await admin.api.post(base, { role: 'edit', teams: ['no-such-team'] }), 'teams', 'no-such-team');
+    notMember(await admin.api.post(base, { role: 'edit', users: [reader.userId], teams: [foreign.body.id] }), 'teams', foreign.body.id);
+    assert.equal(ok(await admin.api.get(`${base}/teams`)).count, 0);
+    assert.equal(ok(await admin.api.get(`${base}/users`)).count, 0, 'nothing of a refused invitation is applied');
+
+    ok(await admin.api.post(base, { role: 'edit', teams: [own.body.id] }), 204);
+    assert.deepEqual(
+      ok(await admin.api.get(`${base}/teams`)).items.map((item: any) => [item.team.id, item.permission]),
+      [[own.body.id, 'edit']],
+    );
+  });
+
+  it('requests reviews and names merge-rule reviewers only among members', async () => {
+    const space = await newSpace('Reviews');
+    const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Check me' }), 201);
+    const requested = `/v1/spaces/${space.id}/change-requests/${cr.id}/requested-reviewers`;
+    notMember(await editor.api.post(requested, { users: [outsider.userId] }), 'users', outsider.userId);
+    notMember(await editor.api.post(requested, { users: ['no-such-user'] }), 'users', 'no-such-user');
+    notMember(await editor.api.post(requested, { users: [reviewer.userId, outsider.userId] }), 'users', outsider.userId);
+    const byRequested = async (userId: string) => ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?requestedReviewer=${userId}`)).count;
+    assert.equal(await byRequested(outsider.userId), 0);
+    assert.equal(await byRequested(reviewer.userId), 0, 'nothing of a refused request is applied');
+
+    const answer = ok(await editor.api.post(requested, { users: [reviewer.userId] }));
+    assert.deepEqual(
+      answer.users.map((entry: any) => entry.user.id),
+      [reviewer.userId],
+    );
+    assert.equal(await byRequested(reviewer.userId), 1);
+
+    const rules = (users: string[]) => ({ mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users }] } });
+    for (const id of [outsider.userId, 'no-such-user']) {
+      const refused = await admin.api.patch(`/v1/spaces/${space.id}`, rules([reviewer.userId, id]));
+      assertError(refused, 400, 'mergeRules');
+      assert.match(refused.body.error.message, new RegExp(`: ${id} is not a member of this organization$`));
+    }
+    assert.deepEqual(ok(await reader.api.get(`/v1/spaces/${space.id}`)).mergeRules, { type: 'inherit' });
+    assert.deepEqual(ok(await admin.api.patch(`/v1/spaces/${space.id}`, rules([reviewer.userId]))).mergeRules, rules([reviewer.userId]).mergeRules);
+    // Turning rules off needs no membership check.
+    assert.deepEqual(ok(await admin.api.patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'none' } })).mergeRules, { type: 'none' });
+  });
+
+  it('answers 8 identical grants, review requests and reviews sent at once without a 500, and keeps one of each', async () => {
+    // Several rounds, each on a fresh resource: the race on the first insert is a matter of timing.
+    const resources: string[] = [];
+    for (let round = 0; round < 4; round += 1) {
+      resources.push(`/v1/spaces/${(await newSpace(`Concurrent ${round}`)).id}`);
+      resources.push(`/v1/collections/${ok(await admin.api.post(`/v1/orgs/${orgId}/collections`, { title: `Concurrent ${round}` }), 201).id}`);
+    }
+    for (const resource of resources) {
+      await eightAtOnce(() => admin.api.post(`${resource}/permissions`, { role: 'edit', users: [reader.userId] }), 204);
+      assert.deepEqual(
+        ok(await admin.api.get(`${resource}/permissions/users`)).items.map((item: any) => [item.user.id, item.permission]),
+        [[reader.userId, 'edit']],
+      );
+    }
+    const space = { id: resources[0].split('/').pop() as string };
+
+    const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Busy' }), 201);
+    const base = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
+    await eightAtOnce(() => editor.api.post(`${base}/requested-reviewers`, { users: [reviewer.userId] }), 200);
+    const requested = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?requestedReviewer=${reviewer.userId}`));
+    assert.deepEqual(
+      requested.items.map((item: any) => item.id),
+      [cr.id],
+    );
+
+    const reviews = await eightAtOnce(() => reviewer.api.post(`${base}/reviews`, { status: 'approved' }), 201);
+    const listed = ok(await reader.api.get(`${base}/reviews`));
+    assert.deepEqual(
+      listed.items.map((item: any) => [item.reviewer.id, item.status, item.revision, item.outdated]),
+      [[reviewer.userId, 'approved', cr.revision, false]],
+    );
+    for (const answer of reviews) if (answer.status === 201) assert.equal(answer.body.id, listed.items[0].id, 'the same review each time');
+    // A different decision is a new review, and supersedes the first.
+    ok(await reviewer.api.post(`${base}/reviews`, { status: 'changes-requested' }), 201);
+    assert.deepEqual(
+      ok(await reader.api.get(`${base}/reviews`)).items.map((item: any) => [item.status, item.outdated]),
+      [['changes-requested', false], ['approved', true]],
+    );
+  });
+
+  it('lists granted users only while they are members: a user who left shows nothing of theirs', async () => {
+    const space = await newSpace('Leavers');
+    const leaver = await stack.account(['add-member', '--org', orgId, '--email', 'leaver@grants.test', '--role', 'read']);
+    ok(await admin.api.post(`/v1/spaces/${space.id}/permissions`, { role: 'edit', users: [leaver.userId, editor.userId] }), 204);
+    assert.deepEqual(ok(await admin.api.get(`/v1/spaces/${space.id}/permissions/users`)).items.map((item: any) => item.user.id).sort(), [leaver.userId, editor.userId].sort());
+    ok(await admin.api.delete(`/v1/orgs/${orgId}/members/${leaver.userId}`), 204);
+    const listed = ok(await admin.api.get(`/v1/spaces/${space.id}/permissions/users`));
+    assert.deepEqual(listed.items.map((item: any) => item.user.id), [editor.userId]);
+    assert.ok(!JSON.stringify(listed).includes('leaver@grants.test'), 'no e-mail of a non-member');
+  });
+});
