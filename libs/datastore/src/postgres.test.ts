@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -93,12 +93,14 @@ describe('datastore: FerretDB on PostgreSQL', () => {
     const previous = process.env.POSTGRES_URL;
     try {
       const settings = await withPostgres(server.url, async (client) => {
-        const { rows } = await client.query("SELECT current_setting('listen_addresses') AS listen, current_setting('data_directory') AS dir, pg_backend_pid() AS pid");
+        const { rows } = await client.query("SELECT current_setting('listen_addresses') AS listen, current_setting('data_directory') AS dir");
         return rows[0];
       });
       assert.equal(settings.listen, '127.0.0.1');
       assert.equal(settings.dir, path.join(dataDir, 'postgres'));
-      if (process.getuid?.() === 0) assert.notEqual(statSync(`/proc/${settings.pid}`).uid, 0, 'PostgreSQL does not run as root');
+      // The postmaster (its pid is the first line of postmaster.pid) outlives our session's backend.
+      const postmaster = readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0];
+      if (process.getuid?.() === 0) assert.notEqual(statSync(`/proc/${postmaster}`).uid, 0, 'PostgreSQL does not run as root');
       const withoutPassword = new URL(server.url);
       withoutPassword.password = '';
       assert.equal(await postgresAnswers(withoutPassword.toString()), false, 'a password is required');

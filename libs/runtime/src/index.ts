@@ -27,6 +27,7 @@ export { checkExpression, evaluateExpression, expressionText, type Expression, t
 export { isUnavailableError } from './faults';
 export { ensureFerretDbGinIndexes, indexedFields } from './ferretdb-indexes';
 export { findByIds } from './find-by-ids';
+export { DocumentCache, documentCacheOf } from './document-cache';
 export { enableWriteSerialization, serializeWrites, isFerretDb, type WriteSerializationMode } from './write-serialization';
 export { addressRange, isAllowedAddress, resolveEgressAddresses, EgressLookupError, EgressRefusedError, type AddressLookup, type EgressPolicy } from './egress';
 export { InvalidatedCache, MembershipCache, membershipCacheOf, membershipFromProto, createTokenCache, publishInvalidation, invalidationChannel, type CacheInvalidation, type CachedMembership } from './membership-cache';

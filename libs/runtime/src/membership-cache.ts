@@ -20,7 +20,9 @@ import { roleFromProto, type Role } from './roles';
 /** What identity announces: these members' standing (or every member's), or a token, changed. */
 export type CacheInvalidation =
   | { type: 'membership'; organizationId: string; /** absent: every member of the organization */ userIds?: string[] }
-  | { type: 'token'; tokenHash: string };
+  | { type: 'token'; tokenHash: string }
+  /** Documents of a service's collection were written (`collection` is `<database>.<collection>`); absent ids: any of them. */
+  | { type: 'documents'; collection: string; ids?: string[]; /** the DocumentCache of the writer's process */ origin?: string };
 
 const CHANNEL = 'cache-invalidation';
 
@@ -34,8 +36,8 @@ export async function publishInvalidation(redis: RedisClient, invalidation: Cach
   await redis.publish(invalidationChannel(redis), JSON.stringify(invalidation));
 }
 
-/** Which entries of one cache a message drops: some keys, every key under a prefix, or none. */
-type Selector = (invalidation: CacheInvalidation) => { keys: string[] } | { prefix: string } | undefined;
+/** Which entries of one cache a message drops: some keys and every key under some prefixes, or none. */
+type Selector = (invalidation: CacheInvalidation) => { keys?: string[]; prefixes?: string[] } | undefined;
 
 /**
  * A bounded LRU of values that identity's invalidations drop, on its own subscriber connection
@@ -130,21 +132,28 @@ export class InvalidatedCache<V extends object> {
     this.clear();
   }
 
+  /** Drops what `invalidation` names, at once (the writer's own process does not wait for the broadcast). */
+  invalidate(invalidation: CacheInvalidation): void {
+    this.drop(this.options.select(invalidation));
+  }
+
   private apply(message: string): void {
     let selected: ReturnType<Selector>;
     try {
       selected = this.options.select(JSON.parse(message) as CacheInvalidation);
     } catch {
       // Unreadable: drop everything rather than guess.
-      selected = { prefix: '' };
+      selected = { prefixes: [''] };
     }
+    this.drop(selected);
+  }
+
+  private drop(selected: ReturnType<Selector>): void {
     if (!selected) return;
     this.generation++;
-    if ('keys' in selected) {
-      for (const key of selected.keys) this.entries.delete(key);
-      return;
-    }
-    for (const key of [...this.entries.keys()]) if (key.startsWith(selected.prefix)) this.entries.delete(key);
+    for (const key of selected.keys ?? []) this.entries.delete(key);
+    const prefixes = selected.prefixes ?? [];
+    if (prefixes.length > 0) for (const key of [...this.entries.keys()]) if (prefixes.some((prefix) => key.startsWith(prefix))) this.entries.delete(key);
   }
 }
 
@@ -169,7 +178,7 @@ const membershipKey = (organizationId: string, userId: string) => `${organizatio
 
 const selectMemberships: Selector = (invalidation) => {
   if (invalidation.type !== 'membership') return undefined;
-  if (!invalidation.userIds) return { prefix: `${invalidation.organizationId}\n` };
+  if (!invalidation.userIds) return { prefixes: [`${invalidation.organizationId}\n`] };
   return { keys: invalidation.userIds.map((userId) => membershipKey(invalidation.organizationId, userId)) };
 };
 

@@ -3,6 +3,7 @@ import type { BaseConfig } from './config';
 import type { Logger } from './logger';
 import type { RedisClient } from './redis';
 import { ensureFerretDbGinIndexes } from './ferretdb-indexes';
+import { announceWrites, enableWriteAnnouncements } from './document-cache';
 import { markFerretDb } from './find-by-ids';
 import { enableWriteSerialization, isFerretDb, serializeWrites, type WriteSerializationMode } from './write-serialization';
 
@@ -78,6 +79,7 @@ export async function connectDatabase(
     registerModels(connection);
     if (await isFerretDb(connection)) markFerretDb(connection);
     if (options.redis) {
+      enableWriteAnnouncements(connection, options.redis, logger);
       const on = await enableWriteSerialization(connection, { redis: options.redis, service, mode: options.writeSerialization, logger });
       logger.info({ writeSerialization: on }, on ? 'updates serialized per document (FerretDB)' : 'updates rely on the engine (per-document atomic)');
     }
@@ -107,6 +109,7 @@ export function defineModels<M extends { [K in keyof M]: mongoose.Model<any> }>(
     register(db: Database): void {
       for (const name of names) {
         serializeWrites(definitions[name][0]);
+        announceWrites(definitions[name][0]);
         db.model(name, definitions[name][0], definitions[name][1]);
       }
     },

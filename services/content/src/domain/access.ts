@@ -1,5 +1,5 @@
 import { httpError } from '@quire/http';
-import { roleAtLeast, type Role } from '@quire/runtime';
+import { documentCacheOf, roleAtLeast, type Role } from '@quire/runtime';
 import type { CollectionDoc, GrantDoc, SpaceDoc } from '../db/structure';
 import type { ContentContext } from './context';
 import { getStanding, type MemberStanding } from './membership';
@@ -50,10 +50,14 @@ export async function loadCollectionChain(ctx: ContentContext, parentId: string 
 export async function grantsOf(ctx: ContentContext, standing: MemberStanding, resourceIds: string[]): Promise<GrantDoc[]> {
   if (!standing.member || resourceIds.length === 0) return [];
   const clauses = subjectClauses(standing);
-  return ctx.models.Grant.find({
-    resourceId: resourceIds.length === 1 ? resourceIds[0] : { $in: resourceIds },
-    ...(clauses.length === 1 ? clauses[0] : { $or: clauses }),
-  }).lean<GrantDoc[]>();
+  // Asked on every access check; cached until the grants collection is written (see DocumentCache).
+  const key = JSON.stringify([resourceIds, standing.userId, standing.teamIds]);
+  return documentCacheOf(ctx.redis, ctx.logger).query(ctx.models.Grant, key, () =>
+    ctx.models.Grant.find({
+      resourceId: resourceIds.length === 1 ? resourceIds[0] : { $in: resourceIds },
+      ...(clauses.length === 1 ? clauses[0] : { $or: clauses }),
+    }).lean<GrantDoc[]>(),
+  );
 }
 
 /** Matches grants to the member or to one of their teams. */
@@ -91,9 +95,11 @@ export async function loadSpaceAccess(
   ctx: ContentContext,
   userId: string,
   spaceId: string,
-  options: { includeDeleted?: boolean } = {},
+  options: { includeDeleted?: boolean; /** a read that may use the document cache (never before a write) */ cached?: boolean } = {},
 ): Promise<SpaceAccess> {
-  const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+  const space = options.cached
+    ? await documentCacheOf(ctx.redis, ctx.logger).findById<SpaceDoc>(ctx.models.Space, spaceId)
+    : await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
   if (!space || (space.deletedAt && !options.includeDeleted)) throw httpError.notFound('Space');
   const [standing, chain] = await Promise.all([getStanding(ctx, space.organizationId, userId), loadCollectionChain(ctx, space.parentId)]);
   // Grants only add to a role: one who is admin without them (organization admins) needs no lookup.

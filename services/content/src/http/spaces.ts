@@ -58,7 +58,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { userId } = principalOf(req);
     const { spaceId } = parseInput(spaceParams, req.params, 'params');
     const { shareKey } = parseInput(getSpaceQuery, req.query, 'query');
-    const access = await loadSpaceAccess(ctx, userId, spaceId);
+    const access = await loadSpaceAccess(ctx, userId, spaceId, { cached: true });
     const published = shareKey === undefined ? undefined : await resolvePublishedUrl(ctx, access.space, shareKey);
     res.json(presentSpace(access.space, access.role, base, published, await gitSyncOf(access.space)));
   });
