@@ -92,6 +92,11 @@ export async function ensureStackDatabase(serverUrl: string, dataDir: string): P
     }
     const owner: Owner = { dataDir: path.resolve(dataDir), host: os.hostname() };
     await client.query(`COMMENT ON DATABASE ${quoteIdent(database)} IS ${quoteLiteral(JSON.stringify(owner))}`);
+    // FerretDB prepares its statements with the field name as a parameter (`_jsonb->$1 @> $2`),
+    // which no expression index matches: a session that switched to a generic plan while a table
+    // was small keeps scanning it after it grew (measured: 30 ms instead of 4 ms for a point read
+    // at 50,000 documents right after a bulk load). Plan every execution with its values.
+    await client.query(`ALTER DATABASE ${quoteIdent(database)} SET plan_cache_mode = force_custom_plan`);
   });
   return withDatabase(serverUrl, database);
 }
