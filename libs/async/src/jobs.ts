@@ -61,11 +61,17 @@ export function createJobQueue<Data, Result = unknown>(
       return worker;
     },
     async state(jobId) {
-      const job = await queue.getJob(jobId);
-      if (!job) return undefined;
+      // The state first, then the job: BullMQ finishes a job (result, finishedOn, the completed or
+      // failed set) in one atomic step, so a job read after a finished state carries its result.
+      // A job that finished between the two reads is reported as finished.
+      const first = await queue.getJob(jobId);
+      if (!first) return undefined;
+      let state = (await first.getState()) as JobState['state'];
+      const job = (await queue.getJob(jobId)) ?? first;
+      if (job.finishedOn && state !== 'completed' && state !== 'failed') state = job.failedReason ? 'failed' : 'completed';
       return {
         id: job.id!,
-        state: (await job.getState()) as JobState['state'],
+        state,
         attemptsMade: job.attemptsMade,
         progress: job.progress,
         result: job.returnvalue ?? undefined,

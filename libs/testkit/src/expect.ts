@@ -20,3 +20,14 @@ export function expectError(response: Answer, status: number, field?: string): v
   const name = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + (/\w$/.test(field) ? '\\b' : '');
   assert.match(response.body.error.message, new RegExp(name), `${response.body.error.message} should name ${field}`);
 }
+
+/**
+ * Every item passes `check`, and there is at least one: `.every()` on an empty list is true,
+ * so a check written with it alone passes when the list came back empty by mistake.
+ */
+export function expectEvery<T>(items: Iterable<T> | undefined, check: (item: T) => boolean, message = 'every item'): void {
+  const list = [...(items ?? [])];
+  assert.ok(list.length > 0, `${message}: the list is empty`);
+  const failing = list.findIndex((item) => !check(item));
+  assert.equal(failing, -1, `${message}: item ${failing} fails: ${JSON.stringify(list[failing])?.slice(0, 300)}`);
+}

@@ -35,6 +35,8 @@ export type GitConfig = z.infer<typeof gitConfigSchema>;
 export const contentConfigSchema = backendConfigSchema.extend({
   // Spec Limits: 7 days. Shorter values exist for tests that watch a real purge.
   SPACE_RETENTION_MS: z.coerce.number().int().positive().default(7 * 24 * 3600 * 1000),
+  /** How long a write waits for a space, collection or change request another write holds, before a 503. */
+  CONTENT_LOCK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
   ...gitConfigSchema.shape,
 });
 export type ContentConfig = z.infer<typeof contentConfigSchema>;

@@ -1,4 +1,4 @@
-import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { fromService, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
 import type { ChangeRequestDoc, ChangeRequestStatus, RevisionFileDoc, ReviewDoc } from '../db/revisions';
@@ -214,7 +214,7 @@ export async function requiredReviewers(ctx: ContentContext, space: SpaceDoc): P
   let rules: Array<{ rule: string; users: string[] }> = [];
   if (space.mergeRules?.type === 'rules') rules = space.mergeRules.rules ?? [];
   else if (!space.mergeRules || space.mergeRules.type === 'inherit') {
-    const { organizations } = await ctx.clients.identity.batchGetOrganizations({ ids: [space.organizationId] });
+    const { organizations } = await fromService('Identity', ctx.clients.identity.batchGetOrganizations({ ids: [space.organizationId] }));
     const organization = organizations[0];
     if (organization?.mergeRulesType === 'rules') rules = organization.mergeRules;
   }

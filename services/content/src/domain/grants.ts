@@ -1,4 +1,4 @@
-import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { fromService, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, retryOnDuplicateKey, type Role } from '@quire/runtime';
 import type { GrantDoc } from '../db/structure';
 import type { ContentContext } from './context';
@@ -97,7 +97,7 @@ export async function teamGrantViews(ctx: ContentContext, organizationId: string
   if (grants.length === 0) return [];
   const ids = grants.map((g) => g.subjectId);
   const [{ teams }, spaces] = await Promise.all([
-    ctx.clients.identity.batchGetTeams({ organizationId, ids }),
+    fromService('Identity', ctx.clients.identity.batchGetTeams({ organizationId, ids })),
     countSpaces(ctx, ids.map((teamId) => ({ organizationId, teamId }))),
   ]);
   const byId = new Map(teams.map((t) => [t.id, t]));

@@ -1,5 +1,6 @@
 import { httpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
+import type { ContentConfig } from '../config';
 import type { ContentContext } from './context';
 
 /*
@@ -15,15 +16,15 @@ import type { ContentContext } from './context';
  * reverse; code that writes several collections or spaces takes one lock at a time.
  */
 
-const OPTIONS = {
-  ttlMs: 60_000,
-  waitMs: 30_000,
-  onBusy: () => httpError.unavailable('The content is busy with other writes; retry'),
-};
+const TTL_MS = 60_000;
+/** CONTENT_LOCK_WAIT_MS (config.ts) when set. */
+const DEFAULT_WAIT_MS = 30_000;
+const onBusy = () => httpError.unavailable('The content is busy with other writes; retry');
 
 /** Runs `work` holding the content lock `key` (spaceLock, changeRequestLock, collectionLock). */
 export function withLock<T>(ctx: ContentContext, key: string, work: () => Promise<T>): Promise<T> {
-  return withRedisLock(ctx.redis, `content:lock:${key}`, work, { ...OPTIONS, logger: ctx.logger });
+  const waitMs = (ctx.config as Partial<ContentConfig>).CONTENT_LOCK_WAIT_MS ?? DEFAULT_WAIT_MS;
+  return withRedisLock(ctx.redis, `content:lock:${key}`, work, { ttlMs: TTL_MS, waitMs, onBusy, logger: ctx.logger });
 }
 
 export const spaceLock = (spaceId: string) => `space:${spaceId}`;

@@ -1,4 +1,4 @@
-import { apiUrl, presentUser } from '@quire/http';
+import { apiUrl, fromService, presentUser } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
 import type { ChangeRequestDoc, ReviewDoc, RevisionFileDoc } from '../db/revisions';
 import type { ChangeResult } from '../domain/content-changes';
@@ -13,7 +13,7 @@ export async function loadUsers(ctx: ContentContext, ids: Iterable<string>): Pro
   const wanted = [...new Set([...ids].filter(Boolean))];
   const users = new Map<string, PresentedUser>();
   if (wanted.length > 0) {
-    const { users: found } = await ctx.clients.identity.batchGetUsers({ ids: wanted });
+    const { users: found } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: wanted }));
     for (const user of found) users.set(user.id, presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, ctx.config.PUBLIC_BASE_URL));
   }
   for (const id of wanted) if (!users.has(id)) users.set(id, presentUser({ id, displayName: 'Unknown user', email: '' }, ctx.config.PUBLIC_BASE_URL));

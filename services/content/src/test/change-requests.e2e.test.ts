@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, waitFor, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 import { PDFParse } from 'pdf-parse';
 
 
@@ -241,12 +241,12 @@ describe('content: change requests and revisions (end to end)', () => {
     const counters = ok(await admin.api.get(`/v1/spaces/${space.id}`));
     assert.deepEqual([counters.changeRequests, counters.changeRequestsOpen], [4, 1]);
 
-    for (let i = 0; i < 100 && !seen.some((e) => e.type === EVENT_TYPES.changeRequestMerged && (e.payload as any).changeRequestId === crX.id); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const event = seen.find((e) => e.type === EVENT_TYPES.changeRequestMerged && (e.payload as any).changeRequestId === crX.id);
-    assert.deepEqual(event?.payload, { organizationId: orgId, spaceId: space.id, changeRequestId: crX.id, revisionId: merged.revision });
-    assert.ok(seen.some((e) => e.type === EVENT_TYPES.spaceContentUpdated && (e.payload as any).revisionId === merged.revision));
+    // Both events of the first merge, each waited for (they travel on the stream independently).
+    const mergedEvent = () => seen.find((e) => e.type === EVENT_TYPES.changeRequestMerged && (e.payload as any).changeRequestId === crX.id);
+    const contentEvent = () => seen.find((e) => e.type === EVENT_TYPES.spaceContentUpdated && (e.payload as any).revisionId === merged.revision);
+    await waitFor('the merge events of the first change request', async () => !!mergedEvent() && !!contentEvent(), 10_000);
+    assert.deepEqual(mergedEvent()?.payload, { organizationId: orgId, spaceId: space.id, changeRequestId: crX.id, revisionId: merged.revision });
+    assert.equal((contentEvent()?.payload as any).spaceId, space.id);
   });
 
   it('never loses either of two concurrent merges into one space', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError, expectEvery } from '@quire/testkit';
 
 
 /** Collections, their permissions and what they give on the spaces inside, through the gateway. */
@@ -95,7 +95,7 @@ describe('content: collections (end to end)', () => {
     const topOnly = await admin.api.get(`/v1/orgs/${orgId}/collections?nested=false&limit=1000`);
     assert.ok(ids(topOnly.body).includes(top.id));
     assert.ok(!ids(topOnly.body).includes(nested.id));
-    assert.ok(topOnly.body.items.every((c: { parent?: string }) => c.parent === undefined));
+    expectEvery(topOnly.body.items, (c: { parent?: string }) => c.parent === undefined);
     assertError(await admin.api.get(`/v1/orgs/${orgId}/collections?nested=maybe`), 400, 'nested');
     assertError(await outsider.api.get(`/v1/orgs/${orgId}/collections`), 404);
 

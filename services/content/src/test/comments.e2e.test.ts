@@ -7,6 +7,7 @@ import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack,
 
 // Short enough to watch a deleted space being purged with its comments.
 const RETENTION_MS = 5_000;
+const LOCK_WAIT_MS = 5_000;
 
 /**
  * Space comments, change request comments, replies, reactions and commenters through the
@@ -48,7 +49,8 @@ describe('content: comments (end to end)', () => {
   const openCount = async (base: string) => ok(await reader.api.get(`${base}/comments?status=open&limit=1`)).count as number;
 
   before(async () => {
-    stack = await startTestStack({ SPACE_RETENTION_MS: String(RETENTION_MS), RATE_LIMIT_POINTS: '100000' });
+    // A busy lock answers 503 after 5 s here (30 s by default), so the test below need not wait 30 s.
+    stack = await startTestStack({ SPACE_RETENTION_MS: String(RETENTION_MS), RATE_LIMIT_POINTS: '100000', CONTENT_LOCK_WAIT_MS: String(LOCK_WAIT_MS) });
     const organization = await stack.organization({ domain: 'comments.test', roles: ['edit', 'comment', 'read', 'guest'] });
     ({ admin, outsider } = organization);
     orgId = organization.id;
@@ -398,7 +400,7 @@ describe('content: comments (end to end)', () => {
     const base = `/v1/spaces/${space.id}`;
     const toResolve = await post(commenter, base, 'resolve me');
     const toDelete = await post(commenter, base, 'delete me');
-    // The service gives up on a busy lock after 30 s, as late as the test client gives up: a longer timeout here.
+    // The service gives up on a busy lock after LOCK_WAIT_MS; the client waits longer than that.
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${stack.baseUrl}${path}`, {
         method,

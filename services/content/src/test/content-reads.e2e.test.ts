@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok, expectEvery } from '@quire/testkit';
 import { assertPageShape, assertRevisionShape } from './page-shapes';
 
 
@@ -310,12 +310,12 @@ describe('content: reads, variables and evaluation (end to end)', () => {
       assert.deepEqual(pageByTitle(bare, 'pets').computed, tag.computed);
     }
     const barePages = ok(await reader.api.get(`/v1/spaces/${space.id}/content/pages?metadata=false`)).pages;
-    assert.ok(flat(barePages).every((page) => page.git === undefined));
+    expectEvery(flat(barePages), (page) => page.git === undefined);
     const barePage = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${tag.id}?metadata=false`));
     assert.equal(barePage.git, undefined);
     assert.deepEqual(barePage.computed, tag.computed);
     const files = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files?metadata=false`));
-    assert.ok(files.items.every((file: any) => file.git === undefined));
+    expectEvery(files.items, (file: any) => file.git === undefined);
     const file = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files/${computed.files[0].id}?metadata=false&computed=false`));
     assertMatchesOpenApi('RevisionFile', file);
     assert.equal(file.git, undefined);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError } from '@quire/testkit';
+import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError, expectEvery } from '@quire/testkit';
 
 
 // Long enough for "restore right after delete" on any machine, short enough to watch a real purge.
@@ -82,7 +82,7 @@ describe('content: spaces (end to end)', () => {
     assert.equal(typeof space.revision, 'string');
     assert.ok(space.revision.length > 0);
     assert.deepEqual([space.comments, space.changeRequests, space.changeRequestsOpen, space.changeRequestsDraft], [0, 0, 0, 0]);
-    assert.ok(Object.values(space.permissions).every((v) => v === true), 'the org admin may do everything');
+    expectEvery(Object.values(space.permissions), (v) => v === true, 'the org admin may do everything');
 
     const asReader = await reader.api.get(`/v1/spaces/${space.id}`);
     assert.equal(asReader.status, 200);

@@ -6,7 +6,7 @@ import { freePort } from '@quire/datastore';
 import { addMemberWithToken, bootstrapAdmin, startIdentity, withIdentityAdmin } from '@quire/identity';
 import { content } from '@quire/proto';
 import { ClientError, createGrpcClient, createLogger, grpcStatus, membershipCacheOf, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
-import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment, expectEvery } from '@quire/testkit';
 import type { ContentContext } from '../domain/context';
 import { purgeSpace } from '../domain/space-lifecycle';
 import { startContent } from '../service';
@@ -177,7 +177,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     assert.equal(open.permissions.view, true);
     assert.equal(open.permissions.edit, false);
     const inside = JSON.parse(forMia.spaces[0].restJson);
-    assert.ok(Object.values(inside.permissions).every((v) => v === false), 'no role, no permission');
+    expectEvery(Object.values(inside.permissions), (v) => v === false, 'no role, no permission');
     const forOutsider = await grpc.batchGetSpaces({ ids: [spaces.open], viewerUserId: 'eve' });
     assert.equal(forOutsider.spaces[0].viewerRole, '');
   });
@@ -309,5 +309,26 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     ]);
     assert.deepEqual(left, [0, 0, 0, 0, 0]);
     assert.equal((await call('ada', 'POST', `/v1/spaces/${id}/restore`)).status, 404);
+  });
+
+  // Last: it stops identity. Every identity call content makes on a request path goes through
+  // fromService, so identity down is a 503 naming it, never a 500.
+  it('answers 503 when identity is down: team permissions, change request lists and merges (issue 17 item 4)', async () => {
+    await createSpace('outage');
+    const cr = (await call('ada', 'POST', `/v1/spaces/${spaces.outage}/change-requests`, { subject: 'During the outage' })).body.id as string;
+    const requests: Array<[string, string]> = [
+      ['GET', `/v1/spaces/${spaces.team}/permissions/teams`], // BatchGetTeams for the team views
+      ['GET', `/v1/spaces/${spaces.outage}/change-requests`], // BatchGetUsers for createdBy
+      ['POST', `/v1/spaces/${spaces.outage}/change-requests/${cr}/merge`], // BatchGetOrganizations for inherited merge rules
+    ];
+    // Each works while identity runs (and ada's membership is now in content's cache).
+    for (const [method, path] of requests.slice(0, 2)) assert.equal((await call('ada', method, path)).status, 200, `${method} ${path}`);
+    await identityService.stop();
+    identityService = undefined as never;
+    for (const [method, path] of requests) {
+      const answer = await call('ada', method, path);
+      assert.equal(answer.status, 503, `${method} ${path}: ${JSON.stringify(answer.body)}`);
+      assert.match(answer.body.error.message, /Identity service unavailable/);
+    }
   });
 });

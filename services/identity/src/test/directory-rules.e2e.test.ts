@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { generate } from 'selfsigned';
-import { startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
+import { startTestStack, type ApiClient, type TestAccount, type TestStack, expectEvery } from '@quire/testkit';
 
 
 /** Every item of a list, fetched `limit` at a time through its `next.page` cursors. */
@@ -107,7 +107,7 @@ describe('identity: directory rules across operations (end to end)', () => {
       assert.equal(items.length, total, path);
       assert.equal(new Set(ids).size, total, `${path}: no repeats`);
       assert.equal(pages, Math.ceil(total / limit), path);
-      assert.ok(counts.every((c) => c === total), `${path}: count is the total on every page`);
+      expectEvery(counts, (c) => c === total, `${path}: count is the total on every page`);
       assert.deepEqual(ids, all.body.items.map(idOf), `${path}: same order as one page`);
     }
     // Member.spaces, Member.teams, Team.members and Team.spaces are the lists' true totals.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { connectDatabase, createLogger } from '@quire/runtime';
+import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack, expectEvery } from '@quire/testkit';
 
 const SITES_BASE_DOMAIN = 'docs.quire.test';
 
@@ -122,13 +123,13 @@ describe('publishing: sites through the gateway', () => {
     await admin.post(`${sites()}/${filtered.id}/publish`);
     const bySpace = await admin.get(`${sites()}?space=${spaceB}`);
     assert.ok(bySpace.body.items.some((s: any) => s.id === filtered.id));
-    assert.ok(bySpace.body.items.every((s: any) => s.siteSpaces > 0));
+    expectEvery(bySpace.body.items, (s: any) => s.siteSpaces > 0);
     const byTitle = await admin.get(`${sites()}?title=filter%20tar`);
     assert.deepEqual(byTitle.body.items.map((s: any) => s.id), [filtered.id]);
     const published = await admin.get(`${sites()}?published=true`);
-    assert.ok(published.body.items.length >= 1 && published.body.items.every((s: any) => s.published));
+    expectEvery(published.body.items, (s: any) => s.published);
     const unpublished = await admin.get(`${sites()}?published=false`);
-    assert.ok(unpublished.body.items.every((s: any) => !s.published));
+    expectEvery(unpublished.body.items, (s: any) => !s.published);
     await expect400(admin.get(`${sites()}?published=maybe`), 'published');
 
     const all = await admin.get(sites());
@@ -326,7 +327,27 @@ describe('publishing: sites through the gateway', () => {
 
   it('deletes a site with everything in it (204, also when already gone)', async () => {
     const site = (await admin.post(sites(), { title: 'Doomed', spaces: [spaceA] })).body;
-    assert.equal((await admin.delete(`${sites()}/${site.id}`)).status, 204);
+    const base = `${sites()}/${site.id}`;
+    const other = (await admin.post(`/v1/orgs/${org}/spaces`, { title: 'Doomed section space' })).body.id;
+    for (const [path, body] of [
+      ['sections', { spaceId: other, title: 'Doomed section' }],
+      ['section-groups', { title: 'Doomed group' }],
+      ['share-links', { name: 'Doomed link' }],
+    ] as const) {
+      assert.equal((await admin.post(`${base}/${path}`, body)).status, 201, path);
+    }
+    // What the site holds, in publishing's own database: all of it goes with the site.
+    const db = await connectDatabase('publishing', { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix }, createLogger('sites-test', 'silent'), () => {});
+    const held = () =>
+      Promise.all(['sites', 'site_sections', 'site_section_groups', 'site_spaces', 'share_links'].map((name) => db.collection(name).countDocuments(name === 'sites' ? { _id: site.id } : { siteId: site.id })));
+    try {
+      const before = await held();
+      assert.ok(before.every((count) => count > 0), `the site holds something of every kind: ${before}`);
+      assert.equal((await admin.delete(`${sites()}/${site.id}`)).status, 204);
+      assert.deepEqual(await held(), [0, 0, 0, 0, 0]);
+    } finally {
+      await db.close();
+    }
     assert.equal((await admin.get(`${sites()}/${site.id}`)).status, 404);
     assert.equal((await admin.get(`${sites()}/${site.id}/site-spaces`)).status, 404);
     assert.equal((await admin.delete(`${sites()}/${site.id}`)).status, 204);

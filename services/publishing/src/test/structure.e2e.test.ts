@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import jwt from 'jsonwebtoken';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack, expectEvery } from '@quire/testkit';
 
 /** Sections, section groups, site spaces, ordering and the published structure, through the gateway. */
 describe('publishing: site structure through the gateway', () => {
@@ -141,7 +141,7 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal(gathered.title, 'Product docs');
     assert.equal(gathered.default, true);
     assert.deepEqual(gathered.siteSpaces.map((s: any) => s.space.id), [spaces.Guides, spaces['Guides v2']]);
-    assert.ok(gathered.siteSpaces.every((s: any) => s.section === gathered.id));
+    expectEvery(gathered.siteSpaces, (s: any) => s.section === gathered.id);
     assert.equal(api.id, created.body.id);
     assert.equal(listed.filter((s) => s.default).length, 1, 'exactly one default section');
 
@@ -230,7 +230,7 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.object, 'site-section-group');
     assert.deepEqual(created.body.children.map((c: any) => c.id), [s2, s3]);
-    assert.ok(created.body.children.every((c: any) => c.sectionGroup === created.body.id));
+    expectEvery(created.body.children, (c: any) => c.sectionGroup === created.body.id);
     assertMatchesOpenApi('SiteSectionGroup', created.body);
     const nested = await admin.post(groups, { title: 'Legacy', parent: created.body.id });
     assert.equal(nested.status, 201);
@@ -274,7 +274,7 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal((await admin.delete(group)).status, 204);
     const remaining = await items(admin, sections);
     assert.deepEqual(remaining.map((s) => s.id).sort(), [s1, s2, s3].sort());
-    assert.ok(remaining.every((s) => s.sectionGroup === undefined));
+    expectEvery(remaining, (s) => s.sectionGroup === undefined);
     const left = await items(admin, groups);
     assert.deepEqual(left.map((g) => [g.id, g.sectionGroup]), [[nested.body.id, undefined]]);
     assert.equal((await reader.post(groups, { title: 'Nope' })).status, 403);
@@ -308,9 +308,9 @@ describe('publishing: site structure through the gateway', () => {
     assert.ok(shared.body.site.urls.published.endsWith(`?share=${encodeURIComponent(key)}`));
     assert.ok(shared.body.structure.structure[0].siteSpaces[0].urls.published.includes(`share=${encodeURIComponent(key)}`));
     const sharedSections = await admin.get(`${sections}?shareKey=${encodeURIComponent(key)}`);
-    assert.ok(sharedSections.body.items.every((s: any) => s.urls.published.includes('share=')));
+    expectEvery(sharedSections.body.items, (s: any) => s.urls.published.includes('share='));
     const sharedSpaces = await admin.get(`${siteUrl(site)}/site-spaces?shareKey=${encodeURIComponent(key)}`);
-    assert.ok(sharedSpaces.body.items.every((s: any) => s.urls.published.includes('share=')));
+    expectEvery(sharedSpaces.body.items, (s: any) => s.urls.published.includes('share='));
 
     // Unknown keys, keys of another site and inactive links resolve nothing: 400 naming shareKey.
     await expect400(admin.get(`${siteUrl(site)}/published?shareKey=unknown`), 'shareKey');
@@ -394,8 +394,8 @@ describe('publishing: site structure through the gateway', () => {
     const listed = afterDelete.body.structure.structure.flatMap((s: any) => s.siteSpaces.map((v: any) => v.space.id));
     assert.deepEqual(listed, [spaces.Changelog, spaces.SDK]);
     const siteSpaces = await items(admin, `${siteUrl(site)}/site-spaces`);
-    assert.ok(siteSpaces.every((s) => s.space.id !== doomed));
+    expectEvery(siteSpaces, (s) => s.space.id !== doomed);
     const sections = await items(admin, `${siteUrl(site)}/sections`);
-    assert.ok(sections.every((s) => s.siteSpaces.every((v: any) => v.space.id !== doomed)));
+    expectEvery(sections, (s) => s.siteSpaces.every((v: any) => v.space.id !== doomed));
   });
 });
