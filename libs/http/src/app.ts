@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import {
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
+  REQUEST_ID_PATTERN,
   SIGNATURE_HEADER,
   isDuplicateKeyError,
   isUnavailableError,
@@ -30,7 +31,6 @@ export interface ServiceAppOptions {
   bodyLimit?: string;
 }
 
-const REQUEST_ID_PATTERN = /^[\w.-]{1,128}$/;
 
 /**
  * The express app every service starts from: request id and principal in the request

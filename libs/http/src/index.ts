@@ -1,11 +1,12 @@
 export { fromService, HttpError, httpError, sendError } from './errors';
-export { parseInput, zodMessage } from './validate';
+export { parseInput, idParam, zodMessage } from './validate';
 export {
   listQuerySchema,
   orderSchema,
   encodeCursor,
   decodeCursor,
   keysetPage,
+  containsText,
   listEnvelope,
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -14,7 +15,7 @@ export {
   type KeysetPage,
 } from './pagination';
 export { createServiceApp, finishServiceApp, principalOf, type ServiceAppOptions } from './app';
-export { booleanQuery, httpUrlSchema, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
+export { idSchema, booleanQuery, httpUrlSchema, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl, slugify } from './urls';
 export { presentUser } from './presenters';

@@ -47,6 +47,11 @@ const CURSOR_VALUE = z.union([
 ]);
 const CURSOR = z.tuple([z.string(), CURSOR_VALUE, z.string().min(1).max(4096)]);
 
+/** A case-insensitive "contains" filter for a list's text search: the text is matched literally, never as a pattern. */
+export function containsText(text: string): RegExp {
+  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+}
+
 /** Opaque keyset cursor: which sort key it belongs to, the last value and the last id. */
 export function encodeCursor(sortKey: string, value: SortValue, id: string): string {
   const encoded = value instanceof Date ? { d: value.toISOString() } : { v: value };

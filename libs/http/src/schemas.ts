@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
 /** A boolean query parameter: accepts true/false/1/0 and rejects anything else. */
+/** Every resource id in a path or a body: the one id schema (ids we make are 20 characters). */
+export const idSchema = z.string().min(1).max(64);
+
 export const booleanQuery = z
   .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1');
@@ -10,7 +13,7 @@ export const booleanQuery = z
  * enforces, `require_specific_reviewers`, is accepted: a rule nobody enforces would lie.
  */
 const mergeRule = z
-  .object({ rule: z.literal('require_specific_reviewers'), users: z.array(z.string().min(1).max(64)).min(1).max(100) })
+  .object({ rule: z.literal('require_specific_reviewers'), users: z.array(idSchema).min(1).max(100) })
   .strict();
 const rulesConfiguration = z.object({ type: z.literal('rules'), rules: z.array(mergeRule).max(20) }).strict();
 const noneConfiguration = z.object({ type: z.literal('none') }).strict();

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
+import type { Request } from 'express';
 import { HttpError } from './errors';
+import { idSchema } from './schemas';
 
 type Location = 'body' | 'query' | 'params';
 
@@ -15,8 +17,13 @@ export function zodMessage(error: z.ZodError, location: Location): string {
 }
 
 /** Parses request input with a zod schema; invalid input is a 400 naming the field. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.infer<S> {
-  const result = schema.safeParse(value ?? {});
-  if (!result.success) throw new HttpError(400, `Invalid ${location}: ${zodMessage(result.error, location)}`);
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location, field?: string): z.infer<S> {
+  const result = schema.safeParse(value ?? (field ? undefined : {}));
+  if (!result.success) throw new HttpError(400, `Invalid ${location}: ${field ? `${field}: ${result.error.issues[0]?.message}` : zodMessage(result.error, location)}`);
   return result.data;
+}
+
+/** The id in the path parameter `name`, validated like every id (a 400 naming the parameter). */
+export function idParam(req: Request, name: string): string {
+  return parseInput(idSchema, req.params[name], 'params', name);
 }

@@ -25,6 +25,15 @@ import type { Logger } from './logger';
 import { REQUEST_ID_HEADER, signCaller, verifyCaller } from './principal';
 
 export const grpcStatus = Status;
+
+/** Largest batch one gRPC call may ask for; callers split bigger ones. */
+export const MAX_GRPC_BATCH = 1000;
+
+/** `items` when there are at most MAX_GRPC_BATCH of them, else INVALID_ARGUMENT naming `what`. */
+export function checkBatch<T>(items: T[], what = 'ids'): T[] {
+  if (items.length > MAX_GRPC_BATCH) throw new ServerError(Status.INVALID_ARGUMENT, `at most ${MAX_GRPC_BATCH} ${what} per call`);
+  return items;
+}
 /** What a gRPC handler throws for an expected failure (not found, invalid argument…). */
 export const GrpcError = ServerError;
 

@@ -6,6 +6,7 @@ export {
   PRINCIPAL_HEADER,
   SIGNATURE_HEADER,
   REQUEST_ID_HEADER,
+  REQUEST_ID_PATTERN,
   INTERNAL_HEADERS,
   signPrincipal,
   verifyPrincipal,
@@ -19,7 +20,7 @@ export { isDuplicateKeyError, retryOnDuplicateKey } from './duplicate-keys';
 export { connectDatabase, databaseUri, defineModels, type Database, type ModelDefinitions } from './mongo';
 export { createRedis, type RedisClient } from './redis';
 export { withRedisLock, acquireRedisLock, releaseRedisLock, LockBusyError, type RedisLockOptions, type LockLogger } from './locks';
-export { createGrpcServer, createGrpcClient, createHealthClient, isServing, grpcStatus, GrpcError, ClientError, type GrpcServerHandle } from './grpc';
+export { createGrpcServer, createGrpcClient, createHealthClient, isServing, grpcStatus, GrpcError, ClientError, checkBatch, MAX_GRPC_BATCH, type GrpcServerHandle } from './grpc';
 export { runService, runMain, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';
 export { createServiceClients, type ServiceClients } from './clients';

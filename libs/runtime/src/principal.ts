@@ -14,6 +14,8 @@ export interface Principal {
 export const PRINCIPAL_HEADER = 'x-quire-principal';
 export const SIGNATURE_HEADER = 'x-quire-signature';
 export const REQUEST_ID_HEADER = 'x-request-id';
+/** What a request id given by a client (or a proxy) may look like; anything else is replaced by a new one. */
+export const REQUEST_ID_PATTERN = /^[\w.-]{1,128}$/;
 /** Headers only the gateway may set; it strips them from every incoming request. */
 export const INTERNAL_HEADERS = [PRINCIPAL_HEADER, SIGNATURE_HEADER];
 

@@ -7,6 +7,7 @@ import {
   INTERNAL_HEADERS,
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
+  REQUEST_ID_PATTERN,
   SIGNATURE_HEADER,
   requestContext,
   signPrincipal,
@@ -24,8 +25,6 @@ export interface GatewayParts {
   ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
   metrics: { registry: { contentType: string; metrics(): Promise<string> }; observe(service: string, method: string, status: number, seconds: number): void };
 }
-
-const REQUEST_ID_PATTERN = /^[\w.-]{1,128}$/;
 
 /** The gateway's request pipeline: ids → health → auth → rate limit → route → proxy. */
 export function createGatewayApp(parts: GatewayParts): Express {

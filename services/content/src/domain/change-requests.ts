@@ -297,3 +297,24 @@ export function isOutdated(changeRequest: ChangeRequestDoc, spaceRevisionId: str
   if (changeRequest.status === 'merged') return false;
   return spaceRevisionId !== (changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial);
 }
+
+/** The revision a change request's space is at now ('' when the space is gone): what `outdated` compares with. */
+export async function spaceRevisionOf(ctx: ContentContext, spaceId: string): Promise<string> {
+  return (await ctx.models.Space.findById(spaceId, { revisionId: 1 }).lean<SpaceDoc>())?.revisionId ?? '';
+}
+
+/**
+ * A page of the change requests of the spaces a member sees in their organization (optionally
+ * one of them), with the revision each of those spaces is at. By space, not by the organization
+ * recorded at creation: spaces can be transferred.
+ */
+export async function listOrganizationChangeRequests(
+  ctx: ContentContext,
+  visibleSpaces: QueryFilter<SpaceDoc>,
+  query: Parameters<typeof listChangeRequests>[2] & Parameters<typeof listChangeRequests>[3] & { space?: string },
+): Promise<{ page: KeysetPage<ChangeRequestDoc>; spaceRevisions: Map<string, string> }> {
+  const filter = query.space === undefined ? visibleSpaces : { $and: [visibleSpaces, { _id: query.space }] };
+  const spaces = await ctx.models.Space.find(filter, { _id: 1, revisionId: 1 }).lean<SpaceDoc[]>();
+  const page = await listChangeRequests(ctx, { spaceIds: spaces.map((space) => space._id) }, query, query);
+  return { page, spaceRevisions: new Map(spaces.map((space) => [space._id, space.revisionId])) };
+}

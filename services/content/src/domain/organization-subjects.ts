@@ -1,4 +1,5 @@
 import { fromService, httpError } from '@quire/http';
+import { MAX_GRPC_BATCH } from '@quire/runtime';
 import type { ContentContext } from './context';
 
 /*
@@ -9,9 +10,6 @@ import type { ContentContext } from './context';
  * exists elsewhere. One batched identity call per check; identity down is a 503.
  */
 
-// identity answers at most this many users per call.
-const MEMBER_BATCH = 1000;
-
 /**
  * The Member objects (as identity's REST API presents them) of those of `userIds` who are
  * members of the organization: one identity.BatchGetMembers call (one per 1,000 users).
@@ -21,10 +19,10 @@ export async function loadMembers(ctx: ContentContext, organizationId: string, u
   return new Map(answers.flatMap(({ members }) => members.map((member) => [member.userId, JSON.parse(member.restJson) as unknown] as const)));
 }
 
-/** One identity call per MEMBER_BATCH ids, all at once; identity down is a 503. */
+/** One identity call per MAX_GRPC_BATCH ids, all at once; identity down is a 503. */
 function inBatches<T>(ids: readonly string[], call: (batch: string[]) => Promise<T>): Promise<T[]> {
   const batches: string[][] = [];
-  for (let i = 0; i < ids.length; i += MEMBER_BATCH) batches.push(ids.slice(i, i + MEMBER_BATCH));
+  for (let i = 0; i < ids.length; i += MAX_GRPC_BATCH) batches.push(ids.slice(i, i + MAX_GRPC_BATCH));
   return Promise.all(batches.map((batch) => fromService('Identity', call(batch))));
 }
 

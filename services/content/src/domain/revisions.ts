@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { newId } from '@quire/runtime';
 import { httpError } from '@quire/http';
-import type { BodyPackDoc, RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc, StoredRevisionDoc } from '../db/revisions';
+import type { BodyPackDoc, ChangeRequestDoc, FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc, StoredRevisionDoc } from '../db/revisions';
 import type { ContentContext } from './context';
 import { LruCache } from './lru';
 
@@ -219,4 +219,25 @@ export async function storeBlobs(ctx: ContentContext, blobs: Map<string, Buffer>
     const exists = await ctx.models.FileBlob.exists({ _id: id });
     if (!exists) await ctx.models.FileBlob.updateOne({ _id: id }, { $setOnInsert: { data, size: data.length } }, { upsert: true });
   }
+}
+
+/** A file of a revision with its bytes (a signed download); 404 when the revision, the file or its blob is gone. */
+export async function loadRevisionFile(ctx: ContentContext, revisionId: string, fileId: string): Promise<{ file: RevisionFileDoc; data: Buffer }> {
+  const revision = await loadRevision(ctx, revisionId).catch(() => null);
+  const file = revision?.files.find((candidate) => candidate.id === fileId);
+  if (!file) throw httpError.notFound('File');
+  const blob = await ctx.models.FileBlob.findById(file.blobHash).lean<FileBlobDoc>();
+  if (!blob) throw httpError.notFound('File');
+  const data = Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
+  return { file, data };
+}
+
+/** A change request and one revision of its space (a signed PDF); 404 when either is gone or they do not belong together. */
+export async function loadChangeRequestRevision(ctx: ContentContext, changeRequestId: string, revisionId: string): Promise<{ changeRequest: ChangeRequestDoc; revision: RevisionDoc }> {
+  const [changeRequest, revision] = await Promise.all([
+    ctx.models.ChangeRequest.findById(changeRequestId).lean<ChangeRequestDoc>(),
+    loadRevision(ctx, revisionId).catch(() => null),
+  ]);
+  if (!changeRequest || !revision || revision.spaceId !== changeRequest.spaceId) throw httpError.notFound('Change request');
+  return { changeRequest, revision };
 }

@@ -1,6 +1,6 @@
 import { HttpError, keysetPage } from '@quire/http';
 import type { content } from '@quire/proto';
-import { GrpcError, grpcStatus, type Role, findByIds } from '@quire/runtime';
+import { GrpcError, grpcStatus, type Role, findByIds, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
 import type { GitSyncSummary } from '../db/git';
 import type { SpaceDoc } from '../db/structure';
 import type { ContentContext } from '../domain/context';
@@ -10,14 +10,6 @@ import { isRole } from '../domain/roles';
 import { countSpaces, type SpaceCountSubject } from '../domain/space-counts';
 import { loadOrgView, spaceRoleIn, visibleSpacesFilter, type OrgView } from '../domain/visibility';
 import { presentSpace } from '../http/space-presenter';
-
-/** Largest batch one call may ask for; callers split bigger ones. */
-const MAX_BATCH = 1000;
-
-function checkBatch<T>(items: T[], what: string): T[] {
-  if (items.length > MAX_BATCH) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `at most ${MAX_BATCH} ${what} per call`);
-  return items;
-}
 
 function orgRoleOf(name: string): Role | null {
   if (!name) return null;
@@ -92,7 +84,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
           filter: visibleSpacesFilter(view),
           sortField: 'createdAt',
           order: request.order === 'asc' ? 'asc' : 'desc',
-          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_BATCH),
+          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
           page: request.pageToken || undefined,
         });
         const gitSyncs = await loadGitSyncSummaries(ctx, page.items.map((space) => space._id));

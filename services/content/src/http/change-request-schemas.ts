@@ -1,11 +1,11 @@
-import { booleanQuery, listQuerySchema } from '@quire/http';
+import { booleanQuery, listQuerySchema, idSchema } from '@quire/http';
 import { z } from 'zod';
 import { CHANGE_REQUEST_STATUSES } from '../domain/change-requests';
 import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../domain/content-changes';
 
 /** Request shapes of the change request routes (spec "Change requests", OpenAPI bodies). */
 
-const id = z.string().min(1).max(64);
+const id = idSchema;
 
 const status = z.enum(CHANGE_REQUEST_STATUSES);
 const listFilters = {

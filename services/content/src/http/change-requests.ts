@@ -1,7 +1,6 @@
-import { httpError, listEnvelope, parseInput, principalOf } from '@quire/http';
+import { httpError, listEnvelope, parseInput, principalOf, idParam } from '@quire/http';
 import { Router, type Request } from 'express';
 import type { ChangeRequestDoc } from '../db/revisions';
-import type { SpaceDoc } from '../db/structure';
 import { loadSpaceAccess, requireMember, requireSpaceRole, type SpaceAccess } from '../domain/access';
 import { mergeChangeRequest, updateChangeRequestFromSpace } from '../domain/change-request-merge';
 import {
@@ -9,8 +8,10 @@ import {
   findChangeRequest,
   latestReviews,
   listChangeRequests,
+  listOrganizationChangeRequests,
   patchChangeRequest,
   requestReviewers,
+  spaceRevisionOf,
   submitReview,
   writeChangeRequestContent,
 } from '../domain/change-requests';
@@ -41,17 +42,15 @@ import { loadUsers, presentChangeRequest, presentContentUpdate, presentReview, u
 
 const CR = '/v1/spaces/:spaceId/change-requests/:changeRequestId';
 
-const param = (req: Request, name: string): string => String(req.params[name]);
-
 async function loadChangeRequest(ctx: ContentContext, req: Request): Promise<{ access: SpaceAccess; changeRequest: ChangeRequestDoc; userId: string }> {
   const { userId } = principalOf(req);
-  const access = await loadSpaceAccess(ctx, userId, param(req, 'spaceId'));
-  const changeRequest = await findChangeRequest(ctx, access.space._id, param(req, 'changeRequestId'));
+  const access = await loadSpaceAccess(ctx, userId, idParam(req, 'spaceId'));
+  const changeRequest = await findChangeRequest(ctx, access.space._id, idParam(req, 'changeRequestId'));
   return { access, changeRequest, userId };
 }
 
 async function presentOne(ctx: ContentContext, changeRequest: ChangeRequestDoc, spaceRevisionId?: string) {
-  const revisionId = spaceRevisionId ?? (await ctx.models.Space.findById(changeRequest.spaceId, { revisionId: 1 }).lean<SpaceDoc>())?.revisionId ?? '';
+  const revisionId = spaceRevisionId ?? (await spaceRevisionOf(ctx, changeRequest.spaceId));
   const users = await loadUsers(ctx, userIdsOf([changeRequest]));
   return presentChangeRequest(changeRequest, revisionId, users, ctx.config.PUBLIC_BASE_URL);
 }
@@ -67,7 +66,7 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
 
   router.get('/v1/spaces/:spaceId/change-requests', async (req, res) => {
     const query = parseInput(changeRequestListQuery, req.query, 'query');
-    const access = await loadSpaceAccess(ctx, principalOf(req).userId, param(req, 'spaceId'));
+    const access = await loadSpaceAccess(ctx, principalOf(req).userId, idParam(req, 'spaceId'));
     requireSpaceRole(access, SPACE_ACTION_ROLES.view, 'list change requests');
     const page = await listChangeRequests(ctx, { spaceIds: [access.space._id] }, query, query);
     res.json(await presentList(ctx, page, new Map([[access.space._id, access.space.revisionId]])));
@@ -76,7 +75,7 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
   router.post('/v1/spaces/:spaceId/change-requests', async (req, res) => {
     const body = parseInput(createChangeRequestBody, req.body, 'body');
     const { userId } = principalOf(req);
-    const access = await loadSpaceAccess(ctx, userId, param(req, 'spaceId'));
+    const access = await loadSpaceAccess(ctx, userId, idParam(req, 'spaceId'));
     requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'create change requests');
     // The template is checked against the current content before anything is created.
     const changes = body.template ? await templateChanges(ctx, await loadRevision(ctx, access.space.revisionId), body.template, 'template.') : undefined;
@@ -87,19 +86,10 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
 
   router.get('/v1/orgs/:organizationId/change-requests', async (req, res) => {
     const query = parseInput(organizationChangeRequestListQuery, req.query, 'query');
-    const standing = await requireMember(ctx, param(req, 'organizationId'), principalOf(req).userId);
+    const standing = await requireMember(ctx, idParam(req, 'organizationId'), principalOf(req).userId);
     const view = await loadOrgView(ctx, standing);
-    const visible = visibleSpacesFilter(view);
-    const filter = query.space === undefined ? visible : { $and: [visible, { _id: query.space }] };
-    const spaces = await ctx.models.Space.find(filter, { _id: 1, revisionId: 1 }).lean<SpaceDoc[]>();
-    const page = await listChangeRequests(
-      ctx,
-      // By space, not by the organization recorded at creation: spaces can be transferred.
-      { spaceIds: spaces.map((space) => space._id) },
-      query,
-      query,
-    );
-    res.json(await presentList(ctx, page, new Map(spaces.map((space) => [space._id, space.revisionId]))));
+    const { page, spaceRevisions } = await listOrganizationChangeRequests(ctx, visibleSpacesFilter(view), query);
+    res.json(await presentList(ctx, page, spaceRevisions));
   });
 
   router.get(CR, async (req, res) => {

@@ -1,4 +1,4 @@
-import { listEnvelope, listQuerySchema, orderSchema, parseInput, principalOf } from '@quire/http';
+import { listEnvelope, listQuerySchema, orderSchema, parseInput, principalOf, idParam, idSchema } from '@quire/http';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { CommentDoc, CommentReplyDoc } from '../db/comments';
@@ -17,7 +17,7 @@ import { memoryPage } from './link-presenter';
  * takes the change request's id or number). Rules are in domain/comments.ts.
  */
 
-const id = z.string().min(1).max(64);
+const id = idSchema;
 
 /** `{markdown}` (or GitBook's JSON document, turned into markdown) with some text in it. */
 const commentBody = z.preprocess(
@@ -65,8 +65,6 @@ const commentListQuery = listQuerySchema.extend({
 });
 const replyListQuery = listQuerySchema.extend({ format });
 
-const param = (req: Request, name: string): string => String(req.params[name]);
-
 /** The two places comments live: a space's main content, and its change requests. */
 const SCOPES = [
   { prefix: '/v1/spaces/:spaceId', changeRequest: false },
@@ -88,7 +86,7 @@ export function commentsRouter(ctx: ContentContext): Router {
   }
 
   for (const { prefix, changeRequest } of SCOPES) {
-    const scopeOf = (req: Request) => loadCommentScope(ctx, principalOf(req).userId, param(req, 'spaceId'), changeRequest ? param(req, 'changeRequestId') : undefined);
+    const scopeOf = (req: Request) => loadCommentScope(ctx, principalOf(req).userId, idParam(req, 'spaceId'), changeRequest ? idParam(req, 'changeRequestId') : undefined);
 
     /** For DELETE: a space, change request (or access) that is not there deletes nothing: 204. */
     const scopeOrNothing = (req: Request) =>
@@ -121,7 +119,7 @@ export function commentsRouter(ctx: ContentContext): Router {
     router.get(comment, async (req, res) => {
       const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
       const scope = await scopeOf(req);
-      const [presented] = await presentComments(scope, [await getComment(ctx, scope, param(req, 'commentId'))], bodyFormat);
+      const [presented] = await presentComments(scope, [await getComment(ctx, scope, idParam(req, 'commentId'))], bodyFormat);
       res.json(presented);
     });
 
@@ -129,7 +127,7 @@ export function commentsRouter(ctx: ContentContext): Router {
       const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
       const body = parseInput(updateCommentBody, req.body, 'body');
       const scope = await scopeOf(req);
-      const updated = await updateComment(ctx, scope, param(req, 'commentId'), {
+      const updated = await updateComment(ctx, scope, idParam(req, 'commentId'), {
         resolved: body.resolved,
         markdown: body.body?.markdown,
         addedReactions: body.addedReactions,
@@ -141,14 +139,14 @@ export function commentsRouter(ctx: ContentContext): Router {
 
     router.delete(comment, async (req, res) => {
       const scope = await scopeOrNothing(req);
-      if (scope) await deleteComment(ctx, scope, param(req, 'commentId'));
+      if (scope) await deleteComment(ctx, scope, idParam(req, 'commentId'));
       res.status(204).end();
     });
 
     router.get(replies, async (req, res) => {
       const query = parseInput(replyListQuery, req.query, 'query');
       const scope = await scopeOf(req);
-      const page = await listReplies(ctx, scope, param(req, 'commentId'), query);
+      const page = await listReplies(ctx, scope, idParam(req, 'commentId'), query);
       res.json(listEnvelope(await presentReplies(scope, page.items, query.format), page.count, page.next));
     });
 
@@ -156,7 +154,7 @@ export function commentsRouter(ctx: ContentContext): Router {
       const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
       const body = parseInput(postReplyBody, req.body, 'body');
       const scope = await scopeOf(req);
-      const posted = await postReply(ctx, scope, param(req, 'commentId'), body.body.markdown);
+      const posted = await postReply(ctx, scope, idParam(req, 'commentId'), body.body.markdown);
       const [presented] = await presentReplies(scope, [posted], bodyFormat);
       res.json(presented);
     });
@@ -164,7 +162,7 @@ export function commentsRouter(ctx: ContentContext): Router {
     router.get(reply, async (req, res) => {
       const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
       const scope = await scopeOf(req);
-      const found = await getReply(ctx, scope, param(req, 'commentId'), param(req, 'commentReplyId'));
+      const found = await getReply(ctx, scope, idParam(req, 'commentId'), idParam(req, 'commentReplyId'));
       const [presented] = await presentReplies(scope, [found], bodyFormat);
       res.json(presented);
     });
@@ -173,7 +171,7 @@ export function commentsRouter(ctx: ContentContext): Router {
       const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
       const body = parseInput(updateReplyBody, req.body, 'body');
       const scope = await scopeOf(req);
-      const updated = await updateReply(ctx, scope, param(req, 'commentId'), param(req, 'commentReplyId'), {
+      const updated = await updateReply(ctx, scope, idParam(req, 'commentId'), idParam(req, 'commentReplyId'), {
         markdown: body.body?.markdown,
         addedReactions: body.addedReactions,
         removedReactions: body.removedReactions,
@@ -184,7 +182,7 @@ export function commentsRouter(ctx: ContentContext): Router {
 
     router.delete(reply, async (req, res) => {
       const scope = await scopeOrNothing(req);
-      if (scope) await deleteReply(ctx, scope, param(req, 'commentId'), param(req, 'commentReplyId'));
+      if (scope) await deleteReply(ctx, scope, idParam(req, 'commentId'), idParam(req, 'commentReplyId'));
       res.status(204).end();
     });
 

@@ -1,4 +1,4 @@
-import { booleanQuery, httpError, listQuerySchema, parseInput, principalOf } from '@quire/http';
+import { booleanQuery, httpError, listQuerySchema, parseInput, principalOf, idParam } from '@quire/http';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import type { ChangeRequestDoc, RevisionDoc, RevisionPageDoc } from '../db/revisions';
@@ -27,22 +27,20 @@ export interface ContentSource {
 
 type SourceLoader = (ctx: ContentContext, req: Request) => Promise<ContentSource>;
 
-const param = (req: Request, name: string): string => String(req.params[name]);
-
 export const spaceSource: SourceLoader = async (ctx, req) => {
-  const access = await loadSpaceAccess(ctx, principalOf(req).userId, param(req, 'spaceId'));
+  const access = await loadSpaceAccess(ctx, principalOf(req).userId, idParam(req, 'spaceId'));
   return { access, revision: await loadRevision(ctx, access.space.revisionId) };
 };
 
 export const changeRequestSource: SourceLoader = async (ctx, req) => {
-  const access = await loadSpaceAccess(ctx, principalOf(req).userId, param(req, 'spaceId'));
-  const changeRequest = await findChangeRequest(ctx, access.space._id, param(req, 'changeRequestId'));
+  const access = await loadSpaceAccess(ctx, principalOf(req).userId, idParam(req, 'spaceId'));
+  const changeRequest = await findChangeRequest(ctx, access.space._id, idParam(req, 'changeRequestId'));
   return { access, changeRequest, revision: await loadRevision(ctx, changeRequest.revisionId) };
 };
 
 const revisionSource: SourceLoader = async (ctx, req) => {
-  const access = await loadSpaceAccess(ctx, principalOf(req).userId, param(req, 'spaceId'));
-  const revision = await loadRevision(ctx, param(req, 'revisionId'));
+  const access = await loadSpaceAccess(ctx, principalOf(req).userId, idParam(req, 'spaceId'));
+  const revision = await loadRevision(ctx, idParam(req, 'revisionId'));
   if (revision.spaceId !== access.space._id) throw httpError.notFound('Revision');
   return { access, revision };
 };
@@ -147,19 +145,19 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
     const query = parseInput(listQuerySchema, req.query, 'query');
     const { access, revision } = await load(ctx, req);
     if (!revision.files.some((file) => file.id === req.params.fileId)) throw httpError.notFound('File');
-    res.json(await backlinks(ctx, access, revision, 'file', param(req, 'fileId'), query));
+    res.json(await backlinks(ctx, access, revision, 'file', idParam(req, 'fileId'), query));
   });
 
   router.get(`${prefix}/page/:pageId`, async (req, res) => {
     const query = parseInput(pageQuery, req.query, 'query');
     const source = await load(ctx, req);
-    res.json(await pageResponse(ctx, source, findPage(source.revision, param(req, 'pageId')), query));
+    res.json(await pageResponse(ctx, source, findPage(source.revision, idParam(req, 'pageId')), query));
   });
 
   router.get(`${prefix}/page/:pageId/links`, async (req, res) => {
     const query = parseInput(linksQuery, req.query, 'query');
     const { access, revision } = await load(ctx, req);
-    const page = findPage(revision, param(req, 'pageId'));
+    const page = findPage(revision, idParam(req, 'pageId'));
     const links = (await linksOfRevision(ctx, revision)).filter((link) => link.pageId === page.id);
     res.json(linkList(groupLinks(links), access.space._id, query));
   });
@@ -167,7 +165,7 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
   router.get(`${prefix}/page/:pageId/backlinks`, async (req, res) => {
     const query = parseInput(listQuerySchema, req.query, 'query');
     const { access, revision } = await load(ctx, req);
-    const page = findPage(revision, param(req, 'pageId'));
+    const page = findPage(revision, idParam(req, 'pageId'));
     res.json(await backlinks(ctx, access, revision, 'page', page.id, query));
   });
 

@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
-import { fromService, listEnvelope, parseInput, presentUser, principalOf } from '@quire/http';
+import { fromService, listEnvelope, parseInput, presentUser, principalOf, idSchema } from '@quire/http';
 import { loadCollectionAccess, loadSpaceAccess, requireCollectionRole, requireSpaceRole } from '../domain/access';
 import type { ContentContext } from '../domain/context';
 import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES } from '../domain/roles';
@@ -9,7 +9,7 @@ import { getStanding, type MemberStanding } from '../domain/membership';
 import type { GrantDoc } from '../db/structure';
 import { collectionParams, inviteBody, listQuery, spaceParams, updatePermissionBody } from './structure-schemas';
 
-const subjectParams = z.object({ userId: z.string().min(1).max(128).optional(), teamId: z.string().min(1).max(128).optional() });
+const subjectParams = z.object({ userId: idSchema.optional(), teamId: idSchema.optional() });
 
 /**
  * /v1/spaces/{spaceId}/permissions/** and /v1/collections/{collectionId}/permissions/**

@@ -1,9 +1,7 @@
-import { httpError } from '@quire/http';
 import { Router } from 'express';
-import type { ChangeRequestDoc, FileBlobDoc } from '../db/revisions';
 import type { ContentContext } from '../domain/context';
 import { renderRevisionPdf } from '../domain/pdf';
-import { loadRevision } from '../domain/revisions';
+import { loadChangeRequestRevision, loadRevisionFile } from '../domain/revisions';
 import { verifySignedUrl } from '../domain/signed-urls';
 
 /*
@@ -24,12 +22,7 @@ export function publicDownloadsRouter(ctx: ContentContext): Router {
     const fileId = String(req.params.fileId);
     const revisionId = typeof req.query.revision === 'string' ? req.query.revision : '';
     verifySignedUrl(ctx.config, `/v1/public/content/files/${fileId}`, [revisionId], req.query);
-    const revision = await loadRevision(ctx, revisionId).catch(() => null);
-    const file = revision?.files.find((candidate) => candidate.id === fileId);
-    if (!file) throw httpError.notFound('File');
-    const blob = await ctx.models.FileBlob.findById(file.blobHash).lean<FileBlobDoc>();
-    if (!blob) throw httpError.notFound('File');
-    const data = Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
+    const { file, data } = await loadRevisionFile(ctx, revisionId, fileId);
     res.set({
       'content-type': file.contentType,
       'content-disposition': contentDisposition('inline', file.name),
@@ -45,11 +38,7 @@ export function publicDownloadsRouter(ctx: ContentContext): Router {
     const page = typeof req.query.page === 'string' ? req.query.page : '';
     const only = req.query.only === '1' ? '1' : '0';
     verifySignedUrl(ctx.config, `/v1/public/content/pdf/${changeRequestId}/${revisionId}`, [page, only], req.query);
-    const [changeRequest, revision] = await Promise.all([
-      ctx.models.ChangeRequest.findById(changeRequestId).lean<ChangeRequestDoc>(),
-      loadRevision(ctx, revisionId).catch(() => null),
-    ]);
-    if (!changeRequest || !revision || revision.spaceId !== changeRequest.spaceId) throw httpError.notFound('Change request');
+    const { changeRequest, revision } = await loadChangeRequestRevision(ctx, changeRequestId, revisionId);
     const pdf = await renderRevisionPdf(ctx, revision, {
       title: changeRequest.subject || `Change request #${changeRequest.number}`,
       page: page || undefined,

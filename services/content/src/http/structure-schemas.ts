@@ -1,10 +1,10 @@
-import { booleanQuery, listQuerySchema, spaceMergeRulesSchema } from '@quire/http';
+import { booleanQuery, listQuerySchema, spaceMergeRulesSchema, idSchema } from '@quire/http';
 import { ROLES } from '@quire/runtime';
 import { z } from 'zod';
 
 /** Request schemas of the spaces, collections and permissions routes (OpenAPI shapes, spec Limits). */
 
-const id = z.string().min(1).max(128);
+const id = idSchema;
 const role = z.enum(ROLES);
 /** OpenAPI MemberRoleOrGuest: a role, or null. */
 const roleOrGuest = role.nullable();

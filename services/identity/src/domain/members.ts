@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { EVENT_TYPES } from '@quire/async';
-import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { containsText, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { withRedisLock, type Role } from '@quire/runtime';
 import type { MembershipDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
@@ -27,10 +27,6 @@ export interface MemberListQuery {
 
 const SORT_FIELDS = { joinedAt: 'joinedAt', lastSeenAt: 'lastSeenAt', name: 'sortName' } as const;
 
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Users and counts for a page of memberships, in batched queries. */
 export async function viewsOf(ctx: IdentityContext, organizationId: string, memberships: MembershipDoc[]): Promise<MemberView[]> {
   const [users, counts] = await Promise.all([
@@ -50,7 +46,7 @@ export async function listMembers(ctx: IdentityContext, callerId: string, organi
   const filter: Record<string, unknown> = { organizationId };
   if (query.role) filter.role = query.role === 'guest' ? null : query.role;
   if (query.search) {
-    const pattern = new RegExp(escapeRegex(query.search), 'i');
+    const pattern = containsText(query.search);
     filter.$or = [{ displayName: pattern }, { email: pattern }];
   }
   // Sorting by activity lists only active members (spec): enabled, and seen at least once.

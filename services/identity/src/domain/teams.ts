@@ -1,12 +1,12 @@
 import { EVENT_TYPES } from '@quire/async';
-import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { containsText, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, retryOnDuplicateKey, findByIds } from '@quire/runtime';
 import type { MembershipDoc } from '../db/models';
 import type { TeamDoc, TeamMembershipDoc, TeamRole } from '../db/directory';
 import type { IdentityContext } from './context';
 import { teamCounts, teamMemberCounts } from './counts';
 import { changingMembers } from './invalidations';
-import { escapeRegex, viewsOf, type MemberView } from './members';
+import { viewsOf, type MemberView } from './members';
 import { getVisibleOrganization } from './organizations';
 import { canAdministrate, canViewMember, organizationPermissions, teamPermissions, type TeamPermissions } from './permissions';
 
@@ -90,7 +90,7 @@ export async function listTeams(
       filter._id = { $in: owned.map((o) => o.teamId) };
     }
   }
-  if (query.title) filter.title = new RegExp(escapeRegex(query.title), 'i');
+  if (query.title) filter.title = containsText(query.title);
   const page = await keysetPage(ctx.models.Team, { filter, sortField: 'sortTitle', order: 'asc', limit: query.limit, page: query.page });
   return { items: await teamViews(ctx, membership, organizationId, page.items), next: page.next, count: page.count };
 }
@@ -276,7 +276,7 @@ export async function listMemberTeams(
   if (!(await ctx.models.Membership.exists({ organizationId, userId }))) throw httpError.notFound('Member');
   const filter: Record<string, unknown> = { organizationId, userId };
   if (query.title) {
-    const matching = await ctx.models.Team.find({ organizationId, title: new RegExp(escapeRegex(query.title), 'i') }, { _id: 1 }).lean();
+    const matching = await ctx.models.Team.find({ organizationId, title: containsText(query.title) }, { _id: 1 }).lean();
     filter.teamId = { $in: matching.map((t) => t._id) };
   }
   const page = await keysetPage(ctx.models.TeamMembership, { filter, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });

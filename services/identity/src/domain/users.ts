@@ -56,3 +56,10 @@ export async function getVisibleUser(ctx: IdentityContext, callerId: string, use
   if (shared.length === 0) throw httpError.notFound('User');
   return { user, email: shared.some((membership) => organizationPermissions(membership).listMembers) };
 }
+
+/** The caller's own user (GET /v1/user); 404 when it is gone. */
+export async function getOwnUser(ctx: IdentityContext, userId: string): Promise<UserDoc> {
+  const user = await ctx.models.User.findById(userId).lean<UserDoc>();
+  if (!user) throw httpError.notFound('User');
+  return user;
+}

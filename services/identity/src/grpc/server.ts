@@ -1,6 +1,6 @@
 import { HttpError, keysetPage } from '@quire/http';
 import { identity } from '@quire/proto';
-import { GrpcError, grpcStatus, roleToProto, findByIds } from '@quire/runtime';
+import { GrpcError, grpcStatus, roleToProto, findByIds, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
 import type { TeamDoc } from '../db/directory';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
@@ -10,14 +10,6 @@ import { getTeamsWithMemberCounts } from '../domain/teams';
 import { getUsers } from '../domain/users';
 import { resolveToken } from '../domain/tokens';
 import { presentMember } from '../http/directory-presenters';
-
-/** Largest batch one call may ask for; callers split bigger ones. */
-const MAX_BATCH = 1000;
-
-function checkBatch(ids: string[]): string[] {
-  if (ids.length > MAX_BATCH) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `at most ${MAX_BATCH} ids per call`);
-  return ids;
-}
 
 const toUser = (user: UserDoc): identity.User => ({
   id: user._id,
@@ -140,7 +132,7 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
           filter: { organizationId: request.organizationId },
           sortField: 'joinedAt',
           order: 'desc',
-          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_BATCH),
+          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
           page: request.pageToken || undefined,
         });
         const teams = await teamIdsOfUsers(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrlSchema, listQuerySchema, orderSchema } from '@quire/http';
+import { httpUrlSchema, listQuerySchema, orderSchema, idSchema } from '@quire/http';
 import { ROLES } from '@quire/runtime';
 import { TEAM_ROLES } from '../db/directory';
 import { parseCertificate } from '../domain/saml';
@@ -19,7 +19,7 @@ export const memberSpacesQuery = listQuerySchema.extend({ order: orderSchema });
 
 const titleFilter = z.string().max(64).optional();
 export const memberTeamsQuery = listQuerySchema.extend({ title: titleFilter });
-export const teamListQuery = listQuerySchema.extend({ owner: z.string().min(1).max(64).optional(), title: titleFilter });
+export const teamListQuery = listQuerySchema.extend({ owner: idSchema.optional(), title: titleFilter });
 
 /** OpenAPI OrganizationTeamTitle: 1..64 characters. */
 const teamTitle = z
@@ -52,7 +52,7 @@ const samlFields = {
     .max(10000)
     .refine((text) => parseCertificate(text) !== null, 'must be an X.509 certificate (PEM or base64)'),
   ssoURL: httpUrlSchema,
-  defaultTeam: z.string().min(1).max(64).nullable(),
+  defaultTeam: idSchema.nullable(),
   defaultRole: z.enum(ROLES).nullable(),
 };
 export const createSamlProviderBody = z.object(samlFields).partial().required({ label: true }).strict();

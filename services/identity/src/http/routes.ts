@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { apiUrl, httpError, listEnvelope, listQuerySchema, parseInput, principalOf } from '@quire/http';
+import { apiUrl, listEnvelope, listQuerySchema, parseInput, principalOf } from '@quire/http';
 import type { IdentityContext } from '../domain/context';
 import {
   createOrganization,
@@ -8,7 +8,7 @@ import {
   organizationsWithOwnedTeam,
   updateOrganization,
 } from '../domain/organizations';
-import { getVisibleUser } from '../domain/users';
+import { getOwnUser, getVisibleUser } from '../domain/users';
 import { membersRouter } from './members-routes';
 import { presentOrganization, presentUser } from './presenters';
 import { samlRouter } from './saml-routes';
@@ -22,9 +22,7 @@ export function identityRouter(ctx: IdentityContext): Router {
 
   router.get('/v1/user', async (req, res) => {
     const { userId } = principalOf(req);
-    const user = await ctx.models.User.findById(userId).lean();
-    if (!user) throw httpError.notFound('User');
-    res.json(presentUser(user, base));
+    res.json(presentUser(await getOwnUser(ctx, userId), base));
   });
 
   router.get('/v1/users/:userId', async (req, res) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrlSchema, standaloneMergeRulesSchema } from '@quire/http';
+import { httpUrlSchema, standaloneMergeRulesSchema, idSchema } from '@quire/http';
 import { ROLES } from '@quire/runtime';
 
 /** OpenAPI OrganizationTitle: 2..255 characters, not blank at either end. */
@@ -29,7 +29,7 @@ export const updateOrganizationBody = z
       .max(32)
       .regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, 'must be lowercase letters, digits and dashes'),
     defaultRole: z.enum(ROLES).nullable(),
-    defaultContent: z.object({ type: z.literal('site'), site: z.string().min(1).max(64) }).strict().nullable(),
+    defaultContent: z.object({ type: z.literal('site'), site: idSchema }).strict().nullable(),
     // Shown as a link and an image: only http(s) addresses, never `javascript:` or `data:`.
     logo: httpUrlSchema.nullable(),
     sso: z.boolean(),
@@ -40,11 +40,11 @@ export const updateOrganizationBody = z
   .partial()
   .strict();
 
-export const organizationParams = z.object({ organizationId: z.string().min(1).max(64) });
-export const userParams = z.object({ userId: z.string().min(1).max(64) });
+export const organizationParams = z.object({ organizationId: idSchema });
+export const userParams = z.object({ userId: idSchema });
 
-export const memberParams = z.object({ organizationId: z.string().min(1).max(64), userId: z.string().min(1).max(64) });
-export const teamParams = z.object({ organizationId: z.string().min(1).max(64), teamId: z.string().min(1).max(64) });
-export const teamMemberParams = teamParams.extend({ userId: z.string().min(1).max(64) });
-export const samlParams = z.object({ organizationId: z.string().min(1).max(64), samlProviderId: z.string().min(1).max(64) });
-export const publicSamlParams = z.object({ samlProviderId: z.string().min(1).max(64) });
+export const memberParams = z.object({ organizationId: idSchema, userId: idSchema });
+export const teamParams = z.object({ organizationId: idSchema, teamId: idSchema });
+export const teamMemberParams = teamParams.extend({ userId: idSchema });
+export const samlParams = z.object({ organizationId: idSchema, samlProviderId: idSchema });
+export const publicSamlParams = z.object({ samlProviderId: idSchema });

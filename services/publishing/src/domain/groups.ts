@@ -66,6 +66,12 @@ export async function addSectionToGroup(ctx: PublishingContext, site: SiteDoc, g
   if (!matchedCount) throw httpError.badRequest('Invalid body: sectionId: not a section of this site');
 }
 
+/** DELETE of a section from a group: nothing to do when the group or the section in it is gone (204 either way). */
+export async function removeSectionFromGroupIfPresent(ctx: PublishingContext, site: SiteDoc, groupId: string, sectionId: string) {
+  const group = await ctx.models.SiteSectionGroup.findOne({ _id: groupId, siteId: site._id }).lean<SiteSectionGroupDoc>();
+  if (group) await removeSectionFromGroup(ctx, site, group, sectionId);
+}
+
 /** Takes a section out of a group (back to the group's parent); nothing to do when it was not in it. */
 export async function removeSectionFromGroup(ctx: PublishingContext, site: SiteDoc, group: SiteSectionGroupDoc, sectionId: string) {
   await ctx.models.SiteSection.updateOne({ _id: sectionId, siteId: site._id, sectionGroupId: group._id }, { $set: { sectionGroupId: group.parentId ?? null } });

@@ -1,7 +1,7 @@
 import { httpError, keysetPage, type ListQuery } from '@quire/http';
 import { newId, newSecret } from '@quire/runtime';
 import type { ShareLinkDoc, SiteDoc } from '../db/models';
-import { siteSpaceAddress, structureView } from '../http/presenters';
+import { siteSpaceAddress, structureView } from './structure-view';
 import type { PublishingContext } from './context';
 import { loadStructure } from './structure';
 import { withShareKey } from './urls';

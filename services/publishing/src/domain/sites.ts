@@ -1,4 +1,4 @@
-import { httpError, keysetPage, type ListQuery } from '@quire/http';
+import { containsText, httpError, keysetPage, type ListQuery } from '@quire/http';
 import { newId, newSecret } from '@quire/runtime';
 import type { SiteDoc, SiteVisibility } from '../db/models';
 import type { OrgAccess } from './access';
@@ -55,12 +55,11 @@ export interface SiteFilters {
   published?: boolean;
 }
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export async function listSites(ctx: PublishingContext, access: OrgAccess, filters: SiteFilters, query: ListQuery) {
   const filter: Record<string, unknown> = { organizationId: access.organizationId };
   if (filters.published !== undefined) filter.published = filters.published;
-  if (filters.title) filter.title = { $regex: escapeRegex(filters.title), $options: 'i' };
+  if (filters.title) filter.title = containsText(filters.title);
   if (filters.space) {
     // Which sites show a space is the space's business: nothing for a space the caller cannot open.
     const visible = await fetchSpaces(ctx, access.organizationId, [filters.space], access.userId);
@@ -139,4 +138,17 @@ export async function deleteSite(ctx: PublishingContext, siteId: string): Promis
     ctx.models.SiteSpace.deleteMany({ siteId }),
     ctx.models.ShareLink.deleteMany({ siteId }),
   ]);
+}
+
+/** The site of an organization, if it exists (DELETEs under a site answer 204 when it does not). */
+export async function findSite(ctx: PublishingContext, organizationId: string, siteId: string): Promise<SiteDoc | undefined> {
+  return (await ctx.models.Site.findOne({ _id: siteId, organizationId }).lean<SiteDoc>()) ?? undefined;
+}
+
+/** Stores a validated adaptive schema on the site; 404 when the site is gone meanwhile. */
+export async function setAdaptiveSchema(ctx: PublishingContext, site: SiteDoc, schema: unknown): Promise<SiteDoc> {
+  const adaptiveSchema = { json: JSON.stringify(schema), updatedAt: new Date() };
+  const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: { adaptiveSchema } }, { returnDocument: 'after' }).lean<SiteDoc>();
+  if (!updated) throw httpError.notFound('Site');
+  return updated;
 }

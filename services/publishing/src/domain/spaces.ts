@@ -1,4 +1,5 @@
 import { fromService } from '@quire/http';
+import { MAX_GRPC_BATCH } from '@quire/runtime';
 import type { PublishingContext } from './context';
 
 /** A space as content presents it to the viewer (spec "Space"), plus what publishing needs. */
@@ -20,8 +21,6 @@ export interface SpaceLookup {
   hidden: Set<string>;
 }
 
-const MAX_BATCH = 1000;
-
 /**
  * The live spaces among `ids` that belong to `organizationId`, as `viewerUserId` sees them:
  * one BatchGetSpaces per 1000 ids (one call per response in practice). Deleted, purged,
@@ -30,9 +29,9 @@ const MAX_BATCH = 1000;
 export async function lookUpSpaces(ctx: PublishingContext, organizationId: string, ids: string[], viewerUserId: string): Promise<SpaceLookup> {
   const unique = [...new Set(ids)];
   const lookup: SpaceLookup = { visible: new Map(), hidden: new Set() };
-  for (let start = 0; start < unique.length; start += MAX_BATCH) {
+  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
     // Without content we cannot tell which spaces exist: a 503 rather than a partial site.
-    const { spaces } = await fromService('Content', ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_BATCH), includeDeleted: false, viewerUserId }));
+    const { spaces } = await fromService('Content', ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId }));
     for (const space of spaces) {
       if (space.organizationId !== organizationId || space.deleteTime) continue;
       // Asked with a viewer, content returns the spaces they cannot open too, with no role:

@@ -1,17 +1,9 @@
 import type { publishing } from '@quire/proto';
-import { GrpcError, grpcStatus, findByIds } from '@quire/runtime';
+import { GrpcError, grpcStatus, findByIds, checkBatch } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import { resolveSharedSpace } from '../domain/share-links';
 import { detachSpaces } from '../domain/space-events';
-
-/** Largest batch one call may ask for; callers split bigger ones. */
-const MAX_BATCH = 1000;
-
-function checkBatch(ids: string[]): string[] {
-  if (ids.length > MAX_BATCH) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `at most ${MAX_BATCH} ids per call`);
-  return ids;
-}
 
 const toSite = (site: SiteDoc): publishing.Site => ({
   id: site._id,

@@ -2,9 +2,10 @@ import { apiUrl } from '@quire/http';
 import type { PublishingConfig } from '../config';
 import type { ShareLinkDoc, SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { sitePermissions, type OrgAccess } from '../domain/access';
-import type { EmbeddedSpace, SpaceLookup } from '../domain/spaces';
-import { childrenOf, defaultSectionOf, defaultSiteSpaceIds, type SiteStructure } from '../domain/structure';
-import { defaultSiteAddress, joinAddress, siteAddress, siteApiUrl, withShareKey } from '../domain/urls';
+import { conditionHolds, type VisitorClaims } from '../domain/conditions';
+import { childrenOf } from '../domain/structure';
+import { isPresentable, isSectionPresentable, sectionAddress, siteSpaceAddress, type StructureView } from '../domain/structure-view';
+import { defaultSiteAddress, siteAddress, siteApiUrl, withShareKey } from '../domain/urls';
 
 /** The Site object (spec "Site", OpenAPI Site) as `access` sees it. */
 export function presentSite(site: SiteDoc, siteSpaces: number, access: OrgAccess, config: PublishingConfig, shareKey?: string) {
@@ -36,67 +37,6 @@ export function presentSite(site: SiteDoc, siteSpaces: number, access: OrgAccess
   };
 }
 
-/** What presenting sections and site spaces of one site needs, computed once per response. */
-export interface StructureView {
-  structure: SiteStructure;
-  /** The site's spaces the caller may open: only these are ever embedded. */
-  spaces: Map<string, EmbeddedSpace>;
-  config: PublishingConfig;
-  shareKey?: string;
-  /** Defaults of the whole site (not of what the caller sees): they decide the published addresses. */
-  defaults: Set<string>;
-  defaultSection?: SiteSectionDoc;
-  sectionsById: Map<string, SiteSectionDoc>;
-  /** Sections left out for this caller (see isSectionPresentable). */
-  hiddenSections: Set<string>;
-}
-
-export function structureView(structure: SiteStructure, lookup: SpaceLookup, config: PublishingConfig, shareKey?: string): StructureView {
-  return {
-    structure,
-    spaces: lookup.visible,
-    config,
-    shareKey,
-    defaults: defaultSiteSpaceIds(structure),
-    defaultSection: defaultSectionOf(structure.site, structure.sections),
-    sectionsById: new Map(structure.sections.map((s) => [s._id, s])),
-    hiddenSections: sectionsHiddenFrom(structure, lookup),
-  };
-}
-
-/**
- * A site space is shown only while content returns its space and the caller may open it.
- * One whose space is hidden from the caller is left out entirely (lists, their counts,
- * sections, groups, the published structure) rather than kept without its Space: OpenAPI
- * SiteSpace requires `space` (a whole Space: title, revision, counters…) and `title`, so it
- * would no longer be a valid SiteSpace, and even a stub would name the space and its path
- * (taken from the space's title). Leaving it out is also how a space that is gone is shown.
- */
-export const isPresentable = (view: StructureView, siteSpace: SiteSpaceDoc) => view.spaces.has(siteSpace.spaceId);
-
-/**
- * Sections whose variants all point at spaces hidden from the caller: such a section is left
- * out for them too (its title and path were taken from its first space, and it has nothing
- * they may open). A section that is empty for everyone stays: it shows nothing of a space.
- */
-function sectionsHiddenFrom(structure: SiteStructure, lookup: SpaceLookup): Set<string> {
-  const shown = new Set<string>();
-  const withHidden = new Set<string>();
-  for (const siteSpace of structure.siteSpaces) {
-    if (!siteSpace.sectionId) continue;
-    if (lookup.visible.has(siteSpace.spaceId)) shown.add(siteSpace.sectionId);
-    else if (lookup.hidden.has(siteSpace.spaceId)) withHidden.add(siteSpace.sectionId);
-  }
-  return new Set([...withHidden].filter((id) => !shown.has(id)));
-}
-
-export const isSectionPresentable = (view: StructureView, section: SiteSectionDoc) => !view.hiddenSections.has(section._id);
-
-function sectionAddress(view: StructureView, section: SiteSectionDoc): string {
-  const base = siteAddress(view.structure.site, view.config);
-  return view.defaultSection?._id === section._id ? base : joinAddress(base, section.path);
-}
-
 function published(view: StructureView, address: () => string) {
   return view.structure.site.published ? { published: withShareKey(address(), view.shareKey) } : {};
 }
@@ -120,12 +60,6 @@ export function presentSiteSpace(view: StructureView, siteSpace: SiteSpaceDoc) {
   };
 }
 
-/** Where a site space is published (without a share key): its section's address, plus its path unless it is the default. */
-export function siteSpaceAddress(view: StructureView, siteSpace: SiteSpaceDoc): string {
-  const section = siteSpace.sectionId ? view.sectionsById.get(siteSpace.sectionId) : undefined;
-  const base = section ? sectionAddress(view, section) : siteAddress(view.structure.site, view.config);
-  return view.defaults.has(siteSpace._id) ? base : joinAddress(base, siteSpace.path);
-}
 
 /**
  * A site without sections keeps its site spaces at its root; the published structure is
@@ -226,5 +160,32 @@ export function presentShareLink(link: ShareLinkDoc, site: SiteDoc, config: Publ
     name: link.name,
     active: link.active,
     urls: { published: withShareKey(siteAddress(site, config), link.key) },
+  };
+}
+
+/**
+ * GET .../published (OpenAPI PublishedContentSite): the site and what a visitor with
+ * `claims` sees of it. Sections and site spaces whose condition is false for the visitor
+ * are left out, and so are site spaces whose space is gone and sections or groups left
+ * empty: the structure only ever points at content that can be shown. The structure is
+ * always of type 'sections': a site without sections shows its root site spaces as one
+ * implicit default section (see presentRootSection), or nothing when none is visible.
+ */
+export function publishedContent(view: StructureView, access: OrgAccess, claims: VisitorClaims) {
+  const { structure } = view;
+  const shown = (s: { condition?: string | null }) => conditionHolds(s.condition, claims);
+  const site = presentSite(structure.site, structure.siteSpaces.filter((s) => isPresentable(view, s)).length, access, view.config, view.shareKey);
+  let presented: Array<ReturnType<typeof presentChildren>[number] | ReturnType<typeof presentRootSection>>;
+  if (structure.sections.length > 0) {
+    presented = presentChildren(view, null, { section: shown, siteSpace: shown, pruneEmpty: true });
+  } else {
+    const root = presentRootSection(view, shown);
+    presented = root.siteSpaces.length ? [root] : [];
+  }
+  return {
+    object: 'published-content-site' as const,
+    site,
+    structure: { type: 'sections' as const, structure: presented },
+    scripts: [],
   };
 }

@@ -4,6 +4,7 @@ import type { SiteDoc } from '../db/models';
 import { loadOrgAccess, loadSiteAccess, requireSiteAdmin, type OrgAccess } from '../domain/access';
 import type { PublishingContext } from '../domain/context';
 import { withSiteLock, withSiteLockIfExists } from '../domain/locks';
+import { findSite } from '../domain/sites';
 import { siteParams } from './schemas';
 
 /** The caller's access and the site of a /sites/{siteId}/… request (404 for either missing). */
@@ -29,7 +30,7 @@ export async function siteForDelete(ctx: PublishingContext, req: Request, action
   const { organizationId, siteId } = parseInput(siteParams, req.params, 'params');
   const access = await loadOrgAccess(ctx, userId, organizationId);
   requireSiteAdmin(access, action);
-  return (await ctx.models.Site.findOne({ _id: siteId, organizationId }).lean()) ?? undefined;
+  return findSite(ctx, organizationId, siteId);
 }
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { booleanQuery, httpUrlSchema, listQuerySchema } from '@quire/http';
+import { booleanQuery, httpUrlSchema, listQuerySchema, idSchema } from '@quire/http';
 import { SITE_TYPES, SITE_VISIBILITIES } from '../db/models';
 
 /** Limits of the spec's Limits table and the OpenAPI document. */
-const id = z.string().min(1).max(64);
+const id = idSchema;
 const siteTitle = z.string().min(2).max(128);
 const sectionTitle = z.string().min(2).max(128);
 const icon = z.string().max(50);

@@ -4,13 +4,13 @@ import { loadOrgAccess, requireSiteAdmin, type OrgAccess } from '../domain/acces
 import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
 import { defaultAdaptiveSchema, templateConditions, validateAdaptiveSchema, type AdaptiveJsonSchema } from '../domain/adaptive-schema';
 import type { PublishingContext } from '../domain/context';
-import { loadView, publishedContent } from '../domain/published';
+import { loadView } from '../domain/published';
 import { createShareLink, deleteShareLink, listShareLinks, resolveShareKey, updateShareLink } from '../domain/share-links';
-import { countSiteSpaces, createSite, deleteSite, listSites, setPublished, updateSite } from '../domain/sites';
+import { countSiteSpaces, createSite, deleteSite, listSites, setAdaptiveSchema, setPublished, updateSite } from '../domain/sites';
 import { siteApiUrl } from '../domain/urls';
 import { presentPublishingAuth, regeneratePublishingAuth, updatePublishingAuth, visitorClaims } from '../domain/visitor-auth';
 import type { SiteDoc } from '../db/models';
-import { presentShareLink, presentSite } from './presenters';
+import { presentShareLink, presentSite, publishedContent } from './presenters';
 import {
   adaptiveSchemaBody,
   createShareLinkBody,
@@ -133,10 +133,7 @@ export function siteRouter(ctx: PublishingContext): Router {
       const { jsonSchema } = parseInput(adaptiveSchemaBody, req.body, 'body');
       const checked = validateAdaptiveSchema(jsonSchema);
       if (!checked.ok) throw httpError.badRequest(`Invalid body: ${checked.message}`);
-      const adaptiveSchema = { json: JSON.stringify(checked.schema), updatedAt: new Date() };
-      const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: { adaptiveSchema } }, { returnDocument: 'after' }).lean();
-      if (!updated) throw httpError.notFound('Site');
-      res.json(presentSchema(updated));
+      res.json(presentSchema(await setAdaptiveSchema(ctx, site, checked.schema)));
     });
   });
 

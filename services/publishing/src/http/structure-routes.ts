@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import { decodeCursor, encodeCursor, listEnvelope, listQuerySchema, parseInput, type ListQuery } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
-import { addSectionToGroup, createGroup, deleteGroup, loadGroup, moveGroup, removeSectionFromGroup, updateGroup } from '../domain/groups';
+import { addSectionToGroup, createGroup, deleteGroup, loadGroup, moveGroup, removeSectionFromGroupIfPresent, updateGroup } from '../domain/groups';
 import { loadView } from '../domain/published';
 import { addSection, deleteSection, loadSection, moveSection, updateSection } from '../domain/sections';
 import { resolveShareKey } from '../domain/share-links';
 import { addSiteSpace, deleteSiteSpace, loadSiteSpace, moveSiteSpace, updateSiteSpace } from '../domain/site-spaces';
 import { siteApiUrl } from '../domain/urls';
-import { isPresentable, isSectionPresentable, presentGroup, presentSection, presentSiteSpace } from './presenters';
+import { isPresentable, isSectionPresentable } from '../domain/structure-view';
+import { presentGroup, presentSection, presentSiteSpace } from './presenters';
 import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
 import {
   addGroupSectionBody,
@@ -162,8 +163,7 @@ export function structureRouter(ctx: PublishingContext): Router {
   router.delete(`${SITE}/section-groups/:siteSectionGroupId/sections/:siteSectionId`, async (req, res) => {
     const { siteSectionGroupId, siteSectionId } = parseInput(groupSectionParams, req.params, 'params');
     await deleteUnderSite(ctx, req, 'change section groups', async (site) => {
-      const group = await ctx.models.SiteSectionGroup.findOne({ _id: siteSectionGroupId, siteId: site._id }).lean();
-      if (group) await removeSectionFromGroup(ctx, site, group, siteSectionId);
+      await removeSectionFromGroupIfPresent(ctx, site, siteSectionGroupId, siteSectionId);
     });
     res.status(204).end();
   });
