@@ -375,6 +375,29 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/revisions/${main.id}/files/${ids[3]}`)).name, 'd.txt');
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/files/${ids[0]}/backlinks`)).count, 1);
 
+    // A revision's own lists stay what they were when it was made, whatever main does later.
+    const revision = `/v1/spaces/${space.id}/revisions/${main.id}`;
+    await commit(space.id, [{ type: 'insert_page', title: 'Added later', markdown: 'later' }]);
+    const revisionPages = ok(await reader.api.get(`${revision}/pages`)).pages;
+    assert.deepEqual(revisionPages.map((page: any) => page.id).sort(), main.pages.map((page: any) => page.id).sort());
+    assert.ok(!revisionPages.some((page: any) => page.title === 'Added later'));
+    assert.ok(ok(await reader.api.get(`/v1/spaces/${space.id}/content/pages`)).pages.some((page: any) => page.title === 'Added later'));
+    const revisionFiles = ok(await reader.api.get(`${revision}/files?limit=2`));
+    assert.equal(revisionFiles.count, 5);
+    assert.equal(revisionFiles.items.length, 2);
+    for (const item of revisionFiles.items) assertMatchesOpenApi('RevisionFile', item);
+    const second = ok(await reader.api.get(`${revision}/files?limit=2&page=${encodeURIComponent(revisionFiles.next.page)}`));
+    assert.equal(second.items.filter((item: any) => revisionFiles.items.some((first: any) => first.id === item.id)).length, 0, 'the next page repeats nothing');
+    const revisionBacklinks = ok(await reader.api.get(`${revision}/files/${ids[0]}/backlinks`));
+    assert.equal(revisionBacklinks.count, 1);
+    assert.equal(revisionBacklinks.items[0].page, uses);
+    assertError(await reader.api.get(`${revision}/files/nope/backlinks`), 404);
+    assertError(await reader.api.get(`${revision}/files?limit=0`), 400, 'limit');
+    for (const path of ['/pages', '/files', `/files/${ids[0]}/backlinks`]) {
+      assertError(await outsider.api.get(`${revision}${path}`), 404);
+      assertError(await reader.api.get(`/v1/spaces/${space.id}/revisions/nope${path}`), 404);
+    }
+
     for (const path of [`/content`, `/content/pages`, `/content/files`, `/content/files/${ids[0]}`, `/content/page/${uses}`, `/revisions/${main.id}`, `/change-requests/${cr.id}/content`]) {
       assertError(await outsider.api.get(`/v1/spaces/${space.id}${path}`), 404);
     }

@@ -92,6 +92,53 @@ describe('content: grants and reviewers within the organization (end to end)', (
     );
   });
 
+  it('changes and removes one user\'s or one team\'s role on a space or a collection (PATCH/DELETE …/permissions/users|teams/{id})', async () => {
+    const team = ok(await admin.api.put(`/v1/orgs/${orgId}/teams`, { title: 'Entry editors', members: [reviewer.userId] }), 201);
+    for (const kind of ['spaces', 'collections'] as const) {
+      // Guest level, so the grants alone decide who sees it.
+      const resource = ok(await admin.api.post(`/v1/orgs/${orgId}/${kind === 'spaces' ? 'spaces' : 'collections'}`, { title: `Entries ${kind}` }), 201);
+      ok(await admin.api.patch(`/v1/${kind}/${resource.id}`, { defaultLevel: null }));
+      const base = `/v1/${kind}/${resource.id}/permissions`;
+      ok(await admin.api.post(base, { role: 'read', users: [reader.userId] }), 204);
+      ok(await admin.api.post(base, { role: 'read', teams: [team.id] }), 204);
+      const seenBy = async (account: TestAccount) => (await account.api.get(`/v1/${kind}/${resource.id}`)).status;
+      assert.deepEqual([await seenBy(reader), await seenBy(reviewer)], [200, 200]);
+
+      for (const [subject, id, account] of [['users', reader.userId, reader], ['teams', team.id, reviewer]] as const) {
+        const entry = `${base}/${subject}/${id}`;
+        const listed = async () => ok(await admin.api.get(`${base}/${subject}`)).items.map((item: any) => [item[subject === 'users' ? 'user' : 'team'].id, item.permission]);
+
+        // Rules first: only admins of the resource, a valid role, an existing entry, a visible resource.
+        // The editor has no grant on this guest-level resource: it does not exist for them.
+        assertError(await editor.api.patch(entry, { role: 'edit' }), 404);
+        assertError(await account.api.patch(entry, { role: 'admin' }), 403);
+        assertError(await admin.api.patch(entry, { role: 'owner' }), 400, 'role');
+        assertError(await admin.api.patch(`${base}/${subject}/${subject === 'users' ? editor.userId : 'no-such-team'}`, { role: 'edit' }), 404);
+        assertError(await outsider.api.patch(entry, { role: 'edit' }), 404);
+        assertError(await admin.api.patch(`/v1/${kind}/no-such-resource/permissions/${subject}/${id}`, { role: 'edit' }), 404);
+        assert.deepEqual(await listed(), [[id, 'read']], 'refused changes changed nothing');
+
+        // The change takes effect in the very next request (spaces: edit; collections: create).
+        const raised = kind === 'spaces' ? 'edit' : 'create';
+        assert.equal(ok(await account.api.get(`/v1/${kind}/${resource.id}`)).permissions[raised], false);
+        ok(await admin.api.patch(entry, { role: raised }), 204);
+        assert.deepEqual(await listed(), [[id, raised]]);
+        assert.equal(ok(await account.api.get(`/v1/${kind}/${resource.id}`)).permissions[raised], true);
+
+        // DELETE: for an outsider the resource does not exist, so 204 like any missing thing,
+        // and nothing is removed; a member who is no admin gets 403. Then gone, and again 204.
+        ok(await outsider.api.delete(entry), 204);
+        assertError(await account.api.delete(entry), 403);
+        assert.deepEqual(await listed(), [[id, raised]]);
+        ok(await admin.api.delete(entry), 204);
+        assert.deepEqual(await listed(), []);
+        assert.equal(await seenBy(account), 404, 'without its grant the guest-level resource is hidden again');
+        ok(await admin.api.delete(entry), 204);
+        ok(await admin.api.delete(`/v1/${kind}/no-such-resource/permissions/${subject}/${id}`), 204);
+      }
+    }
+  });
+
   it('requests reviews and names merge-rule reviewers only among members', async () => {
     const space = await newSpace('Reviews');
     const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Check me' }), 201);
