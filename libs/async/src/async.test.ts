@@ -65,7 +65,10 @@ describe('event bus on Redis Streams', () => {
     // One consumer handles its stream in order, and evt-2 was published after the duplicate:
     // once evt-2 is handled, the duplicate has been handled (or skipped) too.
     await until('evt-2', () => seen.some((e) => e.id === 'evt-2'));
-    assert.deepEqual(seen.map((e) => e.id), ['evt-1', 'evt-2']);
+    assert.deepEqual(
+      seen.map((e) => e.id),
+      ['evt-1', 'evt-2'],
+    );
     await events.close();
   });
 

@@ -101,11 +101,14 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         while (running) {
           try {
             // First what others (or we) left pending for too long, then new events.
-            const [, claimed] = (await reader.xautoclaim(stream, group, consumer, retryAfterMs, '0', 'COUNT', 50)) as [string, Array<[string, string[]] | null>];
+            const [, claimed] = (await reader.xautoclaim(stream, group, consumer, retryAfterMs, '0', 'COUNT', 50)) as [
+              string,
+              Array<[string, string[]] | null>,
+            ];
             for (const entry of claimed) if (entry && running) await handle(entry[0], entry[1]);
-            const fresh = (await reader.xreadgroup('GROUP', group, consumer, 'COUNT', 50, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as
-              | Array<[string, Array<[string, string[]]>]>
-              | null;
+            const fresh = (await reader.xreadgroup('GROUP', group, consumer, 'COUNT', 50, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
+              [string, Array<[string, string[]]>]
+            > | null;
             for (const [, entries] of fresh ?? []) for (const [id, fields] of entries) if (running) await handle(id, fields);
           } catch (error) {
             if (!running) break;

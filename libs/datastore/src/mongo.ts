@@ -45,7 +45,15 @@ async function chooseAndStart(dataDir: string, port: number, log: (line: string)
     await waitUntilPingable(given, 10_000);
     const postgresUrl = process.env.QUIRE_FERRETDB_POSTGRES_URL || undefined;
     const description = `the MongoDB at ${redact(given)} (MONGODB_URI)`;
-    return { uri: given, engine: 'external', backend: postgresUrl ? 'postgresql' : undefined, postgresUrl, description, stop: async () => {}, detach: () => {} };
+    return {
+      uri: given,
+      engine: 'external',
+      backend: postgresUrl ? 'postgresql' : undefined,
+      postgresUrl,
+      description,
+      stop: async () => {},
+      detach: () => {},
+    };
   }
   const mongod = onPath('mongod');
   if (mongod) {

@@ -55,10 +55,15 @@ describe('datastore: FerretDB on PostgreSQL', () => {
       assert.equal(mongo.engine, 'ferretdb');
       assert.equal(mongo.backend, 'postgresql');
       assert.equal(new URL(mongo.postgresUrl!).pathname, `/${expected}`);
-      assert.ok(lines.some((line) => line.startsWith('datastore: FerretDB on PostgreSQL at') && line.includes(`database ${expected}`)), lines.join('\n'));
+      assert.ok(
+        lines.some((line) => line.startsWith('datastore: FerretDB on PostgreSQL at') && line.includes(`database ${expected}`)),
+        lines.join('\n'),
+      );
       assert.equal(await roundTrip(mongo.uri, 'quire_probe'), 'kept');
       // The document is in that PostgreSQL database: FerretDB keeps a schema per MongoDB database.
-      const schemas = await withPostgres(mongo.postgresUrl!, async (client) => (await client.query('SELECT nspname FROM pg_namespace')).rows.map((r) => r.nspname));
+      const schemas = await withPostgres(mongo.postgresUrl!, async (client) =>
+        (await client.query('SELECT nspname FROM pg_namespace')).rows.map((r) => r.nspname),
+      );
       assert.ok(schemas.includes('quire_probe'), `schemas: ${schemas.join(', ')}`);
     } finally {
       await mongo.stop();

@@ -31,7 +31,6 @@ export interface ServiceAppOptions {
   bodyLimit?: string;
 }
 
-
 /**
  * The express app every service starts from: request id and principal in the request
  * context, access log, JSON body parsing, health endpoints. Mount routers, then call

@@ -31,7 +31,10 @@ export function sendError(res: Response, status: number, message: string, header
     res.end();
     return;
   }
-  res.set(headers).status(status).json({ error: { code: status, message } });
+  res
+    .set(headers)
+    .status(status)
+    .json({ error: { code: status, message } });
 }
 
 /**

@@ -22,12 +22,16 @@ describe('keyset pagination against the real datastore', () => {
     connection = await mongoose.createConnection(databaseUri('pagination', { MONGODB_URI: env.mongodbUri, DB_PREFIX: env.dbPrefix })).asPromise();
     const schema = new Schema<Row>({ _id: String, group: String, at: Date }, { versionKey: false });
     schema.index({ group: 1, at: -1, _id: -1 });
-    Rows = connection.model<Row>("Row", schema) as unknown as mongoose.Model<Row>;
+    Rows = connection.model<Row>('Row', schema) as unknown as mongoose.Model<Row>;
     await Rows.createIndexes();
     const base = Date.UTC(2026, 0, 1);
     // 25 rows, timestamps repeating in threes so the id tie-break matters.
     await Rows.insertMany(
-      Array.from({ length: 25 }, (_, i) => ({ _id: `r${String(i).padStart(2, '0')}`, group: i % 5 === 0 ? 'b' : 'a', at: new Date(base + Math.floor(i / 3) * 1000) })),
+      Array.from({ length: 25 }, (_, i) => ({
+        _id: `r${String(i).padStart(2, '0')}`,
+        group: i % 5 === 0 ? 'b' : 'a',
+        at: new Date(base + Math.floor(i / 3) * 1000),
+      })),
     );
   });
 
@@ -53,7 +57,10 @@ describe('keyset pagination against the real datastore', () => {
 
   it('visits every row exactly once, in (at, id) order, ascending and descending', async () => {
     const asc = await walk('asc', 7);
-    assert.deepEqual(asc.seen, Array.from({ length: 25 }, (_, i) => `r${String(i).padStart(2, '0')}`));
+    assert.deepEqual(
+      asc.seen,
+      Array.from({ length: 25 }, (_, i) => `r${String(i).padStart(2, '0')}`),
+    );
     assert.equal(asc.pages, 4);
     const desc = await walk('desc', 4);
     assert.deepEqual(desc.seen, [...asc.seen].reverse());
@@ -71,7 +78,10 @@ describe('keyset pagination against the real datastore', () => {
   });
 
   it('refuses a cursor that is garbage or belongs to another sort key', async () => {
-    await assert.rejects(keysetPage(Rows, { filter: {}, sortField: 'at', order: 'asc', limit: 3, page: 'not-a-cursor' }), (e: HttpError) => e.status === 400 && /page/.test(e.message));
+    await assert.rejects(
+      keysetPage(Rows, { filter: {}, sortField: 'at', order: 'asc', limit: 3, page: 'not-a-cursor' }),
+      (e: HttpError) => e.status === 400 && /page/.test(e.message),
+    );
     const foreign = encodeCursor('joinedAt', new Date(), 'x');
     assert.throws(() => decodeCursor('at', foreign), HttpError);
   });
@@ -90,7 +100,11 @@ describe('keyset pagination against the real datastore', () => {
       `${payload}.`,
     ];
     for (const page of forged) {
-      await assert.rejects(keysetPage(Rows, { filter: {}, sortField: 'at', order: 'asc', limit: 3, page }), (e: HttpError) => e.status === 400 && /page/.test(e.message), page);
+      await assert.rejects(
+        keysetPage(Rows, { filter: {}, sortField: 'at', order: 'asc', limit: 3, page }),
+        (e: HttpError) => e.status === 400 && /page/.test(e.message),
+        page,
+      );
     }
     assert.deepEqual(decodeCursor('at', genuine), { value: new Date(Date.UTC(2026, 0, 1)), id: 'r03' });
   });

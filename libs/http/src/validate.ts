@@ -19,7 +19,8 @@ export function zodMessage(error: z.ZodError, location: Location): string {
 /** Parses request input with a zod schema; invalid input is a 400 naming the field. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location, field?: string): z.infer<S> {
   const result = schema.safeParse(value ?? (field ? undefined : {}));
-  if (!result.success) throw new HttpError(400, `Invalid ${location}: ${field ? `${field}: ${result.error.issues[0]?.message}` : zodMessage(result.error, location)}`);
+  if (!result.success)
+    throw new HttpError(400, `Invalid ${location}: ${field ? `${field}: ${result.error.issues[0]?.message}` : zodMessage(result.error, location)}`);
   return result.data;
 }
 

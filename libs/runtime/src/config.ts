@@ -5,9 +5,18 @@ export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BIND_HOST: z.string().default('127.0.0.1'),
-  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI').optional(),
-  DB_PREFIX: z.string().regex(/^[a-z0-9_]*$/).default('quire_'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URI').default('redis://127.0.0.1:6379'),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI')
+    .optional(),
+  DB_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_]*$/)
+    .default('quire_'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URI')
+    .default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().default('quire:'),
   INTERNAL_HMAC_SECRET: z.string().min(32, 'must be at least 32 characters'),
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
@@ -23,7 +32,10 @@ export const baseConfigSchema = z.object({
    */
   WRITE_SERIALIZATION: z.enum(['auto', 'always', 'off']).default('auto'),
   /** The PostgreSQL database behind FerretDB, when it runs on that backend: its GIN indexes are made through it. */
-  QUIRE_FERRETDB_POSTGRES_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  QUIRE_FERRETDB_POSTGRES_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -98,13 +98,25 @@ describe('DocumentCache: cached reads dropped by writes (real datastore, real Re
 
   it('keeps query results until any write to the collection, inserts included', async () => {
     const byOwner = (r: Replica) => r.cache.query(r.Note, 'owner=p', () => r.Note.find({ owner: 'p' }).sort({ _id: 1 }).lean<NoteDoc[]>());
-    assert.deepEqual((await byOwner(a)).map((n) => n._id), ['n1', 'n2']);
+    assert.deepEqual(
+      (await byOwner(a)).map((n) => n._id),
+      ['n1', 'n2'],
+    );
     await a.Note.create({ _id: 'n3', owner: 'p', title: 'three' });
-    assert.deepEqual((await byOwner(a)).map((n) => n._id), ['n1', 'n2', 'n3']);
+    assert.deepEqual(
+      (await byOwner(a)).map((n) => n._id),
+      ['n1', 'n2', 'n3'],
+    );
     await a.Note.deleteOne({ _id: 'n1' });
-    assert.deepEqual((await byOwner(a)).map((n) => n._id), ['n2', 'n3']);
+    assert.deepEqual(
+      (await byOwner(a)).map((n) => n._id),
+      ['n2', 'n3'],
+    );
     await a.Note.insertMany([{ _id: 'n4', owner: 'p', title: 'four' }]);
-    assert.deepEqual((await byOwner(a)).map((n) => n._id), ['n2', 'n3', 'n4']);
+    assert.deepEqual(
+      (await byOwner(a)).map((n) => n._id),
+      ['n2', 'n3', 'n4'],
+    );
   });
 
   it('does not keep a read that a write overtook', async () => {

@@ -64,7 +64,8 @@ export class DocumentCache {
 
   /** Use documentCacheOf: the writes of a connection drop entries of the cache of its Redis client. */
   constructor(redis: RedisClient, options: { max?: number; ttlMs?: number; logger?: Logger } = {}) {
-    const select = (invalidation: CacheInvalidation) => (invalidation.type === 'documents' && invalidation.origin === this.origin ? undefined : selectDocuments(invalidation));
+    const select = (invalidation: CacheInvalidation) =>
+      invalidation.type === 'documents' && invalidation.origin === this.origin ? undefined : selectDocuments(invalidation);
     this.cache = new InvalidatedCache(redis, { name: 'documents', max: options.max ?? 20_000, ttlMs: options.ttlMs ?? 60_000, select, logger: options.logger });
     caches.set(redis, this);
   }
@@ -136,7 +137,10 @@ export function announceWrites(schema: mongoose.Schema): void {
     await announce(doc.constructor as AnyModel, [String(doc._id)]);
   });
   schema.post('insertMany', async function (this: AnyModel, docs: unknown) {
-    await announce(this, (docs as Array<{ _id: unknown }>).map((doc) => String(doc._id)));
+    await announce(
+      this,
+      (docs as Array<{ _id: unknown }>).map((doc) => String(doc._id)),
+    );
   });
   schema.post('bulkWrite', async function (this: AnyModel) {
     await announce(this, undefined);

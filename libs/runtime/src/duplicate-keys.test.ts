@@ -18,7 +18,10 @@ describe('duplicate keys', () => {
     assert.equal(await retryOnDuplicateKey(async () => (++calls < 2 ? Promise.reject({ code: 11000 }) : 'done')), 'done');
     assert.equal(calls, 2);
     calls = 0;
-    await assert.rejects(retryOnDuplicateKey(async () => (++calls, Promise.reject(new Error('boom')))), /boom/);
+    await assert.rejects(
+      retryOnDuplicateKey(async () => (++calls, Promise.reject(new Error('boom')))),
+      /boom/,
+    );
     assert.equal(calls, 1);
     calls = 0;
     await assert.rejects(retryOnDuplicateKey(async () => (++calls, Promise.reject({ code: 11000 })), 3));

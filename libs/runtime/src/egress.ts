@@ -41,7 +41,9 @@ export class EgressLookupError extends Error {
 }
 
 // AWS/GCP/Azure/OpenStack (IPv4), AWS ECS task metadata, AWS (IPv6), Alibaba Cloud.
-const METADATA_ADDRESSES = ['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200'].map((address) => ipaddr.parse(address).toNormalizedString());
+const METADATA_ADDRESSES = ['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200'].map((address) =>
+  ipaddr.parse(address).toNormalizedString(),
+);
 
 // Ranges that only reach this machine or its private networks: allowed with allowPrivateNetworks.
 const PRIVATE_RANGES = new Set(['loopback', 'private', 'linkLocal', 'carrierGradeNat', 'uniqueLocal']);
@@ -90,6 +92,7 @@ export async function resolveEgressAddresses(hostname: string, policy: EgressPol
     if (addresses.length === 0) throw new EgressLookupError(`${hostname}: no address`);
   }
   const refused = addresses.filter((address) => !isAllowedAddress(address, policy));
-  if (refused.length > 0) throw new EgressRefusedError(`${hostname} resolves to ${refused.map((address) => `${address} (${addressRange(address)})`).join(', ')}`);
+  if (refused.length > 0)
+    throw new EgressRefusedError(`${hostname} resolves to ${refused.map((address) => `${address} (${addressRange(address)})`).join(', ')}`);
   return addresses;
 }

@@ -87,7 +87,8 @@ function treeDepth(root: Expression): number {
     if (deepest > MAX_TREE_DEPTH) return deepest;
     for (const value of Object.values(node)) {
       const children = Array.isArray(value) ? value : [value];
-      for (const child of children) if (child && typeof child === 'object' && typeof (child as Expression).type === 'string') pending.push([child as Expression, depth + 1]);
+      for (const child of children)
+        if (child && typeof child === 'object' && typeof (child as Expression).type === 'string') pending.push([child as Expression, depth + 1]);
     }
   }
   return deepest;
@@ -124,7 +125,9 @@ function unsupported(node: Expression, rules: ExpressionRules, state: { determin
     }
     case 'ConditionalExpression': {
       const conditional = node as jsep.ConditionalExpression;
-      return unsupported(conditional.test, rules, state) ?? unsupported(conditional.consequent, rules, state) ?? unsupported(conditional.alternate, rules, state);
+      return (
+        unsupported(conditional.test, rules, state) ?? unsupported(conditional.consequent, rules, state) ?? unsupported(conditional.alternate, rules, state)
+      );
     }
     case 'Compound':
       return 'only one expression is allowed';

@@ -21,7 +21,10 @@ interface SpaceLike {
   git?: { oid: string };
 }
 
-const schema = new Schema<SpaceLike>({ _id: String, organizationId: String, title: String, createdAt: Date, deleted: Boolean, git: { oid: String } }, { versionKey: false });
+const schema = new Schema<SpaceLike>(
+  { _id: String, organizationId: String, title: String, createdAt: Date, deleted: Boolean, git: { oid: String } },
+  { versionKey: false },
+);
 schema.index({ organizationId: 1, createdAt: -1, _id: -1 });
 schema.index({ 'git.oid': 1 });
 const models = defineModels<{ Space: mongoose.Model<SpaceLike> }>({ Space: [schema, 'spaces'] });
@@ -52,11 +55,19 @@ describe('indexes FerretDB on PostgreSQL really uses', () => {
     let Space: mongoose.Model<SpaceLike>;
 
     before(async () => {
-      db = await connectDatabase('explain', { MONGODB_URI, DB_PREFIX: `t${SUFFIX}_` }, createLogger('explain-test', 'silent'), models.register, { ferretdbPostgresUrl: POSTGRES_URL });
+      db = await connectDatabase('explain', { MONGODB_URI, DB_PREFIX: `t${SUFFIX}_` }, createLogger('explain-test', 'silent'), models.register, {
+        ferretdbPostgresUrl: POSTGRES_URL,
+      });
       Space = models.of(db).Space;
       const now = Date.now();
       await Space.insertMany(
-        Array.from({ length: 3_000 }, (_, i) => ({ _id: `s${i}`, organizationId: `org${i % 30}`, title: `Space ${i}`, createdAt: new Date(now - i * 1000), deleted: false })),
+        Array.from({ length: 3_000 }, (_, i) => ({
+          _id: `s${i}`,
+          organizationId: `org${i % 30}`,
+          title: `Space ${i}`,
+          createdAt: new Date(now - i * 1000),
+          deleted: false,
+        })),
       );
       // Production tables get their statistics from autovacuum; here we do not wait for it.
       const client = new Client({ connectionString: POSTGRES_URL });

@@ -121,9 +121,7 @@ function withRequestContext<T extends object>(implementation: T): T {
     wrapped[name] =
       typeof method === 'function'
         ? (request: unknown, context: CallContext) =>
-            requestContext.run({ requestId: context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID() }, () =>
-              method.call(implementation, request, context),
-            )
+            requestContext.run({ requestId: context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID() }, () => method.call(implementation, request, context))
         : method;
   }
   return wrapped as T;

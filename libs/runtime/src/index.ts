@@ -20,7 +20,18 @@ export { isDuplicateKeyError, retryOnDuplicateKey } from './duplicate-keys';
 export { connectDatabase, databaseUri, defineModels, type Database, type ModelDefinitions } from './mongo';
 export { createRedis, type RedisClient } from './redis';
 export { withRedisLock, acquireRedisLock, releaseRedisLock, LockBusyError, type RedisLockOptions, type LockLogger } from './locks';
-export { createGrpcServer, createGrpcClient, createHealthClient, isServing, grpcStatus, GrpcError, ClientError, checkBatch, MAX_GRPC_BATCH, type GrpcServerHandle } from './grpc';
+export {
+  createGrpcServer,
+  createGrpcClient,
+  createHealthClient,
+  isServing,
+  grpcStatus,
+  GrpcError,
+  ClientError,
+  checkBatch,
+  MAX_GRPC_BATCH,
+  type GrpcServerHandle,
+} from './grpc';
 export { runService, runMain, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';
 export { createServiceClients, type ServiceClients } from './clients';
@@ -31,4 +42,14 @@ export { findByIds } from './find-by-ids';
 export { DocumentCache, documentCacheOf } from './document-cache';
 export { enableWriteSerialization, serializeWrites, isFerretDb, type WriteSerializationMode } from './write-serialization';
 export { addressRange, isAllowedAddress, resolveEgressAddresses, EgressLookupError, EgressRefusedError, type AddressLookup, type EgressPolicy } from './egress';
-export { InvalidatedCache, MembershipCache, membershipCacheOf, membershipFromProto, createTokenCache, publishInvalidation, invalidationChannel, type CacheInvalidation, type CachedMembership } from './membership-cache';
+export {
+  InvalidatedCache,
+  MembershipCache,
+  membershipCacheOf,
+  membershipFromProto,
+  createTokenCache,
+  publishInvalidation,
+  invalidationChannel,
+  type CacheInvalidation,
+  type CachedMembership,
+} from './membership-cache';

@@ -169,7 +169,12 @@ export interface CachedMembership {
 
 export function membershipFromProto(membership: Pick<identity.Membership, 'member' | 'role' | 'disabled' | 'teamIds'> | undefined): CachedMembership {
   if (!membership) return NOT_A_MEMBER;
-  return Object.freeze({ member: membership.member, role: roleFromProto(membership.role), disabled: membership.disabled, teamIds: Object.freeze([...membership.teamIds]) });
+  return Object.freeze({
+    member: membership.member,
+    role: roleFromProto(membership.role),
+    disabled: membership.disabled,
+    teamIds: Object.freeze([...membership.teamIds]),
+  });
 }
 
 const NOT_A_MEMBER: CachedMembership = Object.freeze({ member: false, role: null, disabled: false, teamIds: Object.freeze([]) });
@@ -187,7 +192,13 @@ export class MembershipCache {
   private readonly cache: InvalidatedCache<CachedMembership>;
 
   constructor(redis: RedisClient, options: { max?: number; ttlMs?: number; logger?: Logger } = {}) {
-    this.cache = new InvalidatedCache(redis, { name: 'memberships', max: options.max ?? 10_000, ttlMs: options.ttlMs ?? 60_000, select: selectMemberships, logger: options.logger });
+    this.cache = new InvalidatedCache(redis, {
+      name: 'memberships',
+      max: options.max ?? 10_000,
+      ttlMs: options.ttlMs ?? 60_000,
+      select: selectMemberships,
+      logger: options.logger,
+    });
   }
 
   /** Whether entries are served (the subscription is up). */
@@ -204,7 +215,11 @@ export class MembershipCache {
    * The user's memberships in several organizations: the cached ones, and the others in one
    * `load(missing)` (organizations it leaves out are not memberships, and are cached as such).
    */
-  async getMany(userId: string, organizationIds: readonly string[], load: (missing: string[]) => Promise<Map<string, CachedMembership>>): Promise<Map<string, CachedMembership>> {
+  async getMany(
+    userId: string,
+    organizationIds: readonly string[],
+    load: (missing: string[]) => Promise<Map<string, CachedMembership>>,
+  ): Promise<Map<string, CachedMembership>> {
     const result = new Map<string, CachedMembership>();
     const missing: string[] = [];
     for (const organizationId of new Set(organizationIds)) {

@@ -71,7 +71,10 @@ describe('configuration', () => {
       databaseUri('content', { MONGODB_URI: 'mongodb://u:p@h1:1,h2:2/admin?replicaSet=rs', DB_PREFIX: 't_' }, {}),
       'mongodb://u:p@h1:1,h2:2/t_content?replicaSet=rs',
     );
-    assert.equal(databaseUri('content', { MONGODB_URI: 'mongodb://h:1', DB_PREFIX: 'quire_' }, { CONTENT_MONGODB_URI: 'mongodb://other/db' }), 'mongodb://other/db');
+    assert.equal(
+      databaseUri('content', { MONGODB_URI: 'mongodb://h:1', DB_PREFIX: 'quire_' }, { CONTENT_MONGODB_URI: 'mongodb://other/db' }),
+      'mongodb://other/db',
+    );
     assert.throws(() => databaseUri('content', { MONGODB_URI: undefined, DB_PREFIX: 'quire_' }, {}), /MONGODB_URI/);
   });
 });

@@ -18,7 +18,11 @@ describe('token scope', () => {
 
   it('refuses a principal whose scope is not a non-empty string, even signed', () => {
     const valid = Buffer.from(JSON.stringify({ userId: 'u1', tokenId: 't1', organizationId: 'o1', iat: Math.floor(Date.now() / 1000) })).toString('base64url');
-    assert.equal(verifyPrincipal(SECRET, valid, createHmac('sha256', SECRET).update(valid).digest('base64url'))?.organizationId, 'o1', 'the MAC is the one signPrincipal makes');
+    assert.equal(
+      verifyPrincipal(SECRET, valid, createHmac('sha256', SECRET).update(valid).digest('base64url'))?.organizationId,
+      'o1',
+      'the MAC is the one signPrincipal makes',
+    );
     for (const organizationId of [42, '', ['o1'], null]) {
       const value = Buffer.from(JSON.stringify({ userId: 'u1', tokenId: 't1', organizationId, iat: Math.floor(Date.now() / 1000) })).toString('base64url');
       const signature = createHmac('sha256', SECRET).update(value).digest('base64url');

@@ -78,9 +78,14 @@ describe('updates of one document never lose each other (real datastore)', { ski
 
   it('runs identical concurrent upserts one after the other (one document, every increment)', async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, () => Counter.updateOne({ owner: 'o', slot: 'upsert' }, { $inc: { n: 1 }, $setOnInsert: { _id: `u${randomBytes(4).toString('hex')}` } }, { upsert: true })),
+      Array.from({ length: 10 }, () =>
+        Counter.updateOne({ owner: 'o', slot: 'upsert' }, { $inc: { n: 1 }, $setOnInsert: { _id: `u${randomBytes(4).toString('hex')}` } }, { upsert: true }),
+      ),
     );
-    assert.deepEqual(results.filter((r) => r.status === 'rejected'), []);
+    assert.deepEqual(
+      results.filter((r) => r.status === 'rejected'),
+      [],
+    );
     const docs = await Counter.find({ owner: 'o', slot: 'upsert' }).lean();
     assert.equal(docs.length, 1);
     assert.equal(docs[0].n, 10);
@@ -100,7 +105,9 @@ describe('updates of one document never lose each other (real datastore)', { ski
       ),
       ...Array.from({ length: 5 }, () => Counter.updateMany({ slot: { $in: ['bulk1', 'bulk2'] } }, { $inc: { n: 1 } })),
     ]);
-    const docs = await Counter.find({ _id: { $in: ['bulk1', 'bulk2'] } }).sort({ _id: 1 }).lean();
+    const docs = await Counter.find({ _id: { $in: ['bulk1', 'bulk2'] } })
+      .sort({ _id: 1 })
+      .lean();
     assert.deepEqual(
       docs.map((d) => d.n),
       [10, 10],

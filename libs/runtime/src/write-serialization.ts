@@ -94,7 +94,12 @@ async function lockQuery(query: QueryLike): Promise<void> {
   const serializer = serializers.get(query.model.db);
   if (!serializer) return;
   const options = query.getOptions() as { upsert?: boolean; sort?: Record<string, 1 | -1> };
-  const target: Target = { filter: query.getFilter() as Record<string, unknown>, single: SINGLE_OPS.has(query.op ?? ''), upsert: !!options.upsert, sort: options.sort };
+  const target: Target = {
+    filter: query.getFilter() as Record<string, unknown>,
+    single: SINGLE_OPS.has(query.op ?? ''),
+    upsert: !!options.upsert,
+    sort: options.sort,
+  };
   const { release, narrowTo } = await lockTargets(serializer, query.model, [target]);
   held.set(query, release);
   // A single update is narrowed to the document it locked, so it cannot update another.
@@ -136,13 +141,19 @@ interface Target {
  * Filter keys are always taken before id keys, each group in sorted order: no two writers can
  * wait on each other in a cycle.
  */
-async function lockTargets(serializer: Serializer, model: mongoose.Model<unknown>, targets: Target[]): Promise<{ release: () => Promise<void>; narrowTo: unknown[] }> {
+async function lockTargets(
+  serializer: Serializer,
+  model: mongoose.Model<unknown>,
+  targets: Target[],
+): Promise<{ release: () => Promise<void>; narrowTo: unknown[] }> {
   const releases: Array<() => Promise<void>> = [];
   const release = async () => {
     await Promise.all(releases.splice(0).map((free) => free()));
   };
   try {
-    const filterKeys = targets.filter((t) => t.upsert && exactId(t.filter?._id) === undefined).map((t) => `filter:${createHash('sha256').update(stableJson(t.filter)).digest('base64url')}`);
+    const filterKeys = targets
+      .filter((t) => t.upsert && exactId(t.filter?._id) === undefined)
+      .map((t) => `filter:${createHash('sha256').update(stableJson(t.filter)).digest('base64url')}`);
     releases.push(await lockAll(serializer, model, filterKeys));
     const narrowTo: unknown[] = [];
     const idKeys: string[] = [];
@@ -201,7 +212,10 @@ async function lockAll(serializer: Serializer, model: mongoose.Model<unknown>, k
   try {
     for (const key of [...new Set(keys)].sort()) {
       const full = `${serializer.prefix}${collection}:${key}`;
-      taken.push({ key: full, token: await acquireRedisLock(serializer.redis, full, { ttlMs: LOCK_TTL_MS, waitMs: LOCK_WAIT_MS, initialPauseMs: 2, maxPauseMs: 50 }) });
+      taken.push({
+        key: full,
+        token: await acquireRedisLock(serializer.redis, full, { ttlMs: LOCK_TTL_MS, waitMs: LOCK_WAIT_MS, initialPauseMs: 2, maxPauseMs: 50 }),
+      });
     }
   } catch (error) {
     await release();

@@ -5,7 +5,11 @@ export interface ApiResponse<T = any> {
 }
 
 export interface ApiClient {
-  request<T = any>(method: string, path: string, options?: { body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; token?: string | null; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
   get<T = any>(path: string, token?: string | null): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown, token?: string | null): Promise<ApiResponse<T>>;
   patch<T = any>(path: string, body?: unknown, token?: string | null): Promise<ApiResponse<T>>;

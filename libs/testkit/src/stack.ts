@@ -72,7 +72,9 @@ export async function startTestStack(
     ...extraEnv,
   };
   const child = spawn(process.execPath, [path.join(root, 'tools/stack/dist/start.js')], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   // Whatever happens to the test, its stacks do not outlive it.
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);
@@ -117,7 +119,8 @@ export async function startTestStack(
     async organization({ domain, title, roles }) {
       const admin = await stack.account(['bootstrap', '--email', `admin@${domain}`, '--org', title ?? domain]);
       const members = {} as Record<(typeof roles)[number], TestAccount>;
-      for (const role of roles) members[role] = await stack.account(['add-member', '--org', admin.organizationId, '--email', `${role}@${domain}`, '--role', role]);
+      for (const role of roles)
+        members[role] = await stack.account(['add-member', '--org', admin.organizationId, '--email', `${role}@${domain}`, '--role', role]);
       const outsider = await stack.account(['bootstrap', '--email', `admin@outside.${domain}`, '--org', `Outside ${title ?? domain}`]);
       return { id: admin.organizationId, admin, members, outsider };
     },

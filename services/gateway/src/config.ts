@@ -21,7 +21,11 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   RATE_LIMIT_DURATION_SECONDS: z.coerce.number().int().positive().default(60),
   /** How long a resolved token is trusted from the cache; revocation clears it at once. */
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /**
    * Proxies whose X-Forwarded-For we believe (comma-separated addresses, CIDRs, or express's
@@ -31,7 +35,12 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
   TRUSTED_PROXIES: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    ),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

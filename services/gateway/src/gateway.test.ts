@@ -70,7 +70,9 @@ describe('gateway', () => {
 
   it('strips internal principal headers sent from outside', async () => {
     // A forged principal for another user must not win over the caller's own token...
-    const victim = await withIdentityAdmin(testBackendConfig(env), (ctx) => addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'victim@example.com', role: 'read' }));
+    const victim = await withIdentityAdmin(testBackendConfig(env), (ctx) =>
+      addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'victim@example.com', role: 'read' }),
+    );
     const { signPrincipal } = await import('@quire/runtime');
     const forged = signPrincipal('guessed-secret-guessed-secret-guessed-00', { userId: victim.userId, tokenId: 'x' });
     const headers = { 'x-quire-principal': forged.value, 'x-quire-signature': forged.signature };
@@ -95,7 +97,9 @@ describe('gateway', () => {
 
   it('stops accepting a revoked token at once, despite the cache', async () => {
     const backend = testBackendConfig(env);
-    const member = await withIdentityAdmin(backend, (ctx) => addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'leaver@example.com', role: 'edit' }));
+    const member = await withIdentityAdmin(backend, (ctx) =>
+      addMemberWithToken(ctx, { organizationId: admin.organizationId, email: 'leaver@example.com', role: 'edit' }),
+    );
     assert.equal((await api(member.token).get('/v1/user')).status, 200); // now cached
     const tokens = await withIdentityAdmin(backend, (ctx) => ctx.models.ApiToken.find({ userId: member.userId }).lean());
     await withIdentityAdmin(backend, (ctx) => revokeToken(ctx, tokens[0]._id));

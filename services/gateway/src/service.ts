@@ -1,5 +1,15 @@
 import http from 'node:http';
-import { createHealthClient, createLogger, createRedis, createServiceClients, createTokenCache, isServing, runService, type Logger, type Principal } from '@quire/runtime';
+import {
+  createHealthClient,
+  createLogger,
+  createRedis,
+  createServiceClients,
+  createTokenCache,
+  isServing,
+  runService,
+  type Logger,
+  type Principal,
+} from '@quire/runtime';
 import { createGatewayApp } from './app';
 import { createAuthenticator } from './auth';
 import { grpcAddrOf, SERVICES, type GatewayConfig } from './config';
@@ -24,7 +34,10 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
     metrics: createMetrics(),
     async ready() {
       const [redisOk, ...services] = await Promise.all([
-        redis.ping().then((r) => r === 'PONG', () => false),
+        redis.ping().then(
+          (r) => r === 'PONG',
+          () => false,
+        ),
         ...health.map(({ client }) => isServing(client)),
       ]);
       const checks: Record<string, boolean> = { redis: redisOk };

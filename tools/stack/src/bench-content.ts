@@ -50,8 +50,14 @@ async function measureMerge(api: ApiClient, spaceId: string, pageIds: string[], 
     const first = await changeRequest(api, spaceId, `first ${run}`);
     const second = await changeRequest(api, spaceId, `second ${run}`);
     const edit = (page: string, text: string) => [{ type: 'update_page', page, markdown: `# Edited\n\n${text}\n` }];
-    check(await api.post(`/v1/spaces/${spaceId}/change-requests/${first}/content`, { changes: edit(pageIds[(run * 2) % pageIds.length], `first ${run}`) }), 'edit');
-    check(await api.post(`/v1/spaces/${spaceId}/change-requests/${second}/content`, { changes: edit(pageIds[(run * 2 + 1) % pageIds.length], `second ${run}`) }), 'edit');
+    check(
+      await api.post(`/v1/spaces/${spaceId}/change-requests/${first}/content`, { changes: edit(pageIds[(run * 2) % pageIds.length], `first ${run}`) }),
+      'edit',
+    );
+    check(
+      await api.post(`/v1/spaces/${spaceId}/change-requests/${second}/content`, { changes: edit(pageIds[(run * 2 + 1) % pageIds.length], `second ${run}`) }),
+      'edit',
+    );
     check(await api.post(`/v1/spaces/${spaceId}/change-requests/${first}/merge`), 'merge first');
     const started = performance.now();
     check(await api.post(`/v1/spaces/${spaceId}/change-requests/${second}/merge`), 'merge second');

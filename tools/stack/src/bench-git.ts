@@ -52,7 +52,16 @@ interface BenchRepo {
 }
 
 function gitIn(root: string) {
-  const env = { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@bench.test', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@bench.test' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: root,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: os.devNull,
+    GIT_AUTHOR_NAME: 'Bench',
+    GIT_AUTHOR_EMAIL: 'bench@bench.test',
+    GIT_COMMITTER_NAME: 'Bench',
+    GIT_COMMITTER_EMAIL: 'bench@bench.test',
+  };
   return (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'pipe', encoding: 'utf8' }).trim();
 }
 
@@ -115,10 +124,7 @@ async function timeOperation(api: ApiClient, spaceId: string, direction: 'import
   }
 }
 
-export async function benchGit(
-  stack: Pick<TestStack, 'baseUrl' | 'cli'>,
-  options: { log?: (line: string) => void } = {},
-): Promise<Record<string, number>> {
+export async function benchGit(stack: Pick<TestStack, 'baseUrl' | 'cli'>, options: { log?: (line: string) => void } = {}): Promise<Record<string, number>> {
   const log = options.log ?? ((line: string) => console.log(line));
   const root = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-git-'));
   try {
@@ -128,7 +134,9 @@ export async function benchGit(
     const results: Record<string, number> = {};
     const report = (label: string, samples: number[]) => {
       results[label] = median(samples);
-      log(`${label.padEnd(64)} p50 ${median(samples).toFixed(0)} ms · min ${Math.min(...samples).toFixed(0)} · max ${Math.max(...samples).toFixed(0)} · n=${samples.length}`);
+      log(
+        `${label.padEnd(64)} p50 ${median(samples).toFixed(0)} ms · min ${Math.min(...samples).toFixed(0)} · max ${Math.max(...samples).toFixed(0)} · n=${samples.length}`,
+      );
     };
     const newSpace = async (title: string) => check(await api.post(`/v1/orgs/${owner.organizationId}/spaces`, { title }), 'create space').id as string;
 

@@ -44,7 +44,10 @@ async function load(url: string, headers: Record<string, string>, during?: () =>
   during?.();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  if (failed > 0)
+    throw new Error(
+      `${url}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`,
+    );
   return { rps: result.requests.total / SECONDS, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
@@ -52,7 +55,10 @@ async function load(url: string, headers: Record<string, string>, during?: () =>
 
 /** Starts one floor process (bench-floor.js); resolves with its port once it listens. */
 function startFloorProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'bench-floor.js'), ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [path.join(__dirname, 'bench-floor.js'), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`floor ${args[0]} exited with ${code}`)));
     createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, port: (JSON.parse(line) as { port: number }).port }));
@@ -101,7 +107,7 @@ function readProcesses(): Map<number, ProcessInfo> {
 /** What a process of the stack is, or undefined for processes the split leaves out. */
 function labelOf(pid: number, info: ProcessInfo, descendants: Set<number>, postgresDatabase: string | undefined): string | undefined {
   if (postgresDatabase && info.command.startsWith('postgres: ') && info.command.split(' ').includes(postgresDatabase)) return 'datastore: PostgreSQL backends';
-  if (/^redis-server\b/.test(info.command)) return 'redis (the machine\'s server)';
+  if (/^redis-server\b/.test(info.command)) return "redis (the machine's server)";
   if (!descendants.has(pid)) return undefined;
   const service = /services\/(\w+)\/dist\/main\.js/.exec(info.command);
   if (service) return service[1];
@@ -115,7 +121,7 @@ function labelOf(pid: number, info: ProcessInfo, descendants: Set<number>, postg
 function stackTicks(postgresDatabase: string | undefined): Map<string, number> {
   const table = readProcesses();
   const descendants = new Set<number>();
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, info] of table) {
       if (!descendants.has(pid) && (info.ppid === process.pid || descendants.has(info.ppid))) grew = descendants.add(pid) !== undefined;
@@ -237,7 +243,13 @@ function ratio(a: number, b: number): string {
   return `${(a / b).toFixed(2)}×`;
 }
 
-async function benchRequestPathRatio(baseUrl: string, space: { id: string; body: unknown }, member: ApiClient, token: string, postgresDatabase: string | undefined) {
+async function benchRequestPathRatio(
+  baseUrl: string,
+  space: { id: string; body: unknown },
+  member: ApiClient,
+  token: string,
+  postgresDatabase: string | undefined,
+) {
   const floor = await startFloor(space.body);
   let floorResult: LoadResult;
   try {
@@ -250,11 +262,14 @@ async function benchRequestPathRatio(baseUrl: string, space: { id: string; body:
   const quire = await load(`${baseUrl}/v1/spaces/${space.id}`, { authorization: `Bearer ${token}` }, () => {
     meter = cpuMeter(postgresDatabase);
   });
-  const row = (name: string, r: LoadResult) => console.log(`  ${name.padEnd(52)} ${r.rps.toFixed(0).padStart(6)} req/s · p50 ${r.p50.toFixed(1)} ms · p99 ${r.p99.toFixed(1)} ms`);
+  const row = (name: string, r: LoadResult) =>
+    console.log(`  ${name.padEnd(52)} ${r.rps.toFixed(0).padStart(6)} req/s · p50 ${r.p50.toFixed(1)} ms · p99 ${r.p99.toFixed(1)} ms`);
   console.log(`request path: ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up (autocannon)`);
   row('floor: express + http-proxy-middleware → express', floorResult);
   row('Quire: GET /v1/spaces/{id} (Bearer, member with edit)', quire);
-  console.log(`  throughput ${(quire.rps / floorResult.rps).toFixed(2)} of the floor (target ≥ 0.40) · p99 ${ratio(quire.p99, floorResult.p99)} the floor's (target ≤ 3×)`);
+  console.log(
+    `  throughput ${(quire.rps / floorResult.rps).toFixed(2)} of the floor (target ≥ 0.40) · p99 ${ratio(quire.p99, floorResult.p99)} the floor's (target ≤ 3×)`,
+  );
   meter();
 }
 
@@ -269,7 +284,13 @@ async function vacuumAnalyze(postgresUrl: string): Promise<void> {
   }
 }
 
-async function benchGrowth(config: BaseConfig, postgresUrl: string | undefined, space: { id: string; organizationId: string }, admin: ApiClient, member: ApiClient) {
+async function benchGrowth(
+  config: BaseConfig,
+  postgresUrl: string | undefined,
+  space: { id: string; organizationId: string },
+  admin: ApiClient,
+  member: ApiClient,
+) {
   const seeder = await spaceSeeder(config, space.id);
   try {
     const present = await seeder.count();
@@ -294,15 +315,23 @@ async function benchGrowth(config: BaseConfig, postgresUrl: string | undefined, 
     let listLarge = await medianLatency(firstPage);
     console.log(`growth: p50 of ${SAMPLES} sequential requests`);
     if (postgresUrl) {
-      console.log(`  right after the bulk load: GET /v1/spaces/{id} ${pointLarge.toFixed(1)} ms (not cached: ${missLarge.toFixed(1)} ms) · first page ${listLarge.toFixed(1)} ms; after VACUUM ANALYZE:`);
+      console.log(
+        `  right after the bulk load: GET /v1/spaces/{id} ${pointLarge.toFixed(1)} ms (not cached: ${missLarge.toFixed(1)} ms) · first page ${listLarge.toFixed(1)} ms; after VACUUM ANALYZE:`,
+      );
       await vacuumAnalyze(postgresUrl);
       pointLarge = await medianLatency(() => member.get(`/v1/spaces/${space.id}`));
       missLarge = await medianFirstReads(member, many.slice(90, 180));
       listLarge = await medianLatency(firstPage);
     }
-    console.log(`  GET /v1/spaces/{id}: 100 spaces ${pointSmall.toFixed(1)} ms · ${total.toLocaleString('en')} spaces ${pointLarge.toFixed(1)} ms · ${ratio(pointLarge, pointSmall)} (target ≤ 1.3×)`);
-    console.log(`  the same, spaces not read before (from the datastore): 100 spaces ${missSmall.toFixed(1)} ms · ${total.toLocaleString('en')} spaces ${missLarge.toFixed(1)} ms · ${ratio(missLarge, missSmall)} (target ≤ 1.3×)`);
-    console.log(`  GET /v1/orgs/{org}/spaces?limit=100 (200 spaces): 1,000 others ${listSmall.toFixed(1)} ms · ${(total - 200).toLocaleString('en')} others ${listLarge.toFixed(1)} ms · ${ratio(listLarge, listSmall)} (target ≤ 1.3×)`);
+    console.log(
+      `  GET /v1/spaces/{id}: 100 spaces ${pointSmall.toFixed(1)} ms · ${total.toLocaleString('en')} spaces ${pointLarge.toFixed(1)} ms · ${ratio(pointLarge, pointSmall)} (target ≤ 1.3×)`,
+    );
+    console.log(
+      `  the same, spaces not read before (from the datastore): 100 spaces ${missSmall.toFixed(1)} ms · ${total.toLocaleString('en')} spaces ${missLarge.toFixed(1)} ms · ${ratio(missLarge, missSmall)} (target ≤ 1.3×)`,
+    );
+    console.log(
+      `  GET /v1/orgs/{org}/spaces?limit=100 (200 spaces): 1,000 others ${listSmall.toFixed(1)} ms · ${(total - 200).toLocaleString('en')} others ${listLarge.toFixed(1)} ms · ${ratio(listLarge, listSmall)} (target ≤ 1.3×)`,
+    );
   } finally {
     await seeder.removeAll();
     await seeder.close();

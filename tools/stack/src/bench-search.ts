@@ -145,7 +145,7 @@ type Kind = 'one word' | 'two words' | 'typo' | 'prefix';
 
 /** Distinct queries of each kind, over common, technical and rare words. */
 function queries(g: Generator): Array<{ kind: Kind; query: string }> {
-  const pick = (i: number) => g.words[Math.min(g.words.length - 1, Math.floor(COMMON.length + (i * i * 7) % (g.words.length - COMMON.length)))];
+  const pick = (i: number) => g.words[Math.min(g.words.length - 1, Math.floor(COMMON.length + ((i * i * 7) % (g.words.length - COMMON.length))))];
   // Words long enough to be matched with a typo (one edit per five letters).
   const long = TECHNICAL.filter((word) => word.length >= 6);
   const out: Array<{ kind: Kind; query: string }> = [];
@@ -177,7 +177,9 @@ export async function benchSearch(stack: Pick<TestStack, 'baseUrl' | 'cli' | 'pr
 
   let started = performance.now();
   const spaceId = await buildSpace(api, owner.organizationId, g);
-  log(`${`write a ${PAGES.toLocaleString('en')}-page space (${PAGES / BATCH} batches + merge)`.padEnd(64)} ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `${`write a ${PAGES.toLocaleString('en')}-page space (${PAGES / BATCH} batches + merge)`.padEnd(64)} ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const search = (query: string, page?: string) =>
     api.get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}&limit=20${page ? `&page=${encodeURIComponent(page)}` : ''}`);
@@ -219,12 +221,17 @@ export async function benchSearch(stack: Pick<TestStack, 'baseUrl' | 'cli' | 'pr
     () => {},
   );
   const storedIndex = async (revision: string) => {
-    const parts = await db.collection('search_indexes').find({ revisionId: revision }, { projection: { size: 1, part: 1, base: 1 } }).toArray();
+    const parts = await db
+      .collection('search_indexes')
+      .find({ revisionId: revision }, { projection: { size: 1, part: 1, base: 1 } })
+      .toArray();
     return { size: Number(parts[0]?.size ?? 0), parts: parts.length, base: (parts.find((part) => part.part === 0)?.base as string | null) ?? null };
   };
   try {
     const stored = await storedIndex(revisionId);
-    log(`${'stored index (gzip’d JSON: both indexes, page and section text)'.padEnd(64)} ${(stored.size / 1024 / 1024).toFixed(1)} MB in ${stored.parts} part(s)`);
+    log(
+      `${'stored index (gzip’d JSON: both indexes, page and section text)'.padEnd(64)} ${(stored.size / 1024 / 1024).toFixed(1)} MB in ${stored.parts} part(s)`,
+    );
     await benchMergeThenSearch(api, spaceId, g, first.items[0].id as string, storedIndex, log);
   } finally {
     await db.close();
@@ -258,7 +265,8 @@ async function benchMergeThenSearch(
   const merged = performance.now();
   const afterMerge = check(await search(markerWord), 'search after the merge');
   const answered = performance.now();
-  if (afterMerge.count !== 1 || afterMerge.items[0].id !== pageId) throw new Error(`search after the merge: expected the edited page, got ${JSON.stringify(afterMerge.items)}`);
+  if (afterMerge.count !== 1 || afterMerge.items[0].id !== pageId)
+    throw new Error(`search after the merge: expected the edited page, got ${JSON.stringify(afterMerge.items)}`);
   log(`${'merge editing 1 page of the space (response time)'.padEnd(64)} ${(merged - started).toFixed(0)} ms`);
   log(`${'first search after that merge (from the merge response)'.padEnd(64)} ${(answered - merged).toFixed(0)} ms`);
   const later: number[] = [];

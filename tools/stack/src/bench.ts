@@ -39,7 +39,12 @@ async function main() {
   const runs = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
 
   // The git section imports from local repositories: file:// and loopback are allowed in this stack only.
-  const stack = await startTestStack({ LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000', GIT_ALLOWED_PROTOCOLS: 'https,file', GIT_ALLOW_PRIVATE_NETWORKS: 'true' });
+  const stack = await startTestStack({
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_POINTS: '1000000',
+    GIT_ALLOWED_PROTOCOLS: 'https,file',
+    GIT_ALLOW_PRIVATE_NETWORKS: 'true',
+  });
   try {
     const api = apiClient(stack.baseUrl, stack.adminToken);
     const config = loadConfig(baseConfigSchema, { ...stack.processEnv, INTERNAL_HMAC_SECRET: internalSecretOf(stack.dataDir, stack.processEnv) });
@@ -125,7 +130,8 @@ async function benchSpaceList(api: ReturnType<typeof apiClient>, config: BaseCon
   let cursor: string | undefined;
   for (let pages = 1; pages < 100; pages++) cursor = (await list(cursor)).body.next?.page; // cursor to page 100 (spaces 9,901–10,000)
   const last = await list(cursor);
-  if (last.body.items?.length !== 100 || last.body.next) throw new Error(`expected the last 100 of 10,000 spaces, got ${JSON.stringify(last.body).slice(0, 200)}`);
+  if (last.body.items?.length !== 100 || last.body.next)
+    throw new Error(`expected the last 100 of 10,000 spaces, got ${JSON.stringify(last.body).slice(0, 200)}`);
   await measure('GET /v1/orgs/{org}/spaces?limit=100 first page of 10,000', 50, () => list());
   await measure('GET /v1/orgs/{org}/spaces?limit=100 page 100 (the 10,000th space)', 50, () => list(cursor));
 }

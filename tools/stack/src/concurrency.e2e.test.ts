@@ -89,8 +89,10 @@ async function rounds(round: (r: number) => Promise<string[]>, count = ROUNDS): 
 }
 
 /** Reactions as shown (emoji → count and users) and as expected from emoji → user ids. */
-const reactionsOf = (item: any) => Object.fromEntries(item.reactions.map((r: any) => [r.emoji, { count: r.count, users: r.users.map((u: any) => u.user.id).sort() }]));
-const reactionsFrom = (byEmoji: Record<string, string[]>) => Object.fromEntries(Object.entries(byEmoji).map(([emoji, ids]) => [emoji, { count: ids.length, users: [...ids].sort() }]));
+const reactionsOf = (item: any) =>
+  Object.fromEntries(item.reactions.map((r: any) => [r.emoji, { count: r.count, users: r.users.map((u: any) => u.user.id).sort() }]));
+const reactionsFrom = (byEmoji: Record<string, string[]>) =>
+  Object.fromEntries(Object.entries(byEmoji).map(([emoji, ids]) => [emoji, { count: ids.length, users: [...ids].sort() }]));
 /** Each reactor adds 👍 and an emoji of their own, in one request; the reactions the item must then show. */
 function reactingAtOnce(target: string, reactors: TestAccount[]): { writes: Writes; reactions: unknown } {
   const writes = times(reactors.length, (i) => [`reaction of user ${i}`, () => reactors[i].api.put(target, { addedReactions: ['👍', EMOJIS[i]] })]);
@@ -115,9 +117,11 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
   const o = (path = '') => `/v1/orgs/${org.id}${path}`;
   const read = async (path: string) => expectOk(await admin.get(path));
   const item = async (list: string, id: string) => (await read(`${list}?limit=1000`)).items.find((entry: any) => entry.id === id);
-  const created = async (path: string, body: unknown, method = 'POST') => (await succeed(`${method} ${path}`, () => admin.request(method, path, { body }))).body;
+  const created = async (path: string, body: unknown, method = 'POST') =>
+    (await succeed(`${method} ${path}`, () => admin.request(method, path, { body }))).body;
   const newTeam = async (title: string, members?: string[]) => (await created(o('/teams'), { title, members }, 'PUT')).id as string;
-  const newSpaces = (count: number) => Promise.all(Array.from({ length: count }, (_, i) => created(o('/spaces'), { title: `Space ${i}` }).then((s) => s.id as string)));
+  const newSpaces = (count: number) =>
+    Promise.all(Array.from({ length: count }, (_, i) => created(o('/spaces'), { title: `Space ${i}` }).then((s) => s.id as string)));
   const newSite = async (spaces: string[] = []) => (await created(o('/sites'), { title: 'Busy site', spaces })).id as string;
   const newComment = async (owner: string) => `${owner}/comments/${(await created(`${owner}/comments`, { body: { markdown: 'Comment' } })).id}`;
   const newReply = async (comment: string) => `${comment}/replies/${(await created(`${comment}/replies`, { body: { markdown: 'Reply' } })).id}`;
@@ -214,7 +218,10 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
         const readBack = async () => ({ team: await read(path), members: await read(`${path}/members?limit=1000`) });
         // Half join one by one, half through the bulk form: two code paths, one team.
         const lost = await concurrently(
-          times(users.length, (i) => [`add ${i}`, () => (i % 2 ? admin.put(`${path}/members/${users[i].userId}`, { role: 'member' }) : admin.put(`${path}/members`, { add: [users[i].userId] }))]),
+          times(users.length, (i) => [
+            `add ${i}`,
+            () => (i % 2 ? admin.put(`${path}/members/${users[i].userId}`, { role: 'member' }) : admin.put(`${path}/members`, { add: [users[i].userId] })),
+          ]),
           readBack,
           { 'Team.members after 20 additions': [users.length, (s) => s.team.members], 'members listed': [users.length, (s) => s.members.count] },
         );
@@ -226,7 +233,12 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
           else if (i % 4 === 1) writes[`owner ${i} (memberships)`] = () => admin.put(`${path}/members`, { memberships: { [user.userId]: { role: 'owner' } } });
           if (i % 4 !== 3) expected[user.userId] = i % 4 === 2 ? 'member' : 'owner';
         });
-        lost.push(...(await concurrently(writes, readBack, { 'roles after the changes': [expected, (s) => teamRolesOf(s.members)], 'Team.members after 5 removals': [15, (s) => s.team.members] })));
+        lost.push(
+          ...(await concurrently(writes, readBack, {
+            'roles after the changes': [expected, (s) => teamRolesOf(s.members)],
+            'Team.members after 5 removals': [15, (s) => s.team.members],
+          })),
+        );
         return lost;
       });
     });
@@ -253,7 +265,15 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
       await rounds(async (r) => {
         const [space] = await newSpaces(1);
         const path = `/v1/spaces/${space}`;
-        const fields = { title: `Renamed ${r}`, emoji: EMOJIS[r], editMode: 'locked', defaultLevel: 'comment', language: 'fr', mergeRules: { type: 'none' }, visibility: 'unlisted' };
+        const fields = {
+          title: `Renamed ${r}`,
+          emoji: EMOJIS[r],
+          editMode: 'locked',
+          defaultLevel: 'comment',
+          language: 'fr',
+          mergeRules: { type: 'none' },
+          visibility: 'unlisted',
+        };
         const { writes, expected } = eachField((body) => admin.patch(path, body), fields);
         const more: Writes = {
           parent: () => admin.post(`${path}/move`, { parent: collection }),
@@ -275,7 +295,10 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
       await rounds(async (r) => {
         const path = `/v1/collections/${(await created(o('/collections'), { title: `Inner ${r}` })).id}`;
         const { writes, expected } = eachField((body) => admin.patch(path, body), { title: `Renamed ${r}`, description: `About ${r}`, defaultLevel: 'review' });
-        return concurrently({ ...writes, parent: () => admin.post(`${path}/move`, { parent }) }, () => read(path), { ...expected, parent: [parent, (c) => c.parent] });
+        return concurrently({ ...writes, parent: () => admin.post(`${path}/move`, { parent }) }, () => read(path), {
+          ...expected,
+          parent: [parent, (c) => c.parent],
+        });
       });
     });
 
@@ -284,8 +307,13 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
       await rounds(async (r) => {
         const path = `/v1/spaces/${space}/change-requests/${(await created(`/v1/spaces/${space}/change-requests`, { subject: `CR ${r}`, status: 'draft' })).id}`;
         const [first, second] = [users[10 + ((2 * r) % 10)], users[11 + ((2 * r) % 10)]];
-        const requestedOf = async (user: TestAccount) => (await read(o(`/change-requests?status=draft&status=open&requestedReviewer=${user.userId}`))).items.map((cr: any) => cr.id);
-        const { writes, expected } = eachField((body) => admin.patch(path, body), { subject: `Concurrent CR ${r}`, description: doc(`Why ${r}`), status: 'open' }, (s) => s.cr);
+        const requestedOf = async (user: TestAccount) =>
+          (await read(o(`/change-requests?status=draft&status=open&requestedReviewer=${user.userId}`))).items.map((cr: any) => cr.id);
+        const { writes, expected } = eachField(
+          (body) => admin.patch(path, body),
+          { subject: `Concurrent CR ${r}`, description: doc(`Why ${r}`), status: 'open' },
+          (s) => s.cr,
+        );
         const more: Writes = {
           'review (approved)': () => org.members.review.api.post(`${path}/reviews`, { status: 'approved' }),
           'review (changes requested)': () => org.members.create.api.post(`${path}/reviews`, { status: 'changes-requested' }),
@@ -365,7 +393,12 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
           hostname: `docs${r}-${suffix}.concurrency.test`,
           proxy: `concurrency.test/docs${r}`,
         };
-        const { writes, expected } = eachField((body) => admin.patch(path, body), fields, (s) => s.site, { proxy: (site) => site.proxy?.origin });
+        const { writes, expected } = eachField(
+          (body) => admin.patch(path, body),
+          fields,
+          (s) => s.site,
+          { proxy: (site) => site.proxy?.origin },
+        );
         const more: Writes = {
           published: () => admin.post(`${path}/publish`),
           fallbackURL: () => admin.patch(`${path}/publishing/auth`, { fallbackURL: `https://login.example.com/${r}` }),
@@ -422,7 +455,9 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
       await rounds(async (r) => {
         const siteSpace = (await created(`${site}/site-spaces`, { spaceId: spaces[2 * r] })).id;
         const fields = { path: `variant-${r}`, condition: `visitor.claims.beta${r} == true`, spaceId: spaces[2 * r + 1] };
-        const { writes, expected } = eachField((body) => admin.patch(`${site}/site-spaces/${siteSpace}`, body), fields, undefined, { spaceId: (s) => s.space.id });
+        const { writes, expected } = eachField((body) => admin.patch(`${site}/site-spaces/${siteSpace}`, body), fields, undefined, {
+          spaceId: (s) => s.space.id,
+        });
         return concurrently(writes, () => item(`${site}/site-spaces`, siteSpace), expected);
       });
     });
@@ -432,7 +467,11 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
       await rounds(async (r) => {
         const link = (await created(`${site}/share-links`, { name: `Link ${r}` })).id;
         const { writes, expected } = eachField((body) => admin.patch(`${site}/share-links/${link}`, body), { name: `Renamed link ${r}`, active: false });
-        return concurrently({ ...writes, 'another link': () => admin.post(`${site}/share-links`, { name: 'Other' }) }, () => item(`${site}/share-links`, link), expected);
+        return concurrently(
+          { ...writes, 'another link': () => admin.post(`${site}/share-links`, { name: 'Other' }) },
+          () => item(`${site}/share-links`, link),
+          expected,
+        );
       });
     });
 
@@ -440,7 +479,11 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
       await rounds(async (r) => {
         const path = o(`/sites/${await newSite()}`);
         const jsonSchema = { type: 'object', properties: { [`round${r}`]: { type: 'boolean', description: `Round ${r}` } }, additionalProperties: false };
-        const { writes, expected } = eachField((body) => admin.patch(path, body), { title: `Adaptive ${r}`, basename: `adaptive-${r}` }, (s) => s.site);
+        const { writes, expected } = eachField(
+          (body) => admin.patch(path, body),
+          { title: `Adaptive ${r}`, basename: `adaptive-${r}` },
+          (s) => s.site,
+        );
         const more: Writes = {
           jsonSchema: () => admin.put(`${path}/adaptive-schema`, { jsonSchema }),
           published: () => admin.post(`${path}/publish`),
@@ -539,11 +582,21 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
         lost.push(...(await concurrently(moves, () => read(space), counters(10, 4, 2, 'status changes'))));
         // Three open change requests, each adding its own page, merged at once.
         const merging = open.slice(2, 5);
-        await Promise.all(merging.map((id, i) => succeed(`content ${i}`, () => admin.post(`${crs}/${id}/content`, { changes: [{ type: 'insert_page', title: `Merged ${i}` }] }))));
+        await Promise.all(
+          merging.map((id, i) =>
+            succeed(`content ${i}`, () => admin.post(`${crs}/${id}/content`, { changes: [{ type: 'insert_page', title: `Merged ${i}` }] })),
+          ),
+        );
         const merges = times(merging.length, (i) => [`merge ${i}`, () => admin.post(`${crs}/${merging[i]}/merge`)]);
         const readBack = async () => ({ ...(await read(space)), pages: (await read(`${space}/content/pages`)).pages });
-        const merged = (s: any) => s.pages.map((p: any) => p.title).filter((title: string) => title.startsWith('Merged')).sort();
-        lost.push(...(await concurrently(merges, readBack, { ...counters(10, 1, 2, '3 merges'), 'merged pages': [['Merged 0', 'Merged 1', 'Merged 2'], merged] })));
+        const merged = (s: any) =>
+          s.pages
+            .map((p: any) => p.title)
+            .filter((title: string) => title.startsWith('Merged'))
+            .sort();
+        lost.push(
+          ...(await concurrently(merges, readBack, { ...counters(10, 1, 2, '3 merges'), 'merged pages': [['Merged 0', 'Merged 1', 'Merged 2'], merged] })),
+        );
         return lost;
       });
     });
@@ -552,7 +605,11 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
       await rounds(async () => {
         const spaces = await newSpaces(12);
         const site = o(`/sites/${await newSite()}`);
-        const structure = async () => ({ site: await read(site), sections: await read(`${site}/sections?limit=1000`), siteSpaces: await read(`${site}/site-spaces?limit=1000`) });
+        const structure = async () => ({
+          site: await read(site),
+          sections: await read(`${site}/sections?limit=1000`),
+          siteSpaces: await read(`${site}/site-spaces?limit=1000`),
+        });
         const sections = times(6, (i) => [`section ${i}`, () => admin.post(`${site}/sections`, { spaceId: spaces[i] })]);
         const lost = await concurrently(sections, structure, {
           'sections listed': [6, (s) => s.sections.count],

@@ -196,9 +196,18 @@ describe('end to end through the gateway', () => {
     const issued = await stack.cli(['bootstrap', '--email', 'logs@example.com', '--org', 'Logs', '--json']);
     await apiClient(stack.baseUrl, issued.token).request('GET', '/v1/user', { headers: { 'x-request-id': 'e2e-trace-4242' } });
     await new Promise((r) => setTimeout(r, 200)); // let the services flush their log lines
-    const traced = stack.output().split('\n').filter((line) => line.includes('e2e-trace-4242'));
-    assert.ok(traced.some((line) => line.includes('"service":"gateway"')), 'gateway logs the request id');
-    assert.ok(traced.some((line) => line.includes('"service":"identity"')), 'identity logs the same request id');
+    const traced = stack
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('e2e-trace-4242'));
+    assert.ok(
+      traced.some((line) => line.includes('"service":"gateway"')),
+      'gateway logs the request id',
+    );
+    assert.ok(
+      traced.some((line) => line.includes('"service":"identity"')),
+      'identity logs the same request id',
+    );
     await apiClient(stack.baseUrl, `${issued.token}x`).get('/v1/user');
     const output = stack.output();
     assert.match(output, /"path":"\/v1\/user"/, 'access log lines are there');
@@ -222,7 +231,10 @@ describe('npm start lifecycle', () => {
     assert.equal((await apiClient(two.baseUrl, one.adminToken).get('/v1/user')).status, 401);
 
     const pid = JSON.parse(readFileSync(path.join(one.dataDir, 'stack.json'), 'utf8')).pid as number;
-    const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
     assert.equal(children.length, 6, 'five services and the gateway');
     await Promise.all([one.stop(), two.stop()]);
     assert.equal((await one.exited).code, 0);

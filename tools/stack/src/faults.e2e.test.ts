@@ -13,9 +13,13 @@ const FAST_MS = 1_500;
 
 /** A Redis of this test's own (never the machine's shared one), persisting to its own dir. */
 function startOwnRedis(port: number, dir: string): ChildProcess {
-  return spawn(onPath('redis-server')!, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], {
-    stdio: 'ignore',
-  });
+  return spawn(
+    onPath('redis-server')!,
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+    {
+      stdio: 'ignore',
+    },
+  );
 }
 
 /** Listens on `port` as soon as it is free (within a second); connections are held, never answered. */

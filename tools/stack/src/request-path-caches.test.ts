@@ -58,7 +58,10 @@ describe('request path caches: memberships and tokens, invalidated by identity',
     const identity = await startIdentity(base, { handleSignals: false, logger: identityLogger });
     config = { ...base, IDENTITY_GRPC_ADDR: `127.0.0.1:${identity.grpcPort}` };
     const content = await startContent({ ...config, GRPC_PORT: grpc.content }, { handleSignals: false });
-    const publishing = await startPublishing(publishingConfigSchema.parse({ ...config, GRPC_PORT: grpc.publishing }), { handleSignals: false, subscribeToEvents: false });
+    const publishing = await startPublishing(publishingConfigSchema.parse({ ...config, GRPC_PORT: grpc.publishing }), {
+      handleSignals: false,
+      subscribeToEvents: false,
+    });
     const http = (port: number) => `http://127.0.0.1:${port}`;
     const gateway = await startGateway(
       gatewayConfigSchema.parse({

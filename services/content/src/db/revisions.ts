@@ -228,7 +228,10 @@ changeRequestSchema.index({ spaceId: 1, contributors: 1 });
 changeRequestSchema.index({ spaceId: 1, requestedReviewers: 1 });
 changeRequestSchema.index({ spaceId: 1, conversationsIssuesCluster: 1 });
 
-const linkEntrySchema = new Schema<LinkEntryDoc>({ pageId: String, status: String, href: String, kind: String, target: { type: String, default: null } }, { _id: false });
+const linkEntrySchema = new Schema<LinkEntryDoc>(
+  { pageId: String, status: String, href: String, kind: String, target: { type: String, default: null } },
+  { _id: false },
+);
 const revisionLinksSchema = new Schema<RevisionLinksDoc>(
   { _id: String, spaceId: { type: String, required: true }, links: { type: [linkEntrySchema], default: [] } },
   { versionKey: false },

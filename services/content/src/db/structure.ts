@@ -10,10 +10,7 @@ export type DefaultLevel = Role | null | 'inherit';
 
 export type SpaceVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
 
-export type MergeRulesDoc =
-  | { type: 'inherit' }
-  | { type: 'none' }
-  | { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> };
+export type MergeRulesDoc = { type: 'inherit' } | { type: 'none' } | { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> };
 
 export interface SpaceDoc {
   _id: string;
@@ -80,7 +77,10 @@ export interface GrantDoc {
 const roleField = { type: String, enum: [...ROLES, 'inherit', null], default: 'inherit' as DefaultLevel };
 
 const mergeRulesSchema = new Schema(
-  { type: { type: String, enum: ['inherit', 'none', 'rules'], required: true }, rules: { type: [{ _id: false, rule: String, users: [String] }], default: undefined } },
+  {
+    type: { type: String, enum: ['inherit', 'none', 'rules'], required: true },
+    rules: { type: [{ _id: false, rule: String, users: [String] }], default: undefined },
+  },
   { _id: false },
 );
 

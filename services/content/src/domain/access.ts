@@ -121,10 +121,7 @@ export function requireSpaceRole(access: SpaceAccess, minimum: Role, action: str
 export async function loadCollectionAccess(ctx: ContentContext, userId: string, collectionId: string): Promise<CollectionAccess> {
   const collection = await ctx.models.Collection.findById(collectionId).lean<CollectionDoc>();
   if (!collection) throw httpError.notFound('Collection');
-  const [standing, ancestors] = await Promise.all([
-    getStanding(ctx, collection.organizationId, userId),
-    loadCollectionChain(ctx, collection.parentId),
-  ]);
+  const [standing, ancestors] = await Promise.all([getStanding(ctx, collection.organizationId, userId), loadCollectionChain(ctx, collection.parentId)]);
   const grants = await grantsOf(ctx, standing, [collection._id, ...ancestors.map((c) => c._id)]);
   const role = collectionRoleFor(standing, collection, ancestors, grants);
   if (!role) throw httpError.notFound('Collection');

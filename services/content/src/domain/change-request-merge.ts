@@ -75,7 +75,9 @@ function mergeAllVariables(base: RevisionDoc, ours: RevisionDoc, theirs: Revisio
     if (variables) page.variables = variables;
     else delete page.variables;
   }
-  return mergeVariables(base.variables, ours.variables, theirs.variables, (name) => conflicts.push({ reason: `variable "${name}" changed differently on both sides` }));
+  return mergeVariables(base.variables, ours.variables, theirs.variables, (name) =>
+    conflicts.push({ reason: `variable "${name}" changed differently on both sides` }),
+  );
 }
 
 /** Three-way merge of `theirs` into `ours` from `baseId`, with the fast paths when one side did not move. */
@@ -100,7 +102,14 @@ async function mergeRevisions(ctx: ContentContext, baseId: string, oursId: strin
 /** Merges, then writes the result as a new revision of the space with parents [ours, theirs]. */
 async function writeMerge(ctx: ContentContext, spaceId: string, ids: { base: string; ours: string; theirs: string }, userId: string): Promise<RevisionDoc> {
   const content = await mergeRevisions(ctx, ids.base, ids.ours, ids.theirs);
-  return writeRevision(ctx, { spaceId, parents: [ids.ours, ids.theirs], pages: content.pages, files: content.files, createdBy: userId, variables: content.variables });
+  return writeRevision(ctx, {
+    spaceId,
+    parents: [ids.ours, ids.theirs],
+    pages: content.pages,
+    files: content.files,
+    createdBy: userId,
+    variables: content.variables,
+  });
 }
 
 /** The space and the change request as they are now; merged change requests take no more merges or updates. */
@@ -137,7 +146,8 @@ export async function mergeChangeRequest(
     const merged = await withLock(ctx, spaceLock(spaceId), () =>
       withLock(ctx, changeRequestLock(changeRequest._id), async () => {
         const [nowSpace, nowChangeRequest] = await freshPair(ctx, spaceId, changeRequest._id);
-        if (nowSpace.revisionId !== space.revisionId || nowSpace.version !== space.version || nowChangeRequest.revisionId !== changeRequest.revisionId) return null;
+        if (nowSpace.revisionId !== space.revisionId || nowSpace.version !== space.version || nowChangeRequest.revisionId !== changeRequest.revisionId)
+          return null;
         const moved = await ctx.models.Space.updateOne(
           { _id: spaceId, version: space.version, revisionId: space.revisionId },
           { $set: { revisionId: revision._id, updatedAt: new Date() }, $inc: { version: 1, ...counterDelta(nowChangeRequest.status, 'merged') } },
@@ -189,7 +199,11 @@ export async function updateChangeRequestFromSpace(
 async function publish(ctx: ContentContext, space: SpaceDoc, changeRequestId: string, revisionId: string): Promise<void> {
   const organizationId = space.organizationId;
   try {
-    await ctx.events.publish({ type: EVENT_TYPES.changeRequestMerged, organizationId, payload: { organizationId, spaceId: space._id, changeRequestId, revisionId } });
+    await ctx.events.publish({
+      type: EVENT_TYPES.changeRequestMerged,
+      organizationId,
+      payload: { organizationId, spaceId: space._id, changeRequestId, revisionId },
+    });
   } catch (error) {
     // The merge is done and durable; a lost notification must not turn it into an error.
     ctx.logger.error({ err: error, spaceId: space._id, changeRequestId }, 'could not publish change_request.merged');

@@ -168,7 +168,11 @@ export async function patchChangeRequest(ctx: ContentContext, current: ChangeReq
       if (patch.subject !== undefined) set.subject = patch.subject;
       if (patch.description !== undefined) set.description = patch.description === null ? null : JSON.stringify(patch.description);
       if (patch.status !== undefined) set.status = patch.status;
-      const updated = await ctx.models.ChangeRequest.findOneAndUpdate({ _id: fresh._id, status: fresh.status }, { $set: set }, { returnDocument: 'after' }).lean<ChangeRequestDoc>();
+      const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
+        { _id: fresh._id, status: fresh.status },
+        { $set: set },
+        { returnDocument: 'after' },
+      ).lean<ChangeRequestDoc>();
       if (!updated) throw httpError.conflict('The change request changed concurrently; retry');
       const delta = counterDelta(fresh.status, updated.status);
       if (Object.keys(delta).length > 0) await ctx.models.Space.updateOne({ _id: fresh.spaceId }, { $inc: delta });

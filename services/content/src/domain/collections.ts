@@ -192,7 +192,9 @@ export async function transferCollection(ctx: ContentContext, userId: string, ac
   if (target.orgRole !== 'admin') throw httpError.forbidden('You need to be an admin of the target organization to transfer a collection to it');
   const view = await loadOrgView(ctx, await requireMember(ctx, from, userId));
   const subtree = [...view.collections.values()].filter((c) => chainIn(view.collections, c._id).some((a) => a._id === collection._id)).map((c) => c._id);
-  const spaces = await ctx.models.Space.find({ organizationId: from, parentId: { $in: subtree } }).select({ _id: 1 }).lean<Array<Pick<SpaceDoc, '_id'>>>();
+  const spaces = await ctx.models.Space.find({ organizationId: from, parentId: { $in: subtree } })
+    .select({ _id: 1 })
+    .lean<Array<Pick<SpaceDoc, '_id'>>>();
   // Children first, the root last: until the root moves, a retry finds the same subtree.
   // Not one updateMany: on FerretDB it would rewrite each whole document without isolation
   // and could undo a concurrent PATCH of a space or collection (or be undone by it). Each
@@ -222,7 +224,11 @@ export async function transferCollection(ctx: ContentContext, userId: string, ac
   );
   if (!moved) throw httpError.notFound('Collection');
   for (const spaceId of spaceIds) {
-    await ctx.events.publish({ type: EVENT_TYPES.spaceTransferred, organizationId, payload: { spaceId, fromOrganizationId: from, toOrganizationId: organizationId } });
+    await ctx.events.publish({
+      type: EVENT_TYPES.spaceTransferred,
+      organizationId,
+      payload: { spaceId, fromOrganizationId: from, toOrganizationId: organizationId },
+    });
   }
   return withRole(ctx, userId, moved);
 }

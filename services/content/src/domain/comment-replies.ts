@@ -35,7 +35,12 @@ export async function postReply(ctx: ContentContext, scope: CommentScope, commen
   });
 }
 
-export async function listReplies(ctx: ContentContext, scope: CommentScope, commentId: string, page: { limit: number; page?: string }): Promise<KeysetPage<CommentReplyDoc>> {
+export async function listReplies(
+  ctx: ContentContext,
+  scope: CommentScope,
+  commentId: string,
+  page: { limit: number; page?: string },
+): Promise<KeysetPage<CommentReplyDoc>> {
   const comment = await getComment(ctx, scope, commentId);
   return keysetPage(ctx.models.CommentReply, { filter: { commentId: comment._id }, sortField: 'postedAt', order: 'asc', limit: page.limit, page: page.page });
 }

@@ -88,7 +88,12 @@ function withOwnerLock<T>(ctx: ContentContext, owner: { spaceId: string; changeR
  * space) by `delta`; run under withOwnerLock. False when the owner is gone (or, with
  * `live`, the space is deleted).
  */
-async function adjustOpenComments(ctx: ContentContext, owner: { spaceId: string; changeRequestId: string | null }, delta: number, live = false): Promise<boolean> {
+async function adjustOpenComments(
+  ctx: ContentContext,
+  owner: { spaceId: string; changeRequestId: string | null },
+  delta: number,
+  live = false,
+): Promise<boolean> {
   if (owner.changeRequestId) {
     const result = await ctx.models.ChangeRequest.updateOne({ _id: owner.changeRequestId }, { $inc: { comments: delta } });
     return result.matchedCount > 0;
@@ -151,7 +156,12 @@ export interface CommentListFilters {
   authors?: string[];
 }
 
-export function listComments(ctx: ContentContext, scope: CommentScope, filters: CommentListFilters, page: { limit: number; page?: string }): Promise<KeysetPage<CommentDoc>> {
+export function listComments(
+  ctx: ContentContext,
+  scope: CommentScope,
+  filters: CommentListFilters,
+  page: { limit: number; page?: string },
+): Promise<KeysetPage<CommentDoc>> {
   const filter: QueryFilter<CommentDoc> = scopeFilter(scope);
   if (filters.status !== 'all') filter.status = filters.status;
   if (filters.targetPage) filter.pageId = filters.targetPage;
@@ -177,7 +187,13 @@ export async function getComment(ctx: ContentContext, scope: CommentScope, comme
 export const MAX_REACTIONS_PER_USER = 20;
 
 /** Reactions after the user adds then removes emojis; null when nothing changes (idempotent per user and emoji). */
-export function applyReactions(current: readonly CommentReactionDoc[], userId: string, added: readonly string[] = [], removed: readonly string[] = [], now = new Date()): CommentReactionDoc[] | null {
+export function applyReactions(
+  current: readonly CommentReactionDoc[],
+  userId: string,
+  added: readonly string[] = [],
+  removed: readonly string[] = [],
+  now = new Date(),
+): CommentReactionDoc[] | null {
   const has = (list: readonly CommentReactionDoc[], emoji: string) => list.some((r) => r.emoji === emoji && r.userId === userId);
   let next = [...current];
   for (const emoji of added) if (!has(next, emoji)) next.push({ emoji, userId, reactedAt: now });
@@ -239,9 +255,6 @@ export async function deleteComment(ctx: ContentContext, scope: CommentScope, co
 /** Distinct authors of the scope's comments and replies, by id. */
 export async function commenterIds(ctx: ContentContext, scope: CommentScope): Promise<string[]> {
   const filter = scopeFilter(scope);
-  const [commenters, repliers] = await Promise.all([
-    ctx.models.Comment.distinct('postedBy', filter),
-    ctx.models.CommentReply.distinct('postedBy', filter),
-  ]);
+  const [commenters, repliers] = await Promise.all([ctx.models.Comment.distinct('postedBy', filter), ctx.models.CommentReply.distinct('postedBy', filter)]);
   return [...new Set([...commenters, ...repliers].map(String))].sort();
 }

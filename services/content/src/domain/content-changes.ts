@@ -86,7 +86,11 @@ function invalid(index: number, field: string, message: string): never {
 }
 
 function uniqueSlug(tree: PageTree, parent: string | null, wanted: string, self?: string): string {
-  const taken = new Set(childrenOf(tree, parent).filter((id) => id !== self).map((id) => tree.pages.get(id)?.slug));
+  const taken = new Set(
+    childrenOf(tree, parent)
+      .filter((id) => id !== self)
+      .map((id) => tree.pages.get(id)?.slug),
+  );
   if (!taken.has(wanted)) return wanted;
   for (let n = 2; ; n += 1) if (!taken.has(`${wanted}-${n}`)) return `${wanted}-${n}`;
 }
@@ -109,7 +113,8 @@ function checkVariables(index: number, field: string, variables: Record<string, 
   const names = Object.keys(variables);
   if (names.length > MAX_VARIABLES) invalid(index, field, `at most ${MAX_VARIABLES} variables`);
   for (const name of names) {
-    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name)) invalid(index, `${field}.${name}`, `${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)`);
+    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name))
+      invalid(index, `${field}.${name}`, `${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)`);
     const value = variables[name];
     if (typeof value === 'string' && value.length > MAX_VARIABLE_VALUE) invalid(index, `${field}.${name}`, `at most ${MAX_VARIABLE_VALUE} characters`);
   }
@@ -122,7 +127,8 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
   const bodies = new Map<string, string>();
   const blobs = new Map<string, Buffer>();
   const results: ChangeResult[] = [];
-  const requirePage = (index: number, field: string, id: string): RevisionPageDoc => tree.pages.get(id) ?? invalid(index, field, `no page ${id} in this content`);
+  const requirePage = (index: number, field: string, id: string): RevisionPageDoc =>
+    tree.pages.get(id) ?? invalid(index, field, `no page ${id} in this content`);
   const setBody = (markdown: string): string => {
     const hash = contentHash(markdown);
     bodies.set(hash, markdown);
@@ -190,7 +196,8 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
           if (parent === current.id || descendantsOf(tree, current.id).includes(parent)) invalid(index, 'into', 'a page cannot move under itself');
         }
         page.parent = parent;
-        if (change.slug !== undefined && uniqueSlug(tree, parent, change.slug, current.id) !== change.slug) invalid(index, 'slug', `a sibling page already has the slug "${change.slug}"`);
+        if (change.slug !== undefined && uniqueSlug(tree, parent, change.slug, current.id) !== change.slug)
+          invalid(index, 'slug', `a sibling page already has the slug "${change.slug}"`);
         if (change.slug !== undefined) page.slug = change.slug;
         else if (parent !== current.parent) page.slug = uniqueSlug(tree, parent, current.slug, current.id);
         if (parent !== current.parent || change.at !== undefined) {

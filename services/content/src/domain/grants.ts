@@ -32,12 +32,21 @@ export async function inviteToResource(
     ]);
     for (const check of checks) if (check.status === 'rejected') throw check.reason;
   }
-  const subjects = [...users.map((id) => ({ subjectType: 'user' as const, subjectId: id })), ...teams.map((id) => ({ subjectType: 'team' as const, subjectId: id }))];
+  const subjects = [
+    ...users.map((id) => ({ subjectType: 'user' as const, subjectId: id })),
+    ...teams.map((id) => ({ subjectType: 'team' as const, subjectId: id })),
+  ];
   for (const subject of subjects) await setGrant(ctx, resource, subject.subjectType, subject.subjectId, input.role);
 }
 
 /** Sets (or with null removes) one subject's explicit role on a resource. Returns false when there was nothing to remove. */
-export async function setGrant(ctx: ContentContext, resource: GrantResource, subjectType: 'user' | 'team', subjectId: string, role: Role | null): Promise<boolean> {
+export async function setGrant(
+  ctx: ContentContext,
+  resource: GrantResource,
+  subjectType: 'user' | 'team',
+  subjectId: string,
+  role: Role | null,
+): Promise<boolean> {
   const key = { resourceId: resource.id, subjectType, subjectId };
   if (role === null) {
     const removed = await ctx.models.Grant.deleteOne(key);
@@ -59,7 +68,13 @@ export async function setGrant(ctx: ContentContext, resource: GrantResource, sub
 }
 
 /** PATCH of one subject's role: 404 when the subject holds no explicit role there. */
-export async function updateGrant(ctx: ContentContext, resource: GrantResource, subjectType: 'user' | 'team', subjectId: string, role: Role | null): Promise<void> {
+export async function updateGrant(
+  ctx: ContentContext,
+  resource: GrantResource,
+  subjectType: 'user' | 'team',
+  subjectId: string,
+  role: Role | null,
+): Promise<void> {
   const existing = await ctx.models.Grant.exists({ resourceId: resource.id, subjectType, subjectId });
   if (!existing) throw httpError.notFound(subjectType === 'user' ? 'User permission' : 'Team permission');
   await setGrant(ctx, resource, subjectType, subjectId, role);
@@ -70,7 +85,12 @@ export async function removeGrant(ctx: ContentContext, resource: GrantResource, 
 }
 
 /** Explicit grants of one kind on a resource, oldest first (keyset on createdAt, _id). */
-export function listGrants(ctx: ContentContext, resource: GrantResource, subjectType: 'user' | 'team', query: { page?: string; limit: number }): Promise<KeysetPage<GrantDoc>> {
+export function listGrants(
+  ctx: ContentContext,
+  resource: GrantResource,
+  subjectType: 'user' | 'team',
+  query: { page?: string; limit: number },
+): Promise<KeysetPage<GrantDoc>> {
   return keysetPage(ctx.models.Grant, {
     filter: { resourceId: resource.id, subjectType },
     sortField: 'createdAt',
@@ -98,7 +118,10 @@ export async function teamGrantViews(ctx: ContentContext, organizationId: string
   const ids = grants.map((g) => g.subjectId);
   const [{ teams }, spaces] = await Promise.all([
     fromService('Identity', ctx.clients.identity.batchGetTeams({ organizationId, ids })),
-    countSpaces(ctx, ids.map((teamId) => ({ organizationId, teamId }))),
+    countSpaces(
+      ctx,
+      ids.map((teamId) => ({ organizationId, teamId })),
+    ),
   ]);
   const byId = new Map(teams.map((t) => [t.id, t]));
   return grants.flatMap((grant, i) => {

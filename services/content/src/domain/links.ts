@@ -100,7 +100,8 @@ export function classifyHref(href: string, fromPage: string, targets: LinkTarget
   const byId = /^\/?(pages|files)\/([^/]+)\/?$/.exec(path);
   if (byId) {
     const [, kind, id] = byId;
-    if (kind === 'pages') return targets.pageIds.has(id) ? { status: 'ok', href, kind: 'page', target: id } : { status: 'broken', href, kind: 'page', target: null };
+    if (kind === 'pages')
+      return targets.pageIds.has(id) ? { status: 'ok', href, kind: 'page', target: id } : { status: 'broken', href, kind: 'page', target: null };
     return targets.fileIds.has(id) ? { status: 'ok', href, kind: 'file', target: id } : { status: 'broken', href, kind: 'file', target: null };
   }
   const asset = /(?:^|\/)\.gitbook\/assets\/(.+)$/.exec(path);
@@ -109,7 +110,10 @@ export function classifyHref(href: string, fromPage: string, targets: LinkTarget
     return file ? { status: 'ok', href, kind: 'file', target: file } : { status: 'broken', href, kind: 'file', target: null };
   }
   const resolved = path.startsWith('/') ? resolvePath('', path) : resolvePath(targets.pageDir.get(fromPage) ?? '', path);
-  const pagePath = resolved.replace(/\.md$/i, '').replace(/(^|\/)README$/i, '').replace(/\/+$/, '');
+  const pagePath = resolved
+    .replace(/\.md$/i, '')
+    .replace(/(^|\/)README$/i, '')
+    .replace(/\/+$/, '');
   const page = pagePath === '' ? targets.firstPage : targets.pageByPath.get(pagePath);
   return page ? { status: 'ok', href, kind: 'page', target: page } : { status: 'broken', href, kind: 'page', target: null };
 }
@@ -133,15 +137,14 @@ export async function linksOfRevision(ctx: ContentContext, revision: RevisionDoc
   const stored = await ctx.models.RevisionLinks.findById(revision._id).lean();
   // An empty list may come back absent (an upsert's empty array is not always stored): no links.
   if (stored) return stored.links ?? [];
-  const bodies = await loadBodies(
-    ctx,
-    revision.pages,
-  );
+  const bodies = await loadBodies(ctx, revision.pages);
   const links = classifyLinks(revision.pages, bodies, linkTargets(revision.pages, revision.files, ctx.config.PUBLIC_BASE_URL));
-  await ctx.models.RevisionLinks.updateOne({ _id: revision._id }, { $setOnInsert: { spaceId: revision.spaceId, links } }, { upsert: true }).catch((error: unknown) => {
-    // A concurrent first computation stored the same (deterministic) result first.
-    if ((error as { code?: number }).code !== 11000) throw error;
-  });
+  await ctx.models.RevisionLinks.updateOne({ _id: revision._id }, { $setOnInsert: { spaceId: revision.spaceId, links } }, { upsert: true }).catch(
+    (error: unknown) => {
+      // A concurrent first computation stored the same (deterministic) result first.
+      if ((error as { code?: number }).code !== 11000) throw error;
+    },
+  );
   return links;
 }
 
@@ -165,7 +168,6 @@ export function groupLinks(links: readonly LinkEntryDoc[]): LinkGroup[] {
   }
   return [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
-
 
 /** Open change requests whose broken links are counted in a space's link stats (the newest ones). */
 const MAX_CHANGE_REQUESTS_IN_STATS = 50;

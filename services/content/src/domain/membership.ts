@@ -28,7 +28,9 @@ export function getStanding(ctx: ContentContext, organizationId: string, userId:
   const cached = cache?.get(key);
   if (cached) return cached;
   const loaded = membershipCacheOf(ctx.redis, ctx.logger)
-    .get(organizationId, userId, async () => membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership))
+    .get(organizationId, userId, async () =>
+      membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership),
+    )
     .then((membership) => toStanding(organizationId, userId, membership));
   cache?.set(key, loaded);
   loaded.catch(() => cache?.delete(key));

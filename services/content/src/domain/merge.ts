@@ -24,8 +24,7 @@ export interface MergeConflict {
 }
 
 export type MergeOutcome =
-  | { ok: true; pages: RevisionPageDoc[]; files: RevisionFileDoc[]; newBodies: Map<string, string> }
-  | { ok: false; conflicts: MergeConflict[] };
+  { ok: true; pages: RevisionPageDoc[]; files: RevisionFileDoc[]; newBodies: Map<string, string> } | { ok: false; conflicts: MergeConflict[] };
 
 /** Loads markdown by hash (only for pages changed on both sides). */
 export type BodyLoader = (refs: Array<Pick<RevisionPageDoc, 'bodyHash' | 'bodyPack'>>) => Promise<Map<string, string>>;
@@ -86,7 +85,8 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
     const b = B.pages.get(id);
     const t = T.pages.get(id);
     if (!t) {
-      if (!b) merged.set(id, o); // added on our side
+      if (!b)
+        merged.set(id, o); // added on our side
       else if (contentChanged(b, o)) conflicts.push({ page: pageRef(o), reason: 'edited on one side and deleted on the other' });
       continue; // deleted on their side
     }
@@ -108,8 +108,14 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
       if (b && o.bodyHash === b.bodyHash) {
         page.bodyHash = t.bodyHash;
         page.bodyPack = t.bodyPack;
-      }
-      else if (!(b && t.bodyHash === b.bodyHash)) bodyJobs.push({ id, base: b?.bodyHash ?? EMPTY_BODY_HASH, ours: o.bodyHash, theirs: t.bodyHash, refs: [b ?? { bodyHash: EMPTY_BODY_HASH, bodyPack: '' }, o, t] });
+      } else if (!(b && t.bodyHash === b.bodyHash))
+        bodyJobs.push({
+          id,
+          base: b?.bodyHash ?? EMPTY_BODY_HASH,
+          ours: o.bodyHash,
+          theirs: t.bodyHash,
+          refs: [b ?? { bodyHash: EMPTY_BODY_HASH, bodyPack: '' }, o, t],
+        });
     }
     if (t.updatedAt > page.updatedAt) page.updatedAt = t.updatedAt;
     merged.set(id, page);
@@ -152,7 +158,8 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
     }
   }
   for (const duplicate of duplicateSlugs(tree, tree.children.keys())) {
-    for (const id of duplicate.pages) conflicts.push({ page: pageRef(merged.get(id) as RevisionPageDoc), reason: `two sibling pages would have the slug "${duplicate.slug}"` });
+    for (const id of duplicate.pages)
+      conflicts.push({ page: pageRef(merged.get(id) as RevisionPageDoc), reason: `two sibling pages would have the slug "${duplicate.slug}"` });
   }
   if (conflicts.length > 0) return { ok: false, conflicts };
   return { ok: true, pages, files, newBodies };
@@ -186,7 +193,12 @@ function orderChildren(merged: Map<string, RevisionPageDoc>, fromTheirs: Set<str
   return { pages: merged, children };
 }
 
-function mergeFiles(base: readonly RevisionFileDoc[], ours: readonly RevisionFileDoc[], theirs: readonly RevisionFileDoc[], conflicts: MergeConflict[]): RevisionFileDoc[] {
+function mergeFiles(
+  base: readonly RevisionFileDoc[],
+  ours: readonly RevisionFileDoc[],
+  theirs: readonly RevisionFileDoc[],
+  conflicts: MergeConflict[],
+): RevisionFileDoc[] {
   const key = (file: RevisionFileDoc | undefined) => (file ? `${file.name}\n${file.contentType}\n${file.blobHash}` : undefined);
   const baseById = new Map(base.map((file) => [file.id, file]));
   const theirsById = new Map(theirs.map((file) => [file.id, file]));

@@ -97,7 +97,8 @@ export function parseOpenApi(source: string): ParsedSpec {
     return { ok: false, message: `it does not parse as JSON or YAML (${(error as Error).message.split('\n')[0]})` };
   }
   if (!isObject(doc)) return { ok: false, message: 'it is not an OpenAPI document (not an object)' };
-  if (typeof doc.openapi !== 'string' || !/^3\.\d+/.test(doc.openapi)) return { ok: false, message: 'it is not an OpenAPI 3.x document (no `openapi: 3.x` field)' };
+  if (typeof doc.openapi !== 'string' || !/^3\.\d+/.test(doc.openapi))
+    return { ok: false, message: 'it is not an OpenAPI 3.x document (no `openapi: 3.x` field)' };
   if (doc.paths !== undefined && !isObject(doc.paths)) return { ok: false, message: 'its `paths` is not an object' };
   return { ok: true, doc: doc as OpenApiDocument };
 }
@@ -135,7 +136,11 @@ function resolve(doc: OpenApiDocument, value: unknown, depth = 0): Json | null {
 export function schemaName(schema: unknown, depth = 0): string {
   if (!isObject(schema) || depth > 8) return 'any';
   if (typeof schema.$ref === 'string') return pointerToken(schema.$ref.split('/').pop() ?? '') || 'any';
-  for (const [key, joiner] of [['oneOf', ' | '], ['anyOf', ' | '], ['allOf', ' & ']] as const) {
+  for (const [key, joiner] of [
+    ['oneOf', ' | '],
+    ['anyOf', ' | '],
+    ['allOf', ' & '],
+  ] as const) {
     if (Array.isArray(schema[key])) return (schema[key] as unknown[]).map((part) => schemaName(part, depth + 1)).join(joiner);
   }
   const type = Array.isArray(schema.type) ? (schema.type as unknown[]).filter((t) => t !== 'null').join(' | ') : text(schema.type);
@@ -147,7 +152,10 @@ export function schemaName(schema: unknown, depth = 0): string {
 
 /** A table cell: one line, pipes escaped. */
 function cell(value: string): string {
-  return value.replace(/\r?\n+/g, ' ').replace(/\|/g, '\\|').trim();
+  return value
+    .replace(/\r?\n+/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
 }
 
 const code = (value: string) => `\`${value.replace(/`/g, "'")}\``;
@@ -215,7 +223,10 @@ export function overviewMarkdown(doc: OpenApiDocument): string {
 function parametersSection(doc: OpenApiDocument, op: Operation, out: PageText): void {
   // Operation parameters override path-level ones with the same name and location.
   const byKey = new Map<string, Json>();
-  for (const raw of [...(Array.isArray(op.pathItem.parameters) ? op.pathItem.parameters : []), ...(Array.isArray(op.operation.parameters) ? op.operation.parameters : [])]) {
+  for (const raw of [
+    ...(Array.isArray(op.pathItem.parameters) ? op.pathItem.parameters : []),
+    ...(Array.isArray(op.operation.parameters) ? op.operation.parameters : []),
+  ]) {
     const parameter = resolve(doc, raw);
     if (parameter) byKey.set(`${text(parameter.in)}:${text(parameter.name)}`, parameter);
   }
@@ -224,7 +235,9 @@ function parametersSection(doc: OpenApiDocument, op: Operation, out: PageText): 
   for (const parameter of byKey.values()) {
     if (out.full) return;
     const required = parameter.required === true || parameter.in === 'path';
-    out.push(`| ${cell(text(parameter.name))} | ${cell(text(parameter.in))} | ${code(schemaName(parameter.schema))} | ${required ? 'yes' : 'no'} | ${cell(text(parameter.description))} |`);
+    out.push(
+      `| ${cell(text(parameter.name))} | ${cell(text(parameter.in))} | ${code(schemaName(parameter.schema))} | ${required ? 'yes' : 'no'} | ${cell(text(parameter.description))} |`,
+    );
   }
   out.push('');
 }

@@ -22,11 +22,17 @@ export function renderPdf(input: { title: string; pages: Array<{ page: RevisionP
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
-    doc.font('Helvetica-Bold').fontSize(22).text(printable(input.title || 'Untitled'));
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(22)
+      .text(printable(input.title || 'Untitled'));
     doc.moveDown();
     for (const { page, depth, markdown } of input.pages) {
       doc.moveDown(0.5);
-      doc.font('Helvetica-Bold').fontSize(Math.max(13, 18 - depth * 2)).text(printable(page.title));
+      doc
+        .font('Helvetica-Bold')
+        .fontSize(Math.max(13, 18 - depth * 2))
+        .text(printable(page.title));
       if (page.description) doc.font('Helvetica-Oblique').fontSize(10).text(printable(page.description));
       doc.moveDown(0.3);
       let inCode = false;
@@ -36,9 +42,21 @@ export function renderPdf(input: { title: string; pages: Array<{ page: RevisionP
           continue;
         }
         const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-        if (inCode) doc.font('Courier').fontSize(9).text(printable(line || ' '));
-        else if (heading) doc.font('Helvetica-Bold').fontSize(Math.max(11, 16 - heading[1].length)).text(printable(heading[2]));
-        else doc.font('Helvetica').fontSize(11).text(printable(line.replace(/^\s*[-*+]\s+/, '- ').replace(/\*\*|__|`/g, '')));
+        if (inCode)
+          doc
+            .font('Courier')
+            .fontSize(9)
+            .text(printable(line || ' '));
+        else if (heading)
+          doc
+            .font('Helvetica-Bold')
+            .fontSize(Math.max(11, 16 - heading[1].length))
+            .text(printable(heading[2]));
+        else
+          doc
+            .font('Helvetica')
+            .fontSize(11)
+            .text(printable(line.replace(/^\s*[-*+]\s+/, '- ').replace(/\*\*|__|`/g, '')));
       }
     }
     doc.end();

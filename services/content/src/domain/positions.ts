@@ -60,8 +60,14 @@ export async function resolvePlacement(
   const neighbourFilter = { organizationId, parentId, position: before ? { $lt: sibling.position } : { $gt: sibling.position } };
   const sort = { position: before ? -1 : 1 } as const;
   const [space, collection] = await Promise.all([
-    ctx.models.Space.findOne({ ...neighbourFilter, deletedAt: null, _id: { $ne: movingId } }).sort(sort).select({ position: 1 }).lean<SpaceDoc>(),
-    ctx.models.Collection.findOne({ ...neighbourFilter, _id: { $ne: movingId } }).sort(sort).select({ position: 1 }).lean<CollectionDoc>(),
+    ctx.models.Space.findOne({ ...neighbourFilter, deletedAt: null, _id: { $ne: movingId } })
+      .sort(sort)
+      .select({ position: 1 })
+      .lean<SpaceDoc>(),
+    ctx.models.Collection.findOne({ ...neighbourFilter, _id: { $ne: movingId } })
+      .sort(sort)
+      .select({ position: 1 })
+      .lean<CollectionDoc>(),
   ]);
   const candidates = [space?.position, collection?.position].filter((p): p is number => typeof p === 'number');
   const neighbour = candidates.length === 0 ? undefined : before ? Math.max(...candidates) : Math.min(...candidates);

@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { newId } from '@quire/runtime';
 import { httpError } from '@quire/http';
-import type { BodyPackDoc, ChangeRequestDoc, FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc, StoredRevisionDoc } from '../db/revisions';
+import type {
+  BodyPackDoc,
+  ChangeRequestDoc,
+  FileBlobDoc,
+  RevisionDoc,
+  RevisionFileDoc,
+  RevisionGitDoc,
+  RevisionPageDoc,
+  StoredRevisionDoc,
+} from '../db/revisions';
 import type { ContentContext } from './context';
 import { LruCache } from './lru';
 
@@ -211,7 +220,6 @@ export async function discardRevision(ctx: ContentContext, revisionId: string): 
   await ctx.models.Revision.deleteOne({ _id: revisionId });
 }
 
-
 /** Stores file bytes by hash; bytes already stored are not written again. */
 export async function storeBlobs(ctx: ContentContext, blobs: Map<string, Buffer>): Promise<void> {
   for (const [id, data] of blobs) {
@@ -233,7 +241,11 @@ export async function loadRevisionFile(ctx: ContentContext, revisionId: string, 
 }
 
 /** A change request and one revision of its space (a signed PDF); 404 when either is gone or they do not belong together. */
-export async function loadChangeRequestRevision(ctx: ContentContext, changeRequestId: string, revisionId: string): Promise<{ changeRequest: ChangeRequestDoc; revision: RevisionDoc }> {
+export async function loadChangeRequestRevision(
+  ctx: ContentContext,
+  changeRequestId: string,
+  revisionId: string,
+): Promise<{ changeRequest: ChangeRequestDoc; revision: RevisionDoc }> {
   const [changeRequest, revision] = await Promise.all([
     ctx.models.ChangeRequest.findById(changeRequestId).lean<ChangeRequestDoc>(),
     loadRevision(ctx, revisionId).catch(() => null),

@@ -132,7 +132,10 @@ function changesFrom(prior: ReadonlyMap<string, Pick<PriorPage, 'title' | 'descr
 
 /** The sections of `pages`, cut from their bodies (only these bodies are loaded). */
 async function cutSections(ctx: ContentContext, pages: RevisionPageDoc[]): Promise<Map<string, IndexedSection[]>> {
-  const bodies = await loadBodies(ctx, pages.filter((page) => !page.computed));
+  const bodies = await loadBodies(
+    ctx,
+    pages.filter((page) => !page.computed),
+  );
   const out = new Map<string, IndexedSection[]>();
   for (const [n, page] of pages.entries()) {
     if (n > 0 && n % PAGES_PER_SLICE === 0) await yieldToEventLoop();
@@ -151,7 +154,11 @@ interface AverageInternals {
 function averageInternals(search: MiniSearch): AverageInternals | null {
   const internals = search as unknown as Partial<AverageInternals>;
   const count = search.documentCount;
-  const expected = internals._fieldLength instanceof Map && internals._fieldLength.size === count && internals._documentCount === count && Array.isArray(internals._avgFieldLength);
+  const expected =
+    internals._fieldLength instanceof Map &&
+    internals._fieldLength.size === count &&
+    internals._documentCount === count &&
+    Array.isArray(internals._avgFieldLength);
   return expected ? (internals as AverageInternals) : null;
 }
 
@@ -236,7 +243,8 @@ async function applyChanges(
   }
   // A full build may keep MiniSearch's own means; a changed index may not (it would score off a build).
   const settled = settleAverages(pageSearch) && settleAverages(sectionSearch);
-  if (!settled && prior.size > 0 && edits > 0) throw new Error('search index: MiniSearch internals not as expected; a changed index would not score like a built one');
+  if (!settled && prior.size > 0 && edits > 0)
+    throw new Error('search index: MiniSearch internals not as expected; a changed index would not score like a built one');
   return { pages, position, textChars };
 }
 
@@ -300,7 +308,9 @@ function snapshotOf(index: SearchIndex): string {
   const record: SnapshotRecord = {
     kind: 'snapshot',
     pages: index.pages.map((page) => [page.id, page.title, page.description, page.source]),
-    sections: index.pages.flatMap((page, position) => page.sections.map((section): SnapshotRecord['sections'][number] => [position, section.anchor, section.heading, section.text])),
+    sections: index.pages.flatMap((page, position) =>
+      page.sections.map((section): SnapshotRecord['sections'][number] => [position, section.anchor, section.heading, section.text]),
+    ),
     pageIndex: index.engine.pageSearch.toJSON(),
     sectionIndex: index.engine.sectionSearch.toJSON(),
   };
@@ -349,7 +359,10 @@ async function loadStored(ctx: ContentContext, revision: RevisionDoc): Promise<S
       for (const [id, source, sections] of record.pages) {
         const page = pages.get(id);
         if (!page || sourceOf(page) !== source) throw new Error(`search index delta: page ${id} differs from the revision`);
-        recut.set(id, sections.map(([anchor, heading, text]) => ({ anchor, heading, text })));
+        recut.set(
+          id,
+          sections.map(([anchor, heading, text]) => ({ anchor, heading, text })),
+        );
       }
     }
     timer.lap('read');
@@ -514,7 +527,9 @@ async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<Searc
         });
         const index = fromParent ?? (await buildIndex(ctx, revision));
         // The index answers this search either way; not storing it only costs a later rebuild.
-        await storeIndex(ctx, revision, index).catch((error: unknown) => ctx.logger.error({ err: error, revisionId: revision._id }, 'could not store the search index'));
+        await storeIndex(ctx, revision, index).catch((error: unknown) =>
+          ctx.logger.error({ err: error, revisionId: revision._id }, 'could not store the search index'),
+        );
         return index;
       },
       { ...LOCK, logger: ctx.logger, onBusy: () => httpError.unavailable('The search index of this space is being built; retry') },

@@ -161,7 +161,11 @@ export async function searchRevision(
     // An index taken over by a newer revision's presents the lists made before; ranking anew needs a searchable one.
     while (!index.engine) index = await revisionSearchIndex(ctx, revision, 'rank');
     ranked = rankPages(index, index.engine, terms);
-    rankings.set(key, ranked, ranked.reduce((weight, page) => weight + 1 + page.sections.length, 1));
+    rankings.set(
+      key,
+      ranked,
+      ranked.reduce((weight, page) => weight + 1 + page.sections.length, 1),
+    );
   }
   return { hits: ranked.slice(slice.offset, slice.offset + slice.limit).map((hit) => describeHit(index, hit)), count: ranked.length };
 }

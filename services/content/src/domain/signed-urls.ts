@@ -16,7 +16,9 @@ function downloadKey(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>): Buffe
 }
 
 function sign(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>, parts: string[], expires: number): string {
-  return createHmac('sha256', downloadKey(config)).update([...parts, String(expires)].join('\n')).digest('base64url');
+  return createHmac('sha256', downloadKey(config))
+    .update([...parts, String(expires)].join('\n'))
+    .digest('base64url');
 }
 
 /** An absolute public address for `path`, signed over `parts` (the ids the path names). */

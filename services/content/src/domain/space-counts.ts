@@ -6,8 +6,7 @@ import { chainIn, spaceRoleIn, type OrgView } from './visibility';
 
 /** Whose spaces to count: a team (its own grants only) or a member (everything they can reach). */
 export type SpaceCountSubject =
-  | { organizationId: string; teamId: string }
-  | { organizationId: string; userId: string; orgRole: Role | null; teamIds: string[] };
+  { organizationId: string; teamId: string } | { organizationId: string; userId: string; orgRole: Role | null; teamIds: string[] };
 
 /**
  * How many live spaces each subject has access to, in the subjects' order. Everything the

@@ -87,7 +87,11 @@ export async function deleteSpace(ctx: ContentContext, userId: string, spaceId: 
   requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'delete it');
   const deletedAt = new Date();
   const updated = await withLock(ctx, spaceLock(spaceId), () =>
-    ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: null }, { $set: { deletedAt, updatedAt: deletedAt } }, { returnDocument: 'after' }).lean<SpaceDoc>(),
+    ctx.models.Space.findOneAndUpdate(
+      { _id: spaceId, deletedAt: null },
+      { $set: { deletedAt, updatedAt: deletedAt } },
+      { returnDocument: 'after' },
+    ).lean<SpaceDoc>(),
   );
   if (!updated) return;
   const { organizationId } = updated;
@@ -116,7 +120,11 @@ export async function restoreSpace(ctx: ContentContext, userId: string, spaceId:
       set.parentId = null;
       if (space.visibility === 'in-collection') set.visibility = 'private';
     }
-    const updated = await ctx.models.Space.findOneAndUpdate({ _id: spaceId, deletedAt: space.deletedAt }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+    const updated = await ctx.models.Space.findOneAndUpdate(
+      { _id: spaceId, deletedAt: space.deletedAt },
+      { $set: set },
+      { returnDocument: 'after' },
+    ).lean<SpaceDoc>();
     if (!updated) throw httpError.conflict('The space changed while it was being restored; try again');
     return updated;
   });
@@ -126,7 +134,11 @@ export async function restoreSpace(ctx: ContentContext, userId: string, spaceId:
     if (!live) throw httpError.notFound('Space');
     return withRole(ctx, userId, live);
   }
-  await ctx.events.publish({ type: EVENT_TYPES.spaceRestored, organizationId: restored.organizationId, payload: { organizationId: restored.organizationId, spaceId } });
+  await ctx.events.publish({
+    type: EVENT_TYPES.spaceRestored,
+    organizationId: restored.organizationId,
+    payload: { organizationId: restored.organizationId, spaceId },
+  });
   return withRole(ctx, userId, restored);
 }
 
@@ -147,7 +159,11 @@ export async function transferSpace(ctx: ContentContext, userId: string, access:
     if (!current) return null;
     const set: Record<string, unknown> = { organizationId, parentId: null, position, updatedAt: new Date() };
     if (current.visibility === 'in-collection') set.visibility = 'private';
-    return ctx.models.Space.findOneAndUpdate({ _id: space._id, organizationId: space.organizationId, deletedAt: null }, { $set: set }, { returnDocument: 'after' }).lean<SpaceDoc>();
+    return ctx.models.Space.findOneAndUpdate(
+      { _id: space._id, organizationId: space.organizationId, deletedAt: null },
+      { $set: set },
+      { returnDocument: 'after' },
+    ).lean<SpaceDoc>();
   });
   if (!moved) throw httpError.notFound('Space');
   await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: space._id });

@@ -85,7 +85,13 @@ export async function listOrganizationSpaces(
   query: { page?: string; limit: number },
 ): Promise<KeysetPage<SpaceWithRole>> {
   const view = await loadOrgView(ctx, await requireMember(ctx, organizationId, userId));
-  const page = await keysetPage(ctx.models.Space, { filter: visibleSpacesFilter(view), sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
+  const page = await keysetPage(ctx.models.Space, {
+    filter: visibleSpacesFilter(view),
+    sortField: 'createdAt',
+    order: 'desc',
+    limit: query.limit,
+    page: query.page,
+  });
   return { ...page, items: page.items.map((space) => ({ space, role: spaceRoleIn(view, space) })) };
 }
 
@@ -119,7 +125,12 @@ export async function updateSpace(ctx: ContentContext, userId: string, access: S
   if (input.visibility) checkVisibility(input.visibility, access.space.parentId);
   // The reviewers a merge rule names are shown with the space: members of its organization only.
   if (input.mergeRules?.type === 'rules') {
-    await requireOrganizationMembers(ctx, access.space.organizationId, input.mergeRules.rules.flatMap((rule) => rule.users), 'mergeRules');
+    await requireOrganizationMembers(
+      ctx,
+      access.space.organizationId,
+      input.mergeRules.rules.flatMap((rule) => rule.users),
+      'mergeRules',
+    );
   }
   const set: Record<string, unknown> = {};
   if (input.title !== undefined) set.title = input.title;
@@ -134,7 +145,11 @@ export async function updateSpace(ctx: ContentContext, userId: string, access: S
     const current = await ctx.models.Space.findOne({ _id: access.space._id, deletedAt: null }).lean<SpaceDoc>();
     if (!current) throw httpError.notFound('Space');
     if (input.visibility) checkVisibility(input.visibility, current.parentId);
-    return ctx.models.Space.findOneAndUpdate({ _id: current._id, deletedAt: null }, { $set: { ...set, updatedAt: new Date() } }, { returnDocument: 'after' }).lean<SpaceDoc>();
+    return ctx.models.Space.findOneAndUpdate(
+      { _id: current._id, deletedAt: null },
+      { $set: { ...set, updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    ).lean<SpaceDoc>();
   });
   if (!updated) throw httpError.notFound('Space');
   return withRole(ctx, userId, updated);

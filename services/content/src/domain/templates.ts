@@ -178,7 +178,10 @@ async function specificationOf(ctx: ContentContext, content: RevisionDoc, input:
   const refs = input.params?.contentRefs ?? {};
   const candidates = Object.entries(refs).filter(([, ref]) => ref.kind === 'openapi' || ref.kind === 'file');
   if (candidates.length !== 1) {
-    badParams(refsField, `the api-reference template needs exactly one OpenAPI specification of this content: {kind: 'openapi', spec: '<file name without extension>'} or {kind: 'file', file: '<file id>'}`);
+    badParams(
+      refsField,
+      `the api-reference template needs exactly one OpenAPI specification of this content: {kind: 'openapi', spec: '<file name without extension>'} or {kind: 'file', file: '<file id>'}`,
+    );
   }
   const [key, ref] = candidates[0];
   const refField = `${refsField}.${key}`;
@@ -198,7 +201,8 @@ async function specificationOf(ctx: ContentContext, content: RevisionDoc, input:
 const apiReference: TemplateBuilder = async (ctx, content, input, field) => {
   const { doc, slug, field: refField } = await specificationOf(ctx, content, input, field);
   const tags = specTags(doc);
-  if (tags.length > MAX_TAG_PAGES) badParams(refField, `the specification has ${tags.length} tags: the api-reference template makes one page per tag, at most ${MAX_TAG_PAGES}`);
+  if (tags.length > MAX_TAG_PAGES)
+    badParams(refField, `the specification has ${tags.length} tags: the api-reference template makes one page per tag, at most ${MAX_TAG_PAGES}`);
   const spec = { ref: { kind: 'openapi', spec: slug } };
   const changes: ContentChange[] = [{ type: 'insert_page', ref: 'api-reference', title: 'API Reference', emoji: '🔌', markdown: overviewMarkdown(doc) }];
   for (const tag of tags) {
@@ -210,7 +214,12 @@ const apiReference: TemplateBuilder = async (ctx, content, input, field) => {
     });
   }
   if (hasModels(doc)) {
-    changes.push({ type: 'insert_page', into: 'api-reference', title: 'Models', computed: { type: OPENAPI_COMPUTED_TYPE, dependencies: { spec }, props: { doc: 'models' } } });
+    changes.push({
+      type: 'insert_page',
+      into: 'api-reference',
+      title: 'Models',
+      computed: { type: OPENAPI_COMPUTED_TYPE, dependencies: { spec }, props: { doc: 'models' } },
+    });
   }
   return changes;
 };
@@ -239,7 +248,12 @@ export async function templateChanges(ctx: ContentContext, content: RevisionDoc,
  * Applies a template to a change request (by id or number: 404 when unknown, 409 when
  * merged) or, without one, to the space's primary content (a new revision of the space).
  */
-export async function applyTemplate(ctx: ContentContext, access: SpaceAccess, userId: string, input: TemplateInput & { changeRequestId?: string }): Promise<void> {
+export async function applyTemplate(
+  ctx: ContentContext,
+  access: SpaceAccess,
+  userId: string,
+  input: TemplateInput & { changeRequestId?: string },
+): Promise<void> {
   builderOf(input, '');
   if (input.changeRequestId !== undefined) {
     const changeRequest = await findChangeRequest(ctx, access.space._id, input.changeRequestId);

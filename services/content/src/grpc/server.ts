@@ -55,7 +55,10 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         for (const space of spaces) roles.set(space._id, spaceRoleIn(views.get(space.organizationId)!, space));
       }
       const byId = new Map(spaces.map((s) => [s._id, s]));
-      const gitSyncs = await loadGitSyncSummaries(ctx, spaces.map((s) => s._id));
+      const gitSyncs = await loadGitSyncSummaries(
+        ctx,
+        spaces.map((s) => s._id),
+      );
       return {
         spaces: ids.flatMap((id) => {
           const space = byId.get(id);
@@ -77,7 +80,10 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
       // Spaces are presented to whoever asks: the member, or e.g. an admin looking at them.
       const viewer = request.viewerUserId && request.viewerUserId !== request.userId ? request.viewerUserId : undefined;
       const viewerView = viewer
-        ? await loadOrgView(ctx, (await getStandings(ctx, viewer, [request.organizationId])).get(request.organizationId) ?? nonMember(request.organizationId, viewer))
+        ? await loadOrgView(
+            ctx,
+            (await getStandings(ctx, viewer, [request.organizationId])).get(request.organizationId) ?? nonMember(request.organizationId, viewer),
+          )
         : view;
       try {
         const page = await keysetPage(ctx.models.Space, {
@@ -87,7 +93,10 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
           limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
           page: request.pageToken || undefined,
         });
-        const gitSyncs = await loadGitSyncSummaries(ctx, page.items.map((space) => space._id));
+        const gitSyncs = await loadGitSyncSummaries(
+          ctx,
+          page.items.map((space) => space._id),
+        );
         return {
           items: page.items.map((space) => {
             const role = spaceRoleIn(view, space);

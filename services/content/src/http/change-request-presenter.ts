@@ -14,7 +14,11 @@ export async function loadUsers(ctx: ContentContext, ids: Iterable<string>): Pro
   const users = new Map<string, PresentedUser>();
   if (wanted.length > 0) {
     const { users: found } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: wanted }));
-    for (const user of found) users.set(user.id, presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, ctx.config.PUBLIC_BASE_URL));
+    for (const user of found)
+      users.set(
+        user.id,
+        presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, ctx.config.PUBLIC_BASE_URL),
+      );
   }
   for (const id of wanted) if (!users.has(id)) users.set(id, presentUser({ id, displayName: 'Unknown user', email: '' }, ctx.config.PUBLIC_BASE_URL));
   return users;
@@ -92,7 +96,11 @@ export function presentContentUpdate(
   };
   const inserted: string[] = [];
   for (const result of results) {
-    if (result.type === 'insert_page') touch(result.page, result.ref === undefined ? { object: 'created_page', page: result.page } : { object: 'created_page', ref: result.ref, page: result.page });
+    if (result.type === 'insert_page')
+      touch(
+        result.page,
+        result.ref === undefined ? { object: 'created_page', page: result.page } : { object: 'created_page', ref: result.ref, page: result.page },
+      );
     else if (result.type === 'update_page') touch(result.page, { object: 'updated_page', page: result.page });
     else if (result.type === 'delete_page') for (const page of result.pages) touch(page, { object: 'deleted_page', page });
     else inserted.push(...result.files.map((file) => file.id));

@@ -75,7 +75,16 @@ export const createChangeRequestBody = z
   .passthrough();
 
 /* Rich-text document (spec Conventions): blocks nest recursively; texts carry leaves. */
-const leaf = z.object({ object: z.literal('leaf'), text: z.string().max(100_000), marks: z.array(z.object({ type: z.string().max(100) }).passthrough()).max(20).optional() }).passthrough();
+const leaf = z
+  .object({
+    object: z.literal('leaf'),
+    text: z.string().max(100_000),
+    marks: z
+      .array(z.object({ type: z.string().max(100) }).passthrough())
+      .max(20)
+      .optional(),
+  })
+  .passthrough();
 const text = z.object({ object: z.literal('text'), leaves: z.array(leaf).max(1000) }).passthrough();
 type Node = { object: 'block' | 'inline'; type: string; key?: string; nodes?: unknown[]; isVoid?: boolean; data?: Record<string, unknown> };
 const node: z.ZodType<Node> = z.lazy(() =>
@@ -84,9 +93,15 @@ const node: z.ZodType<Node> = z.lazy(() =>
       object: z.enum(['block', 'inline']),
       type: z.string().min(1).max(100),
       key: z.string().max(100).optional(),
-      nodes: z.array(z.union([node, text])).max(1000).optional(),
+      nodes: z
+        .array(z.union([node, text]))
+        .max(1000)
+        .optional(),
       isVoid: z.boolean().optional(),
-      data: z.object({ align: z.string().max(20).optional() }).passthrough().optional(),
+      data: z
+        .object({ align: z.string().max(20).optional() })
+        .passthrough()
+        .optional(),
     })
     .passthrough(),
 ) as z.ZodType<Node>;
@@ -127,8 +142,7 @@ const variableValue = z
   .transform(String)
   .refine((value) => value.length <= MAX_VARIABLE_VALUE, `at most ${MAX_VARIABLE_VALUE} characters`);
 const variableKeyError = {
-  error: (issue: { code?: string }) =>
-    issue.code === 'invalid_key' ? `${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)` : undefined,
+  error: (issue: { code?: string }) => (issue.code === 'invalid_key' ? `${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)` : undefined),
 };
 const tooMany = (map: Record<string, unknown>) => Object.keys(map).length <= MAX_VARIABLES;
 // zod's records skip a `__proto__` key without a word: it is refused here, named, like the other reserved names.
@@ -142,7 +156,9 @@ const refuseProtoKey = <T extends z.ZodType>(schema: T) =>
     })
     .pipe(schema);
 const pageVariables = refuseProtoKey(z.record(variableName, variableValue, variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`));
-const variablesUpdate = refuseProtoKey(z.record(variableName, variableValue.nullable(), variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`));
+const variablesUpdate = refuseProtoKey(
+  z.record(variableName, variableValue.nullable(), variableKeyError).refine(tooMany, `at most ${MAX_VARIABLES} variables`),
+);
 
 const insertPage = z
   .object({
@@ -254,7 +270,9 @@ export const contentChangesQuery = z.object({ compat: booleanQuery.optional() })
 
 export const reviewBody = z.object({ status: z.enum(['approved', 'changes-requested']), comment: z.unknown().optional() }).strict();
 
-export const requestedReviewersBody = z.object({ users: z.array(id).min(1).max(100), subject: z.string().max(100).optional(), description: richTextDocument.optional() }).strict();
+export const requestedReviewersBody = z
+  .object({ users: z.array(id).min(1).max(100), subject: z.string().max(100).optional(), description: richTextDocument.optional() })
+  .strict();
 
 export const pdfQuery = z.object({
   only: z

@@ -158,7 +158,8 @@ export function changeRequestsRouter(ctx: ContentContext): Router {
     const { access, changeRequest, userId } = await loadChangeRequest(ctx, req);
     requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'request reviewers');
     let updated = await requestReviewers(ctx, access.space, changeRequest, body.users);
-    if (body.subject !== undefined || body.description !== undefined) updated = await patchChangeRequest(ctx, updated, { subject: body.subject, description: body.description });
+    if (body.subject !== undefined || body.description !== undefined)
+      updated = await patchChangeRequest(ctx, updated, { subject: body.subject, description: body.description });
     const users = await loadUsers(ctx, [userId, ...body.users]);
     const createdAt = new Date().toISOString();
     res.json({

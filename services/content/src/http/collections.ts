@@ -24,7 +24,10 @@ export function collectionsRouter(ctx: ContentContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const body = parseInput(createCollectionBody, req.body, 'body');
     const { collection, role } = await createCollection(ctx, userId, organizationId, body);
-    res.status(201).location(apiUrl(base, `/v1/collections/${collection._id}`)).json(presentCollection(collection, role, base));
+    res
+      .status(201)
+      .location(apiUrl(base, `/v1/collections/${collection._id}`))
+      .json(presentCollection(collection, role, base));
   });
 
   router.get('/v1/orgs/:organizationId/collections', async (req, res) => {
@@ -32,7 +35,13 @@ export function collectionsRouter(ctx: ContentContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const { nested, ...query } = parseInput(listCollectionsQuery, req.query, 'query');
     const page = await listCollections(ctx, userId, organizationId, { ...query, nested: nested ?? true });
-    res.json(listEnvelope(page.items.map(({ collection, role }) => presentCollection(collection, role, base)), page.count, page.next));
+    res.json(
+      listEnvelope(
+        page.items.map(({ collection, role }) => presentCollection(collection, role, base)),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   router.get('/v1/collections/:collectionId', async (req, res) => {

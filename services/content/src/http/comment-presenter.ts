@@ -103,4 +103,3 @@ export function presentReply(reply: CommentReplyDoc, p: CommentPresentation) {
     permissions: commentPermissions(p.scope, reply.postedBy),
   };
 }
-

@@ -36,7 +36,10 @@ const postCommentBody = z
     body: commentBody,
     node: z.string().min(1).max(256).optional(),
     page: id.optional(),
-    tableCell: z.object({ record: z.string().min(1).max(256), definition: z.string().min(1).max(256) }).strict().optional(),
+    tableCell: z
+      .object({ record: z.string().min(1).max(256), definition: z.string().min(1).max(256) })
+      .strict()
+      .optional(),
   })
   .strict();
 const updateCommentBody = z
@@ -86,7 +89,8 @@ export function commentsRouter(ctx: ContentContext): Router {
   }
 
   for (const { prefix, changeRequest } of SCOPES) {
-    const scopeOf = (req: Request) => loadCommentScope(ctx, principalOf(req).userId, idParam(req, 'spaceId'), changeRequest ? idParam(req, 'changeRequestId') : undefined);
+    const scopeOf = (req: Request) =>
+      loadCommentScope(ctx, principalOf(req).userId, idParam(req, 'spaceId'), changeRequest ? idParam(req, 'changeRequestId') : undefined);
 
     /** For DELETE: a space, change request (or access) that is not there deletes nothing: 204. */
     const scopeOrNothing = (req: Request) =>
@@ -193,7 +197,14 @@ export function commentsRouter(ctx: ContentContext): Router {
       const authors = await commenterIds(ctx, scope);
       const members = await loadMembers(ctx, scope.access.space.organizationId, authors);
       const listed = authors.filter((author) => members.has(author));
-      res.json(memoryPage(listed, (author) => author, query, (author) => members.get(author)));
+      res.json(
+        memoryPage(
+          listed,
+          (author) => author,
+          query,
+          (author) => members.get(author),
+        ),
+      );
     });
   }
 

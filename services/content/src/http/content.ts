@@ -130,7 +130,14 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
     const query = parseInput(listQuerySchema.extend(revisionQuery.shape), req.query, 'query');
     const { revision } = await load(ctx, req);
     const files = [...revision.files].sort((a, b) => (a.id < b.id ? -1 : 1));
-    res.json(memoryPage(files, (file) => file.id, query, (file) => presentFile(file, revision._id, ctx.config, query.metadata ?? true)));
+    res.json(
+      memoryPage(
+        files,
+        (file) => file.id,
+        query,
+        (file) => presentFile(file, revision._id, ctx.config, query.metadata ?? true),
+      ),
+    );
   });
 
   router.get(`${prefix}/files/:fileId`, async (req, res) => {
@@ -182,14 +189,31 @@ function contentReads(router: Router, ctx: ContentContext, prefix: string, load:
 
 function linkList(groups: LinkGroup[], spaceId: string, query: z.infer<typeof linksQuery>) {
   const listed = groups.filter((group) => !query.status || group.status === query.status);
-  return memoryPage(listed, (group) => group.key, query, (group) => presentLinkItem(group, spaceId));
+  return memoryPage(
+    listed,
+    (group) => group.key,
+    query,
+    (group) => presentLinkItem(group, spaceId),
+  );
 }
 
-async function backlinks(ctx: ContentContext, access: SpaceAccess, revision: RevisionDoc, kind: 'page' | 'file', target: string, query: { limit: number; page?: string }) {
+async function backlinks(
+  ctx: ContentContext,
+  access: SpaceAccess,
+  revision: RevisionDoc,
+  kind: 'page' | 'file',
+  target: string,
+  query: { limit: number; page?: string },
+) {
   const links = await linksOfRevision(ctx, revision);
   const sources = [...new Set(links.filter((link) => link.kind === kind && link.target === target).map((link) => link.pageId))].sort();
   const context = { organizationId: access.space.organizationId, spaceId: access.space._id, revisionId: revision._id };
-  return memoryPage(sources, (id) => id, query, (id) => presentBacklink(id, context));
+  return memoryPage(
+    sources,
+    (id) => id,
+    query,
+    (id) => presentBacklink(id, context),
+  );
 }
 
 export function contentReadsRouter(ctx: ContentContext): Router {

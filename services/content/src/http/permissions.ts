@@ -39,12 +39,20 @@ export function permissionsRouter(ctx: ContentContext): Router {
     if (grants.length === 0) return [];
     // Only the organization's members: a grant to anyone else (left from before grants were
     // checked, or a member who left) shows nothing of that user.
-    const { users } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId), organizationId: resource.organizationId }));
+    const { users } = await fromService(
+      'Identity',
+      ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId), organizationId: resource.organizationId }),
+    );
     const byId = new Map(users.map((u) => [u.id, u]));
     return grants.flatMap((grant) => {
       const user = byId.get(grant.subjectId);
       if (!user) return [];
-      return [{ permission: grant.role, user: presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, base) }];
+      return [
+        {
+          permission: grant.role,
+          user: presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, base),
+        },
+      ];
     });
   }
 

@@ -118,7 +118,10 @@ export function presentRevisionGit(git: RevisionGitDoc) {
   return { ...git, createdByGitBook: git.createdByService };
 }
 
-export function presentRevision(revision: RevisionDoc, options: { config: Config; bodies: Map<string, string>; metadata: boolean; computedBodies?: Map<string, string> }) {
+export function presentRevision(
+  revision: RevisionDoc,
+  options: { config: Config; bodies: Map<string, string>; metadata: boolean; computedBodies?: Map<string, string> },
+) {
   const tree = treeOf(revision.pages);
   const p: PagePresentation = {
     spaceId: revision.spaceId,

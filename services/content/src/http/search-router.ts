@@ -72,7 +72,13 @@ export function searchRouter(ctx: ContentContext): Router {
     const { hits, count } = await searchRevision(ctx, revision, query.query, { offset, limit: query.limit });
     const context = { config: ctx.config, spaceId: access.space._id, revisionId: revision._id };
     const next = offset + hits.length < count ? encodeCursor(CURSOR_KEY, offset + hits.length, revision._id) : undefined;
-    res.json(listEnvelope(hits.map((hit, index) => presentHit(hit, offset + index + 1, context)), count, next));
+    res.json(
+      listEnvelope(
+        hits.map((hit, index) => presentHit(hit, offset + index + 1, context)),
+        count,
+        next,
+      ),
+    );
   });
 
   return router;

@@ -32,7 +32,10 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const body = parseInput(createSpaceBody, req.body, 'body');
     const { space, role } = await createSpace(ctx, userId, organizationId, body);
-    res.status(201).location(apiUrl(base, `/v1/spaces/${space._id}`)).json(presentSpace(space, role, base));
+    res
+      .status(201)
+      .location(apiUrl(base, `/v1/spaces/${space._id}`))
+      .json(presentSpace(space, role, base));
   });
 
   router.get('/v1/orgs/:organizationId/spaces', async (req, res) => {
@@ -40,8 +43,17 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listOrganizationSpaces(ctx, userId, organizationId, query);
-    const gitSyncs = await loadSpacesGitSyncs(ctx, page.items.map(({ space }) => space));
-    res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))), page.count, page.next));
+    const gitSyncs = await loadSpacesGitSyncs(
+      ctx,
+      page.items.map(({ space }) => space),
+    );
+    res.json(
+      listEnvelope(
+        page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   router.get('/v1/collections/:collectionId/spaces', async (req, res) => {
@@ -49,8 +61,17 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { collectionId } = parseInput(collectionParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listCollectionSpaces(ctx, userId, collectionId, query);
-    const gitSyncs = await loadSpacesGitSyncs(ctx, page.items.map(({ space }) => space));
-    res.json(listEnvelope(page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))), page.count, page.next));
+    const gitSyncs = await loadSpacesGitSyncs(
+      ctx,
+      page.items.map(({ space }) => space),
+    );
+    res.json(
+      listEnvelope(
+        page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   // With a shareKey, the published address comes from the share link's site (publishing owns it).
@@ -84,7 +105,10 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { spaceId } = parseInput(spaceParams, req.params, 'params');
     const access = await loadSpaceAccess(ctx, userId, spaceId);
     const { space, role } = await duplicateSpace(ctx, userId, access);
-    res.status(201).location(apiUrl(base, `/v1/spaces/${space._id}`)).json(presentSpace(space, role, base));
+    res
+      .status(201)
+      .location(apiUrl(base, `/v1/spaces/${space._id}`))
+      .json(presentSpace(space, role, base));
   });
 
   router.post('/v1/spaces/:spaceId/restore', async (req, res) => {

@@ -16,8 +16,45 @@ const emoji = z.string().max(50);
 const spaceTitle = z.string().max(50);
 /** OpenAPI TranslationLanguage. */
 export const LANGUAGES = [
-  'en', 'fr', 'de', 'es', 'it', 'pt', 'pt-br', 'ru', 'ja', 'zh', 'zh-tw', 'yue', 'ko', 'ar', 'hi', 'nl', 'pl', 'tr', 'sv', 'no',
-  'da', 'fi', 'el', 'cs', 'hu', 'ro', 'th', 'vi', 'id', 'ms', 'he', 'uk', 'sk', 'bg', 'hr', 'lt', 'lv', 'et', 'sl',
+  'en',
+  'fr',
+  'de',
+  'es',
+  'it',
+  'pt',
+  'pt-br',
+  'ru',
+  'ja',
+  'zh',
+  'zh-tw',
+  'yue',
+  'ko',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'sv',
+  'no',
+  'da',
+  'fi',
+  'el',
+  'cs',
+  'hu',
+  'ro',
+  'th',
+  'vi',
+  'id',
+  'ms',
+  'he',
+  'uk',
+  'sk',
+  'bg',
+  'hr',
+  'lt',
+  'lv',
+  'et',
+  'sl',
 ] as const;
 const language = z.enum(LANGUAGES);
 
@@ -53,10 +90,7 @@ export const updateSpaceBody = z.object({
   visibility: visibility.optional(),
 });
 
-const pointer = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('space'), space: id }),
-  z.object({ type: z.literal('collection'), collection: id }),
-]);
+const pointer = z.discriminatedUnion('type', [z.object({ type: z.literal('space'), space: id }), z.object({ type: z.literal('collection'), collection: id })]);
 /** OpenAPI ContentPosition: before or after one sibling space or collection. */
 const position = z
   .object({ before: pointer.optional(), after: pointer.optional() })

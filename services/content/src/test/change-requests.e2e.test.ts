@@ -6,7 +6,6 @@ import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, startTestStack, waitFor, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 import { PDFParse } from 'pdf-parse';
 
-
 /** Revisions, change requests, content batches, merge/update, links and PDF through the gateway. */
 describe('content: change requests and revisions (end to end)', () => {
   let stack: TestStack;
@@ -21,9 +20,11 @@ describe('content: change requests and revisions (end to end)', () => {
 
   const account = (args: string[]) => stack.account(args);
   const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
-  const newChangeRequest = async (spaceId: string, subject: string, api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 201);
+  const newChangeRequest = async (spaceId: string, subject: string, api = editor.api) =>
+    ok(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 201);
   /** A content batch; the answer is OpenAPI ChangeRequestContentUpdate (compat=false). */
-  const write = async (spaceId: string, cr: string, changes: unknown[], api = editor.api) => ok(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes }));
+  const write = async (spaceId: string, cr: string, changes: unknown[], api = editor.api) =>
+    ok(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes }));
   const merge = (spaceId: string, cr: string, api = admin.api) => api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`);
   const spaceContent = async (spaceId: string) => ok(await reader.api.get(`/v1/spaces/${spaceId}/content`));
   const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
@@ -88,7 +89,11 @@ describe('content: change requests and revisions (end to end)', () => {
     let counters = ok(await admin.api.get(`/v1/spaces/${space.id}`));
     assert.deepEqual([counters.changeRequests, counters.changeRequestsOpen, counters.changeRequestsDraft], [2, 1, 1]);
 
-    const description = { object: 'document', data: { schemaVersion: 1 }, nodes: [{ object: 'block', type: 'paragraph', key: 'a', isVoid: false, data: { align: 'start' }, nodes: [] }] };
+    const description = {
+      object: 'document',
+      data: { schemaVersion: 1 },
+      nodes: [{ object: 'block', type: 'paragraph', key: 'a', isVoid: false, data: { align: 'start' }, nodes: [] }],
+    };
     const patched = ok(await editor.api.patch(`/v1/spaces/${space.id}/change-requests/2`, { subject: 'Ready', status: 'open', description }));
     assert.equal(patched.subject, 'Ready');
     assert.equal(patched.status, 'open');
@@ -138,8 +143,21 @@ describe('content: change requests and revisions (end to end)', () => {
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?contributor=${editor.userId}`)).count, 1);
 
     const before = fetched.revision;
-    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page', title: 'ok' }, { type: 'update_page', page: 'missing' }] }), 400, 'changes.1.page');
-    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page' }] }), 400, 'changes.0.title');
+    assertError(
+      await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, {
+        changes: [
+          { type: 'insert_page', title: 'ok' },
+          { type: 'update_page', page: 'missing' },
+        ],
+      }),
+      400,
+      'changes.1.page',
+    );
+    assertError(
+      await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page' }] }),
+      400,
+      'changes.0.title',
+    );
     assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [] }), 400, 'changes');
     assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'explode' }] }), 400, 'changes.0.type');
     assertError(await reader.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page', title: 'x' }] }), 403);
@@ -269,7 +287,11 @@ describe('content: change requests and revisions (end to end)', () => {
 
   it('enforces require_specific_reviewers from the space or, inherited, from the organization', async () => {
     const space = await newSpace('Reviewed');
-    ok(await admin.api.patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewer.userId] }] } }));
+    ok(
+      await admin.api.patch(`/v1/spaces/${space.id}`, {
+        mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewer.userId] }] },
+      }),
+    );
     const cr = await newChangeRequest(space.id, 'Needs review');
     await write(space.id, cr.id, [{ type: 'insert_page', title: 'Reviewed page' }]);
     const refused = await merge(space.id, cr.id);
@@ -293,7 +315,9 @@ describe('content: change requests and revisions (end to end)', () => {
 
     // Inherited: the organization's rules apply to a space left on 'inherit'.
     const inheriting = await newSpace('Inheriting');
-    ok(await admin.api.patch(`/v1/orgs/${orgId}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewer.userId] }] } }));
+    ok(
+      await admin.api.patch(`/v1/orgs/${orgId}`, { mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [reviewer.userId] }] } }),
+    );
     try {
       const request = await newChangeRequest(inheriting.id, 'Inherits rules');
       ok(await editor.api.post(`/v1/spaces/${inheriting.id}/change-requests/${request.id}/requested-reviewers`, { users: [reviewer.userId] }));
@@ -331,7 +355,15 @@ describe('content: change requests and revisions (end to end)', () => {
     const rest = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${home.id}/links?limit=2&page=${pageLinks.next.page}`));
     assert.equal(rest.items.length, 2);
     const backlinks = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${guide.id}/backlinks`));
-    assert.deepEqual(backlinks.items, [{ kind: 'page', organization: orgId, space: space.id, versionContext: { type: 'revision', revision: ok(await admin.api.get(`/v1/spaces/${space.id}`)).revision }, page: home.id }]);
+    assert.deepEqual(backlinks.items, [
+      {
+        kind: 'page',
+        organization: orgId,
+        space: space.id,
+        versionContext: { type: 'revision', revision: ok(await admin.api.get(`/v1/spaces/${space.id}`)).revision },
+        page: home.id,
+      },
+    ]);
 
     const cr = await newChangeRequest(space.id, 'Fix links');
     const added = await write(space.id, cr.id, [

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError, expectEvery } from '@quire/testkit';
-
+import {
+  assertMatchesOpenApi,
+  startTestStack,
+  type ApiClient,
+  type TestAccount,
+  type TestStack,
+  expectError as assertError,
+  expectEvery,
+} from '@quire/testkit';
 
 /** Collections, their permissions and what they give on the spaces inside, through the gateway. */
 describe('content: collections (end to end)', () => {
@@ -163,7 +170,11 @@ describe('content: collections (end to end)', () => {
 
     assertError(await admin.api.post(`/v1/collections/${b.id}/move`, {}), 400, 'body');
     assertError(await admin.api.post(`/v1/collections/${b.id}/move`, { position: { before: { type: 'space', space: 'nope' } } }), 400, 'position');
-    assertError(await admin.api.post(`/v1/collections/${b.id}/move`, { position: { after: { type: 'space', space: space.id } }, parent: a.id }), 400, 'position');
+    assertError(
+      await admin.api.post(`/v1/collections/${b.id}/move`, { position: { after: { type: 'space', space: space.id } }, parent: a.id }),
+      400,
+      'position',
+    );
     assertError(await admin.api.post(`/v1/collections/${b.id}/move`, { position: { before: { type: 'collection', collection: b.id } } }), 400, 'position');
     assertError(await admin.api.post(`/v1/collections/${b.id}/move`, { parent: 'no-such-collection' }), 404);
     assertError(await admin.api.post('/v1/collections/no-such-collection/move', { parent: null }), 404);

@@ -42,7 +42,12 @@ describe('content: comments (end to end)', () => {
     );
     ok(await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`));
     const [guide, setup] = written.changes.map((change: any) => change.page.id);
-    return { id: space.id as string, guide: guide as string, setup: setup as string, revision: ok(await reader.api.get(`/v1/spaces/${space.id}`)).revision as string };
+    return {
+      id: space.id as string,
+      guide: guide as string,
+      setup: setup as string,
+      revision: ok(await reader.api.get(`/v1/spaces/${space.id}`)).revision as string,
+    };
   };
   const post = async (account: TestAccount, base: string, markdown: string, extra: Record<string, unknown> = {}) =>
     ok(await account.api.post(`${base}/comments`, { body: { markdown }, ...extra }));
@@ -94,9 +99,24 @@ describe('content: comments (end to end)', () => {
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}`)).comments, 1, 'Space.comments counts open comments');
 
     // The caller's permissions, from the rules the checks use.
-    assert.deepEqual(ok(await reader.api.get(`/v1/spaces/${space.id}/comments/${comment.id}`)).permissions, { view: true, edit: false, reply: false, delete: false });
-    assert.deepEqual(ok(await editor.api.get(`/v1/spaces/${space.id}/comments/${comment.id}`)).permissions, { view: true, edit: false, reply: true, delete: false });
-    assert.deepEqual(ok(await admin.api.get(`/v1/spaces/${space.id}/comments/${comment.id}`)).permissions, { view: true, edit: false, reply: true, delete: true });
+    assert.deepEqual(ok(await reader.api.get(`/v1/spaces/${space.id}/comments/${comment.id}`)).permissions, {
+      view: true,
+      edit: false,
+      reply: false,
+      delete: false,
+    });
+    assert.deepEqual(ok(await editor.api.get(`/v1/spaces/${space.id}/comments/${comment.id}`)).permissions, {
+      view: true,
+      edit: false,
+      reply: true,
+      delete: false,
+    });
+    assert.deepEqual(ok(await admin.api.get(`/v1/spaces/${space.id}/comments/${comment.id}`)).permissions, {
+      view: true,
+      edit: false,
+      reply: true,
+      delete: true,
+    });
 
     // A GitBook JSON document body is taken as its text; a table cell is a target.
     const fromDocument = ok(
@@ -182,12 +202,24 @@ describe('content: comments (end to end)', () => {
     assert.deepEqual(ids(ok(await reader.api.get(`${base}/comments`))), newestFirst, 'default: newest first');
     assert.deepEqual(ids(ok(await reader.api.get(`${base}/comments?order=asc`))), [...newestFirst].reverse());
     const byStatus = async (status: string) => ids(ok(await reader.api.get(`${base}/comments?status=${status}`)));
-    assert.deepEqual(await byStatus('resolved'), newestFirst.filter((id) => resolved.includes(id)));
-    assert.deepEqual(await byStatus('open'), newestFirst.filter((id) => !resolved.includes(id)));
+    assert.deepEqual(
+      await byStatus('resolved'),
+      newestFirst.filter((id) => resolved.includes(id)),
+    );
+    assert.deepEqual(
+      await byStatus('open'),
+      newestFirst.filter((id) => !resolved.includes(id)),
+    );
     assert.deepEqual(await byStatus('all'), newestFirst);
-    const onGuide = made.filter((c) => c.page === space.guide).map((c) => c.id).reverse();
+    const onGuide = made
+      .filter((c) => c.page === space.guide)
+      .map((c) => c.id)
+      .reverse();
     assert.deepEqual(ids(ok(await reader.api.get(`${base}/comments?targetPage=${space.guide}`))), onGuide);
-    const byAuthors = made.filter((c) => c.author !== editor.userId).map((c) => c.id).reverse();
+    const byAuthors = made
+      .filter((c) => c.author !== editor.userId)
+      .map((c) => c.id)
+      .reverse();
     assert.deepEqual(ids(ok(await reader.api.get(`${base}/comments?authors=${commenter.userId}&authors=${admin.userId}`))), byAuthors, 'repeated authors');
     assert.deepEqual(ids(ok(await reader.api.get(`${base}/comments?authors=${commenter.userId},${admin.userId}`))), byAuthors, 'comma-separated authors');
     const viaClient: any = (await clientOf(reader).spaces.listCommentsInSpace(space.id, { authors: [commenter.userId, admin.userId], order: 'asc' })).data;
@@ -440,7 +472,9 @@ describe('content: comments (end to end)', () => {
     const space = await newSpace('Change request comments');
     const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Review me' }), 201);
     const written = ok(
-      await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, { changes: [{ type: 'insert_page', title: 'Draft page' }] }),
+      await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, {
+        changes: [{ type: 'insert_page', title: 'Draft page' }],
+      }),
     );
     const draftPage = written.changes[0].page.id;
     const crRevision = written.changeRequest.revision;
@@ -467,7 +501,9 @@ describe('content: comments (end to end)', () => {
     assertMatchesOpenApi('CommentReply', reply);
     assert.equal(reply.urls.location, `${stack.baseUrl}${byId}/comments/${posted.id}/replies/${reply.id}`);
     assert.deepEqual((await client.spaces.getCommentReplyInChangeRequest(space.id, cr.id, posted.id, reply.id)).data, reply);
-    const editedReply: any = (await client.spaces.updateCommentReplyInChangeRequest(space.id, cr.id, posted.id, reply.id, { body: { markdown: 'reply 2' }, addedReactions: ['✅'] })).data;
+    const editedReply: any = (
+      await client.spaces.updateCommentReplyInChangeRequest(space.id, cr.id, posted.id, reply.id, { body: { markdown: 'reply 2' }, addedReactions: ['✅'] })
+    ).data;
     assert.deepEqual([editedReply.body.markdown, editedReply.reactions[0].emoji], ['reply 2', '✅']);
     assert.deepEqual(ids((await client.spaces.listCommentRepliesInChangeRequest(space.id, cr.id, posted.id)).data as any), [reply.id]);
     assert.equal(ok(await reader.api.get(`${byNumber}/comments/${posted.id}`)).replies, 1);
@@ -490,7 +526,10 @@ describe('content: comments (end to end)', () => {
     const commenters: any = (await client.spaces.listCommentersInChangeRequest(space.id, cr.id)).data;
     for (const member of commenters.items) assertMatchesOpenApi('OrganizationMember', member);
     assert.deepEqual(commenters.items.map((m: any) => m.id).sort(), [commenter.userId, editor.userId].sort());
-    assert.deepEqual(ok(await reader.api.get(`/v1/spaces/${space.id}/commenters`)).items.map((m: any) => m.id), [admin.userId]);
+    assert.deepEqual(
+      ok(await reader.api.get(`/v1/spaces/${space.id}/commenters`)).items.map((m: any) => m.id),
+      [admin.userId],
+    );
     assertError(await reader.api.get(`${byId}/comments/${spaceComment.id}`), 404, 'Comment');
 
     // A merged change request can still be read and commented on.
@@ -564,7 +603,10 @@ describe('content: comments (end to end)', () => {
     const reply = ok(await commenter.api.post(`${base}/comments/${comment.id}/replies`, { body: { markdown: 'r' } }));
     const elsewhere = await post(commenter, `/v1/spaces/${other.id}`, 'elsewhere');
     // A change request's comment is not reachable through another change request (by id or number) nor the space.
-    const [crA, crB] = [ok(await editor.api.post(`${base}/change-requests`, { subject: 'A' }), 201), ok(await editor.api.post(`${base}/change-requests`, { subject: 'B' }), 201)];
+    const [crA, crB] = [
+      ok(await editor.api.post(`${base}/change-requests`, { subject: 'A' }), 201),
+      ok(await editor.api.post(`${base}/change-requests`, { subject: 'B' }), 201),
+    ];
     const onA = await post(commenter, `${base}/change-requests/${crA.id}`, 'on A');
     const replyOnA = ok(await commenter.api.post(`${base}/change-requests/${crA.id}/comments/${onA.id}/replies`, { body: { markdown: 'r' } }));
     const missing = [
@@ -612,7 +654,10 @@ describe('content: comments (end to end)', () => {
 
     const everyone = [commenter.userId, editor.userId, leaver.userId].sort();
     const listed: any = (await clientOf(reader).spaces.listCommentersInSpace(space.id)).data;
-    assert.deepEqual(listed.items.map((m: any) => m.id), everyone);
+    assert.deepEqual(
+      listed.items.map((m: any) => m.id),
+      everyone,
+    );
     assert.equal(listed.count, 3);
     for (const member of listed.items) assertMatchesOpenApi('OrganizationMember', member);
     const asIdentity = ok(await admin.api.get(`/v1/orgs/${orgId}/members/${commenter.userId}`));
@@ -635,7 +680,11 @@ describe('content: comments (end to end)', () => {
 
     assert.equal((await admin.api.delete(`/v1/orgs/${orgId}/members/${leaver.userId}`)).status, 204);
     const after = ok(await reader.api.get(`${base}/commenters`));
-    assert.deepEqual(after.items.map((m: any) => m.id), [commenter.userId, editor.userId].sort(), 'former members are left out');
+    assert.deepEqual(
+      after.items.map((m: any) => m.id),
+      [commenter.userId, editor.userId].sort(),
+      'former members are left out',
+    );
     assert.equal(after.count, 2);
   });
 

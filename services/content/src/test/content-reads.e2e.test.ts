@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok, expectEvery } from '@quire/testkit';
+import {
+  assertMatchesOpenApi,
+  startTestStack,
+  type TestAccount,
+  type TestStack,
+  expectError as assertError,
+  expectOk as ok,
+  expectEvery,
+} from '@quire/testkit';
 import { assertPageShape, assertRevisionShape } from './page-shapes';
-
 
 /**
  * Content reads with every query parameter (metadata, computed, evaluated, format, paging,
@@ -21,7 +28,8 @@ describe('content: reads, variables and evaluation (end to end)', () => {
   const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
   const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
   const newChangeRequest = async (spaceId: string, subject = 'edit') => ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 201);
-  const write = (spaceId: string, cr: string, changes: unknown[], api = editor.api) => api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes });
+  const write = (spaceId: string, cr: string, changes: unknown[], api = editor.api) =>
+    api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes });
   const merge = async (spaceId: string, cr: string) => ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`));
   /** Applies `changes` to the space's content through a merged change request. */
   const commit = async (spaceId: string, changes: unknown[]) => {
@@ -118,8 +126,18 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     // Two change requests from the same base change different names: both survive.
     const first = await newChangeRequest(space.id);
     const second = await newChangeRequest(space.id);
-    ok(await write(space.id, first.id, [{ type: 'update_variables', variables: { fromFirst: '1', kept: null } }, { type: 'update_page', page, title: 'Page (renamed)' }]));
-    ok(await write(space.id, second.id, [{ type: 'update_variables', variables: { fromSecond: '2' } }, { type: 'update_page', page, variables: { k: '1', m: '2' } }]));
+    ok(
+      await write(space.id, first.id, [
+        { type: 'update_variables', variables: { fromFirst: '1', kept: null } },
+        { type: 'update_page', page, title: 'Page (renamed)' },
+      ]),
+    );
+    ok(
+      await write(space.id, second.id, [
+        { type: 'update_variables', variables: { fromSecond: '2' } },
+        { type: 'update_page', page, variables: { k: '1', m: '2' } },
+      ]),
+    );
     await merge(space.id, first.id);
     await merge(space.id, second.id);
     main = await content(space.id);
@@ -139,7 +157,12 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     const left = await newChangeRequest(space.id);
     const right = await newChangeRequest(space.id);
     ok(await write(space.id, left.id, [{ type: 'update_variables', variables: { shared: 'left' } }]));
-    ok(await write(space.id, right.id, [{ type: 'update_variables', variables: { shared: 'right' } }, { type: 'update_page', page, variables: { k: 'right' } }]));
+    ok(
+      await write(space.id, right.id, [
+        { type: 'update_variables', variables: { shared: 'right' } },
+        { type: 'update_page', page, variables: { k: 'right' } },
+      ]),
+    );
     await merge(space.id, left.id);
     await commit(space.id, [{ type: 'update_page', page, variables: { k: 'main' } }]);
     const before = (await content(space.id)).id;
@@ -247,7 +270,10 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     const evaluated = async (slug: string) => ok(await reader.api.get(`/v1/spaces/${space.id}/content/path/${slug}?evaluated=true`)).markdown;
     assert.equal(
       await evaluated('fenced'),
-      fenced.replace('Top: {{ space.title }}', 'Top: Hostile expressions').replace('After: {{ space.title }}', 'After: Hostile expressions').replace('then {{ space.title }}', 'then Hostile expressions'),
+      fenced
+        .replace('Top: {{ space.title }}', 'Top: Hostile expressions')
+        .replace('After: {{ space.title }}', 'After: Hostile expressions')
+        .replace('then {{ space.title }}', 'then Hostile expressions'),
     );
     assert.equal(await evaluated('deep'), `Deep: {{ ${'1+'.repeat(10_000)}1 }} Short: 11`);
     assert.equal(await evaluated('braces'), braces);
@@ -267,12 +293,22 @@ describe('content: reads, variables and evaluation (end to end)', () => {
       { type: 'insert_page', title: 'Plain', markdown: 'Plain body', variables: { a: '1' } },
       { type: 'update_variables', variables: { product: 'Quire' } },
     ]);
-    ok(await editor.api.post(`/v1/spaces/${space.id}/content/template`, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'pets' } } } }), 201);
+    ok(
+      await editor.api.post(`/v1/spaces/${space.id}/content/template`, {
+        id: 'api-reference',
+        params: { contentRefs: { spec: { kind: 'openapi', spec: 'pets' } } },
+      }),
+      201,
+    );
 
     const computed = await content(space.id);
     assertRevisionShape(computed);
     const tag = pageByTitle(computed, 'pets');
-    assert.deepEqual(tag.computed, { type: 'builtin:openapi', dependencies: { spec: { ref: { kind: 'openapi', spec: 'pets' } } }, props: { doc: 'operations', page: 'pets' } });
+    assert.deepEqual(tag.computed, {
+      type: 'builtin:openapi',
+      dependencies: { spec: { ref: { kind: 'openapi', spec: 'pets' } } },
+      props: { doc: 'operations', page: 'pets' },
+    });
     assert.equal(typeof tag.computedSeed, 'string');
     assert.equal(tag.documentId, undefined);
     assert.match(tag.markdown, /^## GET \/pets$/m);
@@ -330,10 +366,15 @@ describe('content: reads, variables and evaluation (end to end)', () => {
   it('pages through files, answers files and their backlinks, and 404s what is missing or invisible', async () => {
     const space = await newSpace('Files');
     const written = await commit(space.id, [
-      { type: 'insert_files', files: ['a', 'b', 'c', 'd', 'e'].map((name) => ({ ref: name, name: `${name}.txt`, contentType: 'text/plain', data: base64(`file ${name}`) })) },
+      {
+        type: 'insert_files',
+        files: ['a', 'b', 'c', 'd', 'e'].map((name) => ({ ref: name, name: `${name}.txt`, contentType: 'text/plain', data: base64(`file ${name}`) })),
+      },
     ]);
     const ids: string[] = written.insertedFiles.map((file: any) => file.id);
-    await commit(space.id, [{ type: 'insert_page', title: 'Uses a file', slug: 'uses', markdown: `See [the file](/files/${ids[0]}) and ![img](/files/${ids[0]}).` }]);
+    await commit(space.id, [
+      { type: 'insert_page', title: 'Uses a file', slug: 'uses', markdown: `See [the file](/files/${ids[0]}) and ![img](/files/${ids[0]}).` },
+    ]);
 
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -398,7 +439,15 @@ describe('content: reads, variables and evaluation (end to end)', () => {
       assertError(await reader.api.get(`/v1/spaces/${space.id}/revisions/nope${path}`), 404);
     }
 
-    for (const path of [`/content`, `/content/pages`, `/content/files`, `/content/files/${ids[0]}`, `/content/page/${uses}`, `/revisions/${main.id}`, `/change-requests/${cr.id}/content`]) {
+    for (const path of [
+      `/content`,
+      `/content/pages`,
+      `/content/files`,
+      `/content/files/${ids[0]}`,
+      `/content/page/${uses}`,
+      `/revisions/${main.id}`,
+      `/change-requests/${cr.id}/content`,
+    ]) {
       assertError(await outsider.api.get(`/v1/spaces/${space.id}${path}`), 404);
     }
     assertError(await reader.api.get(`/v1/spaces/${space.id}/content/page/nope`), 404);
@@ -428,7 +477,11 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     const main = await content(space.id);
     const source = pageByTitle(main, 'Source');
     const cr = await newChangeRequest(space.id);
-    for (const prefix of [`/v1/spaces/${space.id}/content`, `/v1/spaces/${space.id}/change-requests/${cr.id}/content`, `/v1/spaces/${space.id}/revisions/${main.id}`]) {
+    for (const prefix of [
+      `/v1/spaces/${space.id}/content`,
+      `/v1/spaces/${space.id}/change-requests/${cr.id}/content`,
+      `/v1/spaces/${space.id}/revisions/${main.id}`,
+    ]) {
       const all = ok(await reader.api.get(`${prefix}/page/${source.id}/links`));
       // Both internal links reach the same page: one item with its target.
       assert.equal(all.count, 4);

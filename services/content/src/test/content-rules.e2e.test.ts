@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
-
 /**
  * The issue's rules one by one, through the gateway: the GitBook form of content batches,
  * `outdated`, the space counters, duplicate, sibling order, 403 vs 404, list filters and
@@ -100,10 +99,27 @@ describe('content: rules of spaces, change requests and content (end to end)', (
 
     const base = `/v1/spaces/${space.id}/change-requests/${cr.id}/content`;
     const before = (await getCr(space.id, cr.id)).revision;
-    assertError(await editor.api.post(base, { changes: [{ operation: 'insert_page', document: { document: { object: 'document', nodes: [] } } }] }), 400, 'changes.0');
-    assertError(await editor.api.post(base, { changes: [{ operation: 'insert_files', files: [{ name: 'x.png', url: 'https://example.org/x.png' }] }] }), 400, 'changes.0.files.0');
+    assertError(
+      await editor.api.post(base, { changes: [{ operation: 'insert_page', document: { document: { object: 'document', nodes: [] } } }] }),
+      400,
+      'changes.0',
+    );
+    assertError(
+      await editor.api.post(base, { changes: [{ operation: 'insert_files', files: [{ name: 'x.png', url: 'https://example.org/x.png' }] }] }),
+      400,
+      'changes.0.files.0',
+    );
     assertError(await editor.api.post(base, { changes: [{ operation: 'revert_page', page: guide.page.id }] }), 400, 'changes.0');
-    assertError(await editor.api.post(base, { changes: [{ operation: 'insert_page', ref: 'a', title: 'A' }, { operation: 'insert_page', ref: 'a', title: 'B' }] }), 400, 'changes.1.ref');
+    assertError(
+      await editor.api.post(base, {
+        changes: [
+          { operation: 'insert_page', ref: 'a', title: 'A' },
+          { operation: 'insert_page', ref: 'a', title: 'B' },
+        ],
+      }),
+      400,
+      'changes.1.ref',
+    );
     assertError(await editor.api.post(`${base}?compat=maybe`, { changes: [{ operation: 'delete_page', page: guide.page.id }] }), 400, 'compat');
     assert.equal((await getCr(space.id, cr.id)).revision, before, 'rejected batches write nothing');
   });
@@ -114,7 +130,11 @@ describe('content: rules of spaces, change requests and content (end to end)', (
     const b = await newChangeRequest(space.id, 'B');
     await write(space.id, a.id, [{ type: 'insert_page', title: 'From A' }]);
     await write(space.id, b.id, [{ type: 'insert_page', title: 'From B' }]);
-    assert.deepEqual([(await getCr(space.id, a.id)).outdated, (await getCr(space.id, b.id)).outdated], [false, false], 'writing to a change request is not main moving');
+    assert.deepEqual(
+      [(await getCr(space.id, a.id)).outdated, (await getCr(space.id, b.id)).outdated],
+      [false, false],
+      'writing to a change request is not main moving',
+    );
     ok(await merge(space.id, a.id));
     const mergedA = await getCr(space.id, a.id);
     assert.equal(mergedA.status, 'merged');
@@ -134,7 +154,12 @@ describe('content: rules of spaces, change requests and content (end to end)', (
       [(await getCr(space.id, a.id)).outdated, (await getCr(space.id, b.id)).outdated, (await getCr(space.id, c.id)).outdated],
       [false, false, true],
     );
-    assert.deepEqual(flat(ok(await reader.api.get(`/v1/spaces/${space.id}/content`)).pages).map((p) => p.title).sort(), ['From A', 'From B']);
+    assert.deepEqual(
+      flat(ok(await reader.api.get(`/v1/spaces/${space.id}/content`)).pages)
+        .map((p) => p.title)
+        .sort(),
+      ['From A', 'From B'],
+    );
   });
 
   it('keeps the space counters equal to the lists through creation, status changes, merges, archiving and a conflict', async () => {
@@ -166,7 +191,10 @@ describe('content: rules of spaces, change requests and content (end to end)', (
     // Concurrent status moves of different change requests of one space all count.
     const more = await Promise.all([1, 2, 3, 4].map((i) => newChangeRequest(space.id, `more ${i}`)));
     // Numbers are handed out atomically: concurrent creations get distinct, consecutive ones.
-    assert.deepEqual(more.map((cr) => cr.number).sort((x, y) => x - y), [4, 5, 6, 7]);
+    assert.deepEqual(
+      more.map((cr) => cr.number).sort((x, y) => x - y),
+      [4, 5, 6, 7],
+    );
     await Promise.all([...more.map((cr, i) => patch(cr.id, i % 2 ? 'draft' : 'archived')), patch(two.id, 'open')]).then((all) => all.forEach((r) => ok(r)));
     assert.deepEqual(await countersMatchLists(), { open: 2, draft: 2, archived: 2, merged: 1 });
 
@@ -206,7 +234,10 @@ describe('content: rules of spaces, change requests and content (end to end)', (
       ['intro', 'Intro', 'Welcome'],
       ['intro/child', 'Child', 'Nested'],
     ]);
-    assert.deepEqual(copied.files.map((f: any) => [f.name, f.size]), [['a.bin', 3]]);
+    assert.deepEqual(
+      copied.files.map((f: any) => [f.name, f.size]),
+      [['a.bin', 3]],
+    );
     assert.deepEqual([...Buffer.from(await (await fetch(copied.files[0].downloadURL)).arrayBuffer())], [1, 2, 3]);
 
     const edit = await newChangeRequest(copy.id, 'edit the copy');
@@ -254,11 +285,30 @@ describe('content: rules of spaces, change requests and content (end to end)', (
     const s = `/v1/spaces/${space.id}`;
     const c = `${s}/change-requests/${open.id}`;
     const reads = [
-      s, `${s}/links`, `${s}/content`, `${s}/content/pages`, `${s}/content/files`, `${s}/content/files/${fileId}`, `${s}/content/files/${fileId}/backlinks`,
-      `${s}/content/page/${pageId}`, `${s}/content/page/${pageId}/links`, `${s}/content/page/${pageId}/backlinks`, `${s}/content/path/page`,
-      `${s}/revisions/${spaceRevision}`, `${s}/change-requests`, c, `${c}/content`, `${c}/content/pages`, `${c}/content/files`,
-      `${c}/content/files/${fileId}`, `${c}/content/files/${fileId}/backlinks`, `${c}/content/page/${pageId}`, `${c}/content/page/${pageId}/links`,
-      `${c}/content/page/${pageId}/backlinks`, `${c}/pdf`, `${s}/change-requests/${open.number}`,
+      s,
+      `${s}/links`,
+      `${s}/content`,
+      `${s}/content/pages`,
+      `${s}/content/files`,
+      `${s}/content/files/${fileId}`,
+      `${s}/content/files/${fileId}/backlinks`,
+      `${s}/content/page/${pageId}`,
+      `${s}/content/page/${pageId}/links`,
+      `${s}/content/page/${pageId}/backlinks`,
+      `${s}/content/path/page`,
+      `${s}/revisions/${spaceRevision}`,
+      `${s}/change-requests`,
+      c,
+      `${c}/content`,
+      `${c}/content/pages`,
+      `${c}/content/files`,
+      `${c}/content/files/${fileId}`,
+      `${c}/content/files/${fileId}/backlinks`,
+      `${c}/content/page/${pageId}`,
+      `${c}/content/page/${pageId}/links`,
+      `${c}/content/page/${pageId}/backlinks`,
+      `${c}/pdf`,
+      `${s}/change-requests/${open.number}`,
     ];
     for (const path of reads) {
       const read = await reader.api.get(path);
@@ -320,7 +370,10 @@ describe('content: rules of spaces, change requests and content (end to end)', (
     await newSpace('Paged sibling', { parent: collection.id });
     const seed = await newChangeRequest(space.id, 'seed');
     const files = Array.from({ length: 3 }, (_, i) => ({ name: `f${i}.txt`, contentType: 'text/plain', data: Buffer.from(`f${i}`).toString('base64') }));
-    const seeded = await write(space.id, seed.id, [{ type: 'insert_files', files }, { type: 'insert_page', title: 'Target' }]);
+    const seeded = await write(space.id, seed.id, [
+      { type: 'insert_files', files },
+      { type: 'insert_page', title: 'Target' },
+    ]);
     const target = seeded.changes[0].page.id;
     const file = seeded.insertedFiles[0].id;
     const linking = Array.from({ length: 3 }, (_, i) => ({

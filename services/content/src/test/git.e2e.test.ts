@@ -41,7 +41,10 @@ class TestRepo {
   readonly bare: string;
   readonly work: string;
 
-  constructor(root: string, readonly name: string) {
+  constructor(
+    root: string,
+    readonly name: string,
+  ) {
     this.bare = path.join(root, `${name}.git`);
     this.work = path.join(workRoot, `${name}-${randomBytes(3).toString('hex')}`);
     git(root, 'init', '--quiet', '--bare', '--initial-branch=main', this.bare);
@@ -116,8 +119,10 @@ const DOCS: Files = {
   ].join('\n'),
   'README.md': '# Welcome\n\nStart with the [install guide](guides/install.md#steps).\n\n![Logo](.gitbook/assets/logo.png)\n',
   'guides/README.md': '---\ndescription: How to use it\nicon: 📘\n---\n\n# Guides\n\nPick a guide.\n',
-  'guides/install.md': '---\ntitle: Installation\nhidden: true\n---\n\n# Install\n\n## Steps\n\nRun the installer. ![Diagram](../images/diagram.png)\n\nBack to [the start](../README.md).\n',
-  'guides/configure.md': '---\nvars:\n  port: "8080"\n---\n# Configure\n\nSet `port` in `config.yaml`: see [API](../reference/api.md).\n\n```md\n[not a link](../README.md)\n```\n',
+  'guides/install.md':
+    '---\ntitle: Installation\nhidden: true\n---\n\n# Install\n\n## Steps\n\nRun the installer. ![Diagram](../images/diagram.png)\n\nBack to [the start](../README.md).\n',
+  'guides/configure.md':
+    '---\nvars:\n  port: "8080"\n---\n# Configure\n\nSet `port` in `config.yaml`: see [API](../reference/api.md).\n\n```md\n[not a link](../README.md)\n```\n',
   'reference/api.md': '# API\n\n{% file src="../.gitbook/assets/spec.pdf" %}\nThe spec.\n{% endfile %}\n',
   '.gitbook/assets/logo.png': png,
   'images/diagram.png': diagram,
@@ -245,7 +250,14 @@ describe('content: Git import and export (end to end)', () => {
     assert.equal(revision.id, state.operation.revision);
     assert.deepEqual(outline(revision.pages), [
       ['Welcome', 'welcome', []],
-      ['Guides', 'guides', [['Installation', 'install', []], ['Configure', 'configure', []]]],
+      [
+        'Guides',
+        'guides',
+        [
+          ['Installation', 'install', []],
+          ['Configure', 'configure', []],
+        ],
+      ],
       ['Reference', 'reference', [['API', 'api', []]]],
     ]);
     assert.deepEqual(revision.git, {
@@ -258,7 +270,9 @@ describe('content: Git import and export (end to end)', () => {
     });
     assert.deepEqual(revision.variables, { product: 'Quire' });
     const pages = new Map(flat(revision.pages).map((page) => [page.slug, page]));
-    const [welcome, guides, install, configure, reference, api] = ['welcome', 'guides', 'install', 'configure', 'reference', 'api'].map((slug) => pages.get(slug) as PageNode);
+    const [welcome, guides, install, configure, reference, api] = ['welcome', 'guides', 'install', 'configure', 'reference', 'api'].map(
+      (slug) => pages.get(slug) as PageNode,
+    );
     assert.deepEqual(welcome.git, { oid: docs.blobOid('README.md'), path: 'README.md' });
     assert.deepEqual(install.git, { oid: git(docs.work, 'hash-object', 'guides/install.md'), path: 'guides/install.md' });
     assert.equal(reference.git, undefined, 'a SUMMARY group has no file');
@@ -273,12 +287,19 @@ describe('content: Git import and export (end to end)', () => {
     assert.deepEqual(files.get('diagram.png').git, { oid: docs.blobOid('images/diagram.png'), path: 'images/diagram.png' });
     assert.equal(files.get('logo.png').contentType, 'image/png');
     assert.equal(files.get('spec.pdf').contentType, 'application/pdf');
-    for (const [name, bytes] of [['logo.png', png], ['diagram.png', diagram], ['spec.pdf', pdf]] as const) {
+    for (const [name, bytes] of [
+      ['logo.png', png],
+      ['diagram.png', diagram],
+      ['spec.pdf', pdf],
+    ] as const) {
       assert.deepEqual(Buffer.from(await (await fetch(files.get(name).downloadURL)).arrayBuffer()), bytes, name);
     }
 
     assert.equal(welcome.markdown, `Start with the [install guide](/pages/${install.id}#steps).\n\n![Logo](/files/${files.get('logo.png').id})`);
-    assert.equal(install.markdown, `## Steps\n\nRun the installer. ![Diagram](/files/${files.get('diagram.png').id})\n\nBack to [the start](/pages/${welcome.id}).`);
+    assert.equal(
+      install.markdown,
+      `## Steps\n\nRun the installer. ![Diagram](/files/${files.get('diagram.png').id})\n\nBack to [the start](/pages/${welcome.id}).`,
+    );
     assert.ok(configure.markdown.includes(`see [API](/pages/${api.id})`));
     assert.ok(configure.markdown.includes('[not a link](../README.md)'), 'code blocks are left alone');
     assert.ok(api.markdown.includes(`{% file src="/files/${files.get('spec.pdf').id}" %}`));
@@ -360,7 +381,14 @@ describe('content: Git import and export (end to end)', () => {
     ok(await editor.api.post(`/v1/spaces/${spaceId}/git/export`, { url: target.url, ref: 'refs/heads/main', commitMessage: 'After the import' }), 204);
     const state = succeeded(await settle(spaceId));
     assert.equal(state.operation.direction, 'export', 'git info shows the latest requested operation');
-    assert.deepEqual(target.files().filter((file) => file.endsWith('.md')).sort(), ['SUMMARY.md', 'next.md', 'ordered.md'], 'the export ran after the import');
+    assert.deepEqual(
+      target
+        .files()
+        .filter((file) => file.endsWith('.md'))
+        .sort(),
+      ['SUMMARY.md', 'next.md', 'ordered.md'],
+      'the export ran after the import',
+    );
   });
 
   it('honours repoProjectDirectory and .gitbook.yaml (root, structure.readme, structure.summary); outside files link to repoTreeURL', async () => {
@@ -399,7 +427,10 @@ describe('content: Git import and export (end to end)', () => {
     const t2 = new Date().toISOString();
     docs.commit(
       {
-        'SUMMARY.md': String(DOCS['SUMMARY.md']).replace('  * [Install](guides/install.md)\n  * [Configure](guides/configure.md)', '  * [Configure](guides/configure.md)\n  * [Install](guides/install.md)\n  * [FAQ](guides/faq.md)'),
+        'SUMMARY.md': String(DOCS['SUMMARY.md']).replace(
+          '  * [Install](guides/install.md)\n  * [Configure](guides/configure.md)',
+          '  * [Configure](guides/configure.md)\n  * [Install](guides/install.md)\n  * [FAQ](guides/faq.md)',
+        ),
         'guides/install.md': '# Install\n\nRun the new installer. ![Diagram](../images/diagram.png)\n',
         'guides/faq.md': '# FAQ\n\nAsk.',
       },
@@ -407,9 +438,18 @@ describe('content: Git import and export (end to end)', () => {
     );
     succeeded(await importRepo(space, { url: docs.url, timestamp: t2 }));
     const second = await content(space);
-    assert.deepEqual(outline(second.pages)[1], ['Guides', 'guides', [['Configure', 'configure', []], ['Install', 'install', []], ['FAQ', 'faq', []]]]);
+    assert.deepEqual(outline(second.pages)[1], [
+      'Guides',
+      'guides',
+      [
+        ['Configure', 'configure', []],
+        ['Install', 'install', []],
+        ['FAQ', 'faq', []],
+      ],
+    ]);
     const ids = new Map(flat(second.pages).map((page) => [page.slug, page.id]));
-    for (const slug of ['welcome', 'guides', 'configure', 'install', 'reference', 'api']) assert.equal(ids.get(slug), firstIds.get(slug), `${slug} keeps its id`);
+    for (const slug of ['welcome', 'guides', 'configure', 'install', 'reference', 'api'])
+      assert.equal(ids.get(slug), firstIds.get(slug), `${slug} keeps its id`);
     assert.ok(![...firstIds.values()].includes(ids.get('faq') as string));
     assert.match(flat(second.pages).find((page) => page.slug === 'install')?.markdown ?? '', /^Run the new installer\. !\[Diagram\]\(\/files\/\w+\)$/);
 
@@ -431,7 +471,11 @@ describe('content: Git import and export (end to end)', () => {
 
     // An edit made in the space and not exported yet: an import is refused unless forced.
     const cr = ok(await editor.api.post(`/v1/spaces/${space}/change-requests`, { subject: 'Edit welcome' }), 201);
-    ok(await editor.api.post(`/v1/spaces/${space}/change-requests/${cr.id}/content?compat=false`, { changes: [{ operation: 'update_page', page: ids.get('welcome'), document: { markdown: 'Edited in the app.' } }] }));
+    ok(
+      await editor.api.post(`/v1/spaces/${space}/change-requests/${cr.id}/content?compat=false`, {
+        changes: [{ operation: 'update_page', page: ids.get('welcome'), document: { markdown: 'Edited in the app.' } }],
+      }),
+    );
     const merged = ok(await admin.api.post(`/v1/spaces/${space}/change-requests/${cr.id}/merge`)).revision;
     const refused = await importRepo(space, { url: docs.url });
     assert.equal(refused.operation.state, 'failure');
@@ -516,7 +560,13 @@ describe('content: Git import and export (end to end)', () => {
       const paths = new Map<string, string>();
       for (const page of flat(revision.pages)) paths.set(page.id, page.path);
       for (const file of revision.files) paths.set(file.id, file.name);
-      return flat(revision.pages).map((page) => [page.path, page.markdown.replace(/\/(pages|files)\/([A-Za-z0-9]+)/g, (_: string, kind: string, id: string) => `<${kind}:${paths.get(id)}>`), page.description ?? '', page.hidden, page.emoji ?? '']);
+      return flat(revision.pages).map((page) => [
+        page.path,
+        page.markdown.replace(/\/(pages|files)\/([A-Za-z0-9]+)/g, (_: string, kind: string, id: string) => `<${kind}:${paths.get(id)}>`),
+        page.description ?? '',
+        page.hidden,
+        page.emoji ?? '',
+      ]);
     };
     assert.deepEqual(normalize(imported), normalize(original));
     assert.equal(imported.git.createdByService, false, 'the copy never exported this commit');
@@ -568,7 +618,8 @@ describe('content: Git import and export (end to end)', () => {
     symlinkSync('/etc', path.join(repo.work, 'docs/system'));
     repo.commit(
       {
-        'SUMMARY.md': '* [Home](README.md)\n* [Secret](docs/secret.md)\n* [System](docs/system/passwd.md)\n* [Up](../../../../etc/passwd.md)\n* [Absolute](/etc/passwd)\n',
+        'SUMMARY.md':
+          '* [Home](README.md)\n* [Secret](docs/secret.md)\n* [System](docs/system/passwd.md)\n* [Up](../../../../etc/passwd.md)\n* [Absolute](/etc/passwd)\n',
         'README.md': '# Home\n\n[up](../../../../etc/passwd) ![abs](/etc/passwd) [secret](docs/secret.md) ![sys](docs/system/hostname)\n',
       },
       'Hostile',
@@ -589,7 +640,7 @@ describe('content: Git import and export (end to end)', () => {
     );
     assert.deepEqual(revision.files, []);
     const passwd = readFileSync('/etc/passwd', 'utf8').split('\n')[0];
-    assert.ok(passwd && !JSON.stringify(revision).includes(passwd), 'nothing of the server\'s files is read');
+    assert.ok(passwd && !JSON.stringify(revision).includes(passwd), "nothing of the server's files is read");
 
     repo.commit({ '.gitbook.yaml': 'root: ../../\n' }, 'Root outside');
     const escaped = await importRepo(spaceId, { url: repo.url });
@@ -604,7 +655,10 @@ describe('content: Git import and export (end to end)', () => {
     assert.equal(inGit.operation.state, 'failure');
     assert.match(inGit.operation.error, /cannot be inside a \.git directory/);
     succeeded(await exportRepo(spaceId, { url: repo.url, force: true }));
-    assert.deepEqual(repo.files().filter((file) => file.toLowerCase().split('/').includes('.git')), []);
+    assert.deepEqual(
+      repo.files().filter((file) => file.toLowerCase().split('/').includes('.git')),
+      [],
+    );
     assert.equal(repo.show('.gitbook.yaml').toString(), 'root: ./\nstructure:\n  readme: home.md\n  summary: SUMMARY.md\n');
   });
 
@@ -617,7 +671,10 @@ describe('content: Git import and export (end to end)', () => {
       assert.equal(state.operation.state, 'failure', JSON.stringify(state.operation));
       assert.match(state.operation.error, error);
     };
-    await refused({ 'README.md': '# Home\n\n![big](images/big.png)\n', 'images/big.png': Buffer.alloc(5 * 1024 * 1024 + 1, 7) }, /images\/big\.png: the file is larger than 5242880 bytes/);
+    await refused(
+      { 'README.md': '# Home\n\n![big](images/big.png)\n', 'images/big.png': Buffer.alloc(5 * 1024 * 1024 + 1, 7) },
+      /images\/big\.png: the file is larger than 5242880 bytes/,
+    );
     await refused({ 'README.md': '---\nvars:\n  my-var: x\n---\n# Home\n', 'images/big.png': null }, /README\.md front matter vars: "my-var": a variable name/);
     await refused({ 'README.md': '# Home\n', '.gitbook/vars.yaml': `long: ${'v'.repeat(300)}\n` }, /\.gitbook\/vars\.yaml: long: at most 256 characters/);
     await refused({ '.gitbook/vars.yaml': null, 'long.md': `# Long\n\n${'word '.repeat(200_001)}\n` }, /long\.md: the page is longer than 1000000 characters/);
@@ -727,7 +784,10 @@ describe('content: Git import and export (end to end)', () => {
     await queue.close();
     const payload = JSON.stringify(dropped);
     assert.equal(dropped?.url, `${server.url}/slow.git`);
-    assert.ok(!payload.includes(password) && !payload.includes(encodeURIComponent(password)) && !payload.includes(username), 'the queued job carries credentials only sealed');
+    assert.ok(
+      !payload.includes(password) && !payload.includes(encodeURIComponent(password)) && !payload.includes(username),
+      'the queued job carries credentials only sealed',
+    );
     const lostState = await settle(lost);
     assert.equal(lostState.operation.state, 'failure');
     assert.match(lostState.operation.error, /interrupted/);
@@ -753,7 +813,11 @@ describe('content: Git import and export (end to end)', () => {
     assertError(ftp, 400, 'url');
     assert.ok(!JSON.stringify(ftp.body).includes('hunter22'));
     assertError(await editor.api.post(`${target}/import`, { ...body, repoProjectDirectory: '../up' }), 400, 'repoProjectDirectory');
-    assertError(await editor.api.post(`${target}/export`, { ...body, commitMessage: 'x', repoProjectDirectory: 'docs/.GIT/hooks' }), 400, 'repoProjectDirectory');
+    assertError(
+      await editor.api.post(`${target}/export`, { ...body, commitMessage: 'x', repoProjectDirectory: 'docs/.GIT/hooks' }),
+      400,
+      'repoProjectDirectory',
+    );
     assertError(await editor.api.post(`${target}/import`, { ...body, timestamp: 'yesterday' }), 400, 'timestamp');
     assertError(await editor.api.post(`${target}/import`, { ...body, force: 'yes' }), 400, 'force');
     assertError(await editor.api.post(`${target}/import`, { ...body, repoTreeURL: 'javascript:alert(1)' }), 400, 'repoTreeURL');

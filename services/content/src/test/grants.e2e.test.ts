@@ -48,7 +48,7 @@ describe('content: grants and reviewers within the organization (end to end)', (
     await stack?.stop();
   });
 
-  it('grants a space or a collection only to members: another organization\'s user is refused like an unknown id', async () => {
+  it("grants a space or a collection only to members: another organization's user is refused like an unknown id", async () => {
     const space = await newSpace('Members only');
     const collection = ok(await admin.api.post(`/v1/orgs/${orgId}/collections`, { title: 'Members only' }), 201);
     for (const base of [`/v1/spaces/${space.id}/permissions`, `/v1/collections/${collection.id}/permissions`]) {
@@ -92,7 +92,7 @@ describe('content: grants and reviewers within the organization (end to end)', (
     );
   });
 
-  it('changes and removes one user\'s or one team\'s role on a space or a collection (PATCH/DELETE …/permissions/users|teams/{id})', async () => {
+  it("changes and removes one user's or one team's role on a space or a collection (PATCH/DELETE …/permissions/users|teams/{id})", async () => {
     const team = ok(await admin.api.put(`/v1/orgs/${orgId}/teams`, { title: 'Entry editors', members: [reviewer.userId] }), 201);
     for (const kind of ['spaces', 'collections'] as const) {
       // Guest level, so the grants alone decide who sees it.
@@ -104,9 +104,13 @@ describe('content: grants and reviewers within the organization (end to end)', (
       const seenBy = async (account: TestAccount) => (await account.api.get(`/v1/${kind}/${resource.id}`)).status;
       assert.deepEqual([await seenBy(reader), await seenBy(reviewer)], [200, 200]);
 
-      for (const [subject, id, account] of [['users', reader.userId, reader], ['teams', team.id, reviewer]] as const) {
+      for (const [subject, id, account] of [
+        ['users', reader.userId, reader],
+        ['teams', team.id, reviewer],
+      ] as const) {
         const entry = `${base}/${subject}/${id}`;
-        const listed = async () => ok(await admin.api.get(`${base}/${subject}`)).items.map((item: any) => [item[subject === 'users' ? 'user' : 'team'].id, item.permission]);
+        const listed = async () =>
+          ok(await admin.api.get(`${base}/${subject}`)).items.map((item: any) => [item[subject === 'users' ? 'user' : 'team'].id, item.permission]);
 
         // Rules first: only admins of the resource, a valid role, an existing entry, a visible resource.
         // The editor has no grant on this guest-level resource: it does not exist for them.
@@ -205,7 +209,10 @@ describe('content: grants and reviewers within the organization (end to end)', (
     ok(await reviewer.api.post(`${base}/reviews`, { status: 'changes-requested' }), 201);
     assert.deepEqual(
       ok(await reader.api.get(`${base}/reviews`)).items.map((item: any) => [item.status, item.outdated]),
-      [['changes-requested', false], ['approved', true]],
+      [
+        ['changes-requested', false],
+        ['approved', true],
+      ],
     );
   });
 
@@ -213,10 +220,18 @@ describe('content: grants and reviewers within the organization (end to end)', (
     const space = await newSpace('Leavers');
     const leaver = await stack.account(['add-member', '--org', orgId, '--email', 'leaver@grants.test', '--role', 'read']);
     ok(await admin.api.post(`/v1/spaces/${space.id}/permissions`, { role: 'edit', users: [leaver.userId, editor.userId] }), 204);
-    assert.deepEqual(ok(await admin.api.get(`/v1/spaces/${space.id}/permissions/users`)).items.map((item: any) => item.user.id).sort(), [leaver.userId, editor.userId].sort());
+    assert.deepEqual(
+      ok(await admin.api.get(`/v1/spaces/${space.id}/permissions/users`))
+        .items.map((item: any) => item.user.id)
+        .sort(),
+      [leaver.userId, editor.userId].sort(),
+    );
     ok(await admin.api.delete(`/v1/orgs/${orgId}/members/${leaver.userId}`), 204);
     const listed = ok(await admin.api.get(`/v1/spaces/${space.id}/permissions/users`));
-    assert.deepEqual(listed.items.map((item: any) => item.user.id), [editor.userId]);
+    assert.deepEqual(
+      listed.items.map((item: any) => item.user.id),
+      [editor.userId],
+    );
     assert.ok(!JSON.stringify(listed).includes('leaver@grants.test'), 'no e-mail of a non-member');
   });
 });

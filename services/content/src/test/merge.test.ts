@@ -59,7 +59,14 @@ describe('content changes', () => {
       ['same', 'same-2'],
     );
     assert.throws(() => applyChanges(one, [{ type: 'insert_page', title: 'x', slug: 'same' }]), /changes\.0\.slug/);
-    assert.throws(() => applyChanges(one, [{ type: 'insert_page', title: 'ok' }, { type: 'update_page', page: 'missing' }]), /changes\.1\.page/);
+    assert.throws(
+      () =>
+        applyChanges(one, [
+          { type: 'insert_page', title: 'ok' },
+          { type: 'update_page', page: 'missing' },
+        ]),
+      /changes\.1\.page/,
+    );
     assert.throws(() => applyChanges(one, [{ type: 'update_page', page: one.pages[0].id, into: one.pages[0].id }]), /changes\.0\.into/);
   });
 });

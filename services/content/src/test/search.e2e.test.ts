@@ -3,7 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { GitBookAPI } from '@gitbook/api';
 import { connectDatabase, createLogger, type Database } from '@quire/runtime';
-import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, expectError as assertError, expectOk as ok, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import {
+  apiClient,
+  assertMatchesOpenApi,
+  cleanupTestEnvironment,
+  expectError as assertError,
+  expectOk as ok,
+  startTestStack,
+  type TestAccount,
+  type TestStack,
+} from '@quire/testkit';
 import MiniSearch from 'minisearch';
 import { modelsOf, registerModels, type ContentModels } from '../db/models';
 import { settleAverages } from '../domain/search-index';
@@ -93,7 +102,8 @@ describe('content: space search (end to end)', () => {
     a.forEach((score: number, i: number) => assert.ok(Math.abs(score - e[i]) <= 1e-9 * Math.max(1, Math.abs(e[i])), `${what}: score ${score} ≠ ${e[i]}`));
   };
   /** Ten plain pages: a space large enough that a one-page edit is a small change. */
-  const fillerPages = (words: string[]) => words.map((word, i) => ({ type: 'insert_page', title: `Note ${i}`, markdown: `## About ${word}\n\nA note on the ${word} and the weather.` }));
+  const fillerPages = (words: string[]) =>
+    words.map((word, i) => ({ type: 'insert_page', title: `Note ${i}`, markdown: `## About ${word}\n\nA note on the ${word} and the weather.` }));
 
   const connect = async () => {
     db = await connectDatabase('content', { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix }, createLogger('test', 'silent'), registerModels);
@@ -240,7 +250,11 @@ describe('content: space search (end to end)', () => {
     assert.equal(all.count, 25);
     assert.equal(all.next, undefined);
     const scores = all.items.map((item: any) => item.score);
-    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'best first');
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+      'best first',
+    );
 
     const seen: any[] = [];
     let page: string | undefined;
@@ -328,7 +342,10 @@ describe('content: space search (end to end)', () => {
     assert.match(lynx.items[0].urls.app, new RegExp(`/revisions/${second}/reference$`));
     assert.equal((await found(spaceId, 'ocelot')).count, 0, 'removed text is gone');
     const walrus = (await found(spaceId, 'walrus')).items[0];
-    assert.deepEqual([walrus.title, walrus.path, walrus.ancestors, walrus.sections[0].path], ['Setup', 'guides/setup', [{ title: 'Guides' }], 'guides/setup#install']);
+    assert.deepEqual(
+      [walrus.title, walrus.path, walrus.ancestors, walrus.sections[0].path],
+      ['Setup', 'guides/setup', [{ title: 'Guides' }], 'guides/setup#install'],
+    );
     assert.equal((await found(spaceId, 'badger')).items[0].path, 'note-2', 'unchanged pages are found');
     assert.equal((await storedIndex(second)).createdAt.getTime(), warmed.createdAt.getTime(), 'searching did not make it again');
 
@@ -357,13 +374,28 @@ describe('content: space search (end to end)', () => {
 
   it('an index derived from the previous revision’s ranks exactly like one built at once (and loads so after a restart)', async () => {
     const pagesOf = (variant: 'before' | 'after') => [
-      { type: 'insert_page', ref: 'group', title: 'Storage', description: 'Where data lives', markdown: '## Buckets\n\nBuckets hold objects and snapshots.\n\n## Snapshots\n\nA snapshot of a bucket is cheap.' },
+      {
+        type: 'insert_page',
+        ref: 'group',
+        title: 'Storage',
+        description: 'Where data lives',
+        markdown: '## Buckets\n\nBuckets hold objects and snapshots.\n\n## Snapshots\n\nA snapshot of a bucket is cheap.',
+      },
       { type: 'insert_page', into: 'group', title: 'Snapshots and backups', markdown: 'Backups copy a snapshot elsewhere. Restore a snapshot from a backup.' },
-      { type: 'insert_page', into: 'group', title: variant === 'before' ? 'Retention' : 'Retention rules', slug: 'retention', markdown: 'Old snapshots expire after thirty days.' },
+      {
+        type: 'insert_page',
+        into: 'group',
+        title: variant === 'before' ? 'Retention' : 'Retention rules',
+        slug: 'retention',
+        markdown: 'Old snapshots expire after thirty days.',
+      },
       {
         type: 'insert_page',
         title: 'Buckets',
-        markdown: variant === 'before' ? 'A bucket is a container of objects.' : '## Naming\n\nA bucket name is unique.\n\n## Snapshots\n\nEach bucket can take snapshots of its objects.',
+        markdown:
+          variant === 'before'
+            ? 'A bucket is a container of objects.'
+            : '## Naming\n\nA bucket name is unique.\n\n## Snapshots\n\nEach bucket can take snapshots of its objects.',
       },
       ...(variant === 'before' ? [{ type: 'insert_page', title: 'Obsolete', markdown: 'Snapshot tapes, long gone.' }] : []),
       { type: 'insert_page', title: 'Same', markdown: 'Identical text about snapshot buckets.' },
@@ -377,7 +409,11 @@ describe('content: space search (end to end)', () => {
     const ids = await pageIds(derivedSpace);
     // 4 of 15 pages: a body changed, a title changed, a page deleted, a page added.
     await mergeChanges(derivedSpace, [
-      { type: 'update_page', page: ids.Buckets, markdown: '## Naming\n\nA bucket name is unique.\n\n## Snapshots\n\nEach bucket can take snapshots of its objects.' },
+      {
+        type: 'update_page',
+        page: ids.Buckets,
+        markdown: '## Naming\n\nA bucket name is unique.\n\n## Snapshots\n\nEach bucket can take snapshots of its objects.',
+      },
       { type: 'update_page', page: ids.Retention, title: 'Retention rules' },
       { type: 'delete_page', page: ids.Obsolete },
       { type: 'insert_page', title: 'Snapshot schedules', markdown: 'Schedules take snapshots nightly.' },
@@ -429,7 +465,13 @@ describe('content: space search (end to end)', () => {
     const spaceId = await newSpace('Zoo', [
       { type: 'insert_files', files: [{ name: 'zoo.json', contentType: 'application/json', data: Buffer.from(JSON.stringify(spec)).toString('base64') }] },
     ]);
-    ok(await admin.api.post(`/v1/spaces/${spaceId}/content/template`, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'zoo' } } } }), 201);
+    ok(
+      await admin.api.post(`/v1/spaces/${spaceId}/content/template`, {
+        id: 'api-reference',
+        params: { contentRefs: { spec: { kind: 'openapi', spec: 'zoo' } } },
+      }),
+      201,
+    );
     const generated = ok(await admin.api.get(`/v1/spaces/${spaceId}/content/page/${(await pageIds(spaceId)).Enclosures}`));
     assert.match(generated.markdown, /okapis/, 'the generated body holds the word');
     assert.equal((await found(spaceId, 'okapis')).count, 0);
@@ -566,7 +608,13 @@ describe('content: space search (end to end)', () => {
     // Replaced by a smaller one (an outdated or broken index made again): the parts it no longer has go.
     const smaller = randomBytes(100_000);
     await storeIndexData(models, { revisionId, spaceId: 'parts-test' }, smaller, 64 * 1024);
-    assert.deepEqual((await storedParts(revisionId)).map((part) => [part._id, part.parts]), [[revisionId, 2], [`${revisionId}:1`, 2]]);
+    assert.deepEqual(
+      (await storedParts(revisionId)).map((part) => [part._id, part.parts]),
+      [
+        [revisionId, 2],
+        [`${revisionId}:1`, 2],
+      ],
+    );
     assert.deepEqual(await readIndexData(models, revisionId), smaller);
     await models.SearchIndexPart.deleteOne({ _id: `${revisionId}:1` });
     assert.equal(await readIndexData(models, revisionId), null);
@@ -586,7 +634,10 @@ describe('content: space search (end to end)', () => {
     reader = { ...reader, api: apiClient(stack.baseUrl, reader.token) };
     admin = { ...admin, api: apiClient(stack.baseUrl, admin.token) };
     const later = await found(docs.id, 'installation');
-    assert.deepEqual(later.items.map((item: any) => [item.id, item.rank, item.score]), earlier.items.map((item: any) => [item.id, item.rank, item.score]));
+    assert.deepEqual(
+      later.items.map((item: any) => [item.id, item.rank, item.score]),
+      earlier.items.map((item: any) => [item.id, item.rank, item.score]),
+    );
     const reloaded = await storedParts(revisionId);
     assert.equal(reloaded.length, 1);
     assert.equal(reloaded[0].createdAt.getTime(), stored[0].createdAt.getTime(), 'loaded, not rebuilt');

@@ -2,8 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack, expectError as assertError, expectEvery } from '@quire/testkit';
-
+import {
+  assertMatchesOpenApi,
+  startTestStack,
+  type ApiClient,
+  type TestAccount,
+  type TestStack,
+  expectError as assertError,
+  expectEvery,
+} from '@quire/testkit';
 
 // Long enough for "restore right after delete" on any machine, short enough to watch a real purge.
 const RETENTION_MS = 10_000;
@@ -142,7 +149,10 @@ describe('content: spaces (end to end)', () => {
       ids.push(...res.body.items.map((s: { id: string }) => s.id));
       page = res.body.next?.page;
     } while (page);
-    assert.deepEqual(ids, all.body.items.map((s: { id: string }) => s.id));
+    assert.deepEqual(
+      ids,
+      all.body.items.map((s: { id: string }) => s.id),
+    );
     assert.equal(new Set(ids).size, ids.length);
     assert.deepEqual(ids.slice(0, 5), made.map((s) => s.id).reverse(), 'newest first');
     assertError(await admin.api.get(`/v1/orgs/${orgId}/spaces?limit=1001`), 400, 'limit');
@@ -368,7 +378,9 @@ describe('content: spaces (end to end)', () => {
     for (let round = 1; round <= 5; round++) {
       const cr = await admin.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: `Race ${round}` });
       assert.equal(cr.status, 201, JSON.stringify(cr.body));
-      const written = await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.body.id}/content`, { changes: [{ type: 'insert_page', title: `Page ${round}` }] });
+      const written = await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.body.id}/content`, {
+        changes: [{ type: 'insert_page', title: `Page ${round}` }],
+      });
       assert.equal(written.status, 200, JSON.stringify(written.body));
       const title = `Merged ${round}`;
       const [merged, patched] = await Promise.all([

@@ -5,7 +5,17 @@ import { createEventBus } from '@quire/async';
 import { freePort } from '@quire/datastore';
 import { addMemberWithToken, bootstrapAdmin, startIdentity, withIdentityAdmin } from '@quire/identity';
 import { content } from '@quire/proto';
-import { ClientError, createGrpcClient, createLogger, grpcStatus, membershipCacheOf, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
+import {
+  ClientError,
+  createGrpcClient,
+  createLogger,
+  grpcStatus,
+  membershipCacheOf,
+  PRINCIPAL_HEADER,
+  SIGNATURE_HEADER,
+  signPrincipal,
+  type BackendConfig,
+} from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment, expectEvery } from '@quire/testkit';
 import type { ContentContext } from '../domain/context';
 import { purgeSpace } from '../domain/space-lifecycle';
@@ -123,14 +133,31 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     assert.equal(first.totalSize, 2);
     assert.equal(first.items.length, 1);
     assert.ok(first.nextPageToken);
-    const second = await grpc.listMemberSpaces({ organizationId: ORG, userId: users.mia, orgRole: 'read', teamIds: [TEAM], pageSize: 1, order: 'asc', pageToken: first.nextPageToken });
+    const second = await grpc.listMemberSpaces({
+      organizationId: ORG,
+      userId: users.mia,
+      orgRole: 'read',
+      teamIds: [TEAM],
+      pageSize: 1,
+      order: 'asc',
+      pageToken: first.nextPageToken,
+    });
     assert.equal(second.nextPageToken, '');
     const items = [...first.items, ...second.items];
-    assert.deepEqual(items.map((i) => [i.space?.id, i.role]), [[spaces.open, 'read'], [spaces.team, 'edit']]);
+    assert.deepEqual(
+      items.map((i) => [i.space?.id, i.role]),
+      [
+        [spaces.open, 'read'],
+        [spaces.team, 'edit'],
+      ],
+    );
     assertMatchesOpenApi('Space', JSON.parse(items[1].space!.restJson));
 
     const guest = await grpc.listMemberSpaces({ organizationId: ORG, userId: users.gus, orgRole: '', teamIds: [] });
-    assert.deepEqual(guest.items.map((i) => [i.space?.id, i.role]), [[spaces.inside, 'comment']]);
+    assert.deepEqual(
+      guest.items.map((i) => [i.space?.id, i.role]),
+      [[spaces.inside, 'comment']],
+    );
     const withoutTeam = await grpc.listMemberSpaces({ organizationId: ORG, userId: users.mia, orgRole: 'read', teamIds: [] });
     assert.equal(withoutTeam.totalSize, 1);
     await assert.rejects(
@@ -164,14 +191,23 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
   it('BatchGetSpaces: in request order, trashed ones on request, presented for the viewer', async () => {
     const ids = [spaces.inside, 'unknown-space', spaces.open, spaces.trashed];
     const plain = await grpc.batchGetSpaces({ ids });
-    assert.deepEqual(plain.spaces.map((s) => s.id), [spaces.inside, spaces.open]);
+    assert.deepEqual(
+      plain.spaces.map((s) => s.id),
+      [spaces.inside, spaces.open],
+    );
     assert.equal(plain.spaces[0].parentId, collectionId);
     const withTrash = await grpc.batchGetSpaces({ ids, includeDeleted: true });
-    assert.deepEqual(withTrash.spaces.map((s) => s.id), [spaces.inside, spaces.open, spaces.trashed]);
+    assert.deepEqual(
+      withTrash.spaces.map((s) => s.id),
+      [spaces.inside, spaces.open, spaces.trashed],
+    );
     assert.ok(withTrash.spaces[2].deleteTime);
 
     const forMia = await grpc.batchGetSpaces({ ids, viewerUserId: users.mia });
-    assert.deepEqual(forMia.spaces.map((s) => s.viewerRole), ['', 'read']);
+    assert.deepEqual(
+      forMia.spaces.map((s) => s.viewerRole),
+      ['', 'read'],
+    );
     const open = JSON.parse(forMia.spaces[1].restJson);
     assertMatchesOpenApi('Space', open);
     assert.equal(open.permissions.view, true);
@@ -187,7 +223,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     identityCalls.clear();
   };
 
-  it('asks identity for the caller\'s membership once per request, and batches viewers', async () => {
+  it("asks identity for the caller's membership once per request, and batches viewers", async () => {
     coldCalls();
     const patched = await call('ada', 'PATCH', `/v1/spaces/${spaces.inside}`, { title: 'Inside v2' });
     assert.equal(patched.status, 200);
@@ -213,7 +249,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     assert.equal((await call('mia', 'GET', `/v1/spaces/${spaces.trashed}`)).status, 200);
   });
 
-  it('lists team permissions with identity\'s teams (one BatchGetTeams per response) and their space counts', async () => {
+  it("lists team permissions with identity's teams (one BatchGetTeams per response) and their space counts", async () => {
     const reviewers = await createTeam('Reviewers', []);
     await call('ada', 'POST', `/v1/spaces/${spaces.team}/permissions`, { role: 'read', teams: [reviewers.id] });
     await call('ada', 'POST', `/v1/collections/${collectionId}/permissions`, { role: 'read', teams: [reviewers.id] });
@@ -224,7 +260,13 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     assert.equal(listed.body.count, 2);
     for (const item of listed.body.items) assertMatchesOpenApi('OrganizationTeam', item.team);
     assert.deepEqual(
-      listed.body.items.map((i: { permission: string; team: Record<string, unknown> }) => [i.permission, i.team.id, i.team.title, i.team.members, i.team.spaces]),
+      listed.body.items.map((i: { permission: string; team: Record<string, unknown> }) => [
+        i.permission,
+        i.team.id,
+        i.team.title,
+        i.team.members,
+        i.team.spaces,
+      ]),
       [
         ['edit', TEAM, 'Writers', 1, 1],
         // Its collection grant reaches the space inside it too.
@@ -254,7 +296,11 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     const known = new Set(packsBefore.map((pack) => pack._id));
     const newPacks = (await models.BodyPack.find({}, { _id: 1, count: 1 }).lean()).filter((pack) => !known.has(pack._id));
-    assert.deepEqual(newPacks.map((pack) => pack.count), [1], 'only the changed body is stored');
+    assert.deepEqual(
+      newPacks.map((pack) => pack.count),
+      [1],
+      'only the changed body is stored',
+    );
     // The earlier revision still reads as it was written.
     const old = await call('mia', 'GET', `/v1/spaces/${spaces.bodies}/revisions/${firstRevision}/page/${pageId}`);
     assert.equal(old.body.markdown, 'Body 3');
@@ -268,7 +314,8 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
       // Through mia's team: granting a user asks identity for Member views, whose counts need
       // the publishing service, which this test does not run.
       if (user === 'mia') assert.equal((await call('ada', 'POST', `/v1/spaces/${spaces.listed}/permissions`, { role: 'edit', teams: [TEAM] })).status, 204);
-      for (let i = 0; i < 3; i++) assert.equal((await call(user, 'POST', `/v1/spaces/${spaces.listed}/change-requests`, { subject: `${user} ${i}` })).status, 201);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await call(user, 'POST', `/v1/spaces/${spaces.listed}/change-requests`, { subject: `${user} ${i}` })).status, 201);
     }
     coldCalls();
     const listed = await call('mia', 'GET', `/v1/spaces/${spaces.listed}/change-requests`);
@@ -285,7 +332,9 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     await createSpace('purged');
     const id = spaces.purged;
     const cr = await call('ada', 'POST', `/v1/spaces/${id}/change-requests`, { subject: 'Doomed' });
-    await call('ada', 'POST', `/v1/spaces/${id}/change-requests/${cr.body.id}/content`, { changes: [{ type: 'insert_page', title: 'P', markdown: '[x](y.md)' }] });
+    await call('ada', 'POST', `/v1/spaces/${id}/change-requests/${cr.body.id}/content`, {
+      changes: [{ type: 'insert_page', title: 'P', markdown: '[x](y.md)' }],
+    });
     assert.equal((await call('ada', 'POST', `/v1/spaces/${id}/change-requests/${cr.body.id}/merge`)).status, 200);
     assert.equal((await call('ada', 'GET', `/v1/spaces/${id}/links`)).status, 200);
     assert.equal((await call('ada', 'DELETE', `/v1/spaces/${id}`)).status, 204);

@@ -4,7 +4,6 @@ import { GitBookAPI } from '@gitbook/api';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 import { assertPageShape, assertRevisionShape } from './page-shapes';
 
-
 const PETSTORE_YAML = `
 openapi: 3.0.3
 info:
@@ -130,8 +129,10 @@ describe('content: templates (end to end)', () => {
   const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
   const base64 = (text: string) => Buffer.from(text).toString('base64');
   const newSpace = async (title: string) => ok(await admin.api.post(`/v1/orgs/${orgId}/spaces`, { title }), 201);
-  const newChangeRequest = async (spaceId: string, body: unknown = { subject: 'edit' }) => ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, body), 201);
-  const write = async (spaceId: string, cr: string, changes: unknown[]) => ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes }));
+  const newChangeRequest = async (spaceId: string, body: unknown = { subject: 'edit' }) =>
+    ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, body), 201);
+  const write = async (spaceId: string, cr: string, changes: unknown[]) =>
+    ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content?compat=false`, { changes }));
   const content = async (spaceId: string, query = '') => ok(await reader.api.get(`/v1/spaces/${spaceId}/content${query}`));
   const crContent = async (spaceId: string, cr: string, query = '') => ok(await reader.api.get(`/v1/spaces/${spaceId}/change-requests/${cr}/content${query}`));
   const apply = (spaceId: string, body: unknown, api = editor.api) => api.post(`/v1/spaces/${spaceId}/content/template`, body);
@@ -139,7 +140,10 @@ describe('content: templates (end to end)', () => {
   const spaceWithFiles = async (title: string, files: Array<{ name: string; contentType: string; text: string }>) => {
     const space = await newSpace(title);
     const cr = await newChangeRequest(space.id);
-    const insertFiles = files.length > 0 ? [{ type: 'insert_files', files: files.map((file) => ({ name: file.name, contentType: file.contentType, data: base64(file.text) })) }] : [];
+    const insertFiles =
+      files.length > 0
+        ? [{ type: 'insert_files', files: files.map((file) => ({ name: file.name, contentType: file.contentType, data: base64(file.text) })) }]
+        : [];
     const written = await write(space.id, cr.id, [{ type: 'insert_page', title: 'Existing', slug: 'existing', markdown: 'Already here' }, ...insertFiles]);
     ok(await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`));
     return { space, fileIds: written.insertedFiles.map((file: any) => file.id) as string[] };
@@ -272,12 +276,19 @@ describe('content: templates (end to end)', () => {
 
     // Computed pages take no markdown of their own.
     const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'try' }), 201);
-    const rejected = await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, { changes: [{ type: 'update_page', page: pets.id, markdown: 'mine' }] });
+    const rejected = await editor.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content`, {
+      changes: [{ type: 'update_page', page: pets.id, markdown: 'mine' }],
+    });
     assertError(rejected, 400, 'changes.0.markdown');
 
     // A file ref (JSON, array form) onto a change request; the pages follow the file of their revision.
-    const inventory = await write(space.id, cr.id, [{ type: 'insert_files', files: [{ name: 'inventory.json', contentType: 'application/json', data: base64(INVENTORY_JSON) }] }]);
-    ok(await apply(space.id, { id: 'api-reference', changeRequestId: cr.id, params: { contentRefs: [{ kind: 'file', file: inventory.insertedFiles[0].id }] } }), 201);
+    const inventory = await write(space.id, cr.id, [
+      { type: 'insert_files', files: [{ name: 'inventory.json', contentType: 'application/json', data: base64(INVENTORY_JSON) }] },
+    ]);
+    ok(
+      await apply(space.id, { id: 'api-reference', changeRequestId: cr.id, params: { contentRefs: [{ kind: 'file', file: inventory.insertedFiles[0].id }] } }),
+      201,
+    );
     const crRevision = await crContent(space.id, cr.id);
     assertPages(crRevision.pages);
     const inventoryReference = crRevision.pages[crRevision.pages.length - 1];
@@ -303,7 +314,10 @@ describe('content: templates (end to end)', () => {
       revision.pages.map((page: any) => page.title),
       ['Existing', 'Welcome', 'Quickstart', 'Guides', 'FAQ'],
     );
-    const api = await newChangeRequest(space.id, { subject: 'API', template: { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'petstore' } } } } });
+    const api = await newChangeRequest(space.id, {
+      subject: 'API',
+      template: { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'petstore' } } } },
+    });
     const apiRevision = await crContent(space.id, api.id);
     assert.equal(apiRevision.pages[1].title, 'API Reference');
     assert.equal(apiRevision.pages[1].pages.length, 4);
@@ -326,17 +340,37 @@ describe('content: templates (end to end)', () => {
     assertError(await apply(space.id, { id: 'getting-started', extra: 1 }), 400);
     assertError(await apply(space.id, { id: 'api-reference' }), 400, 'params.contentRefs');
     assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: {} } }), 400, 'params.contentRefs');
-    assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { a: { kind: 'url', url: 'https://example.com' } } } }), 400, 'params.contentRefs');
+    assertError(
+      await apply(space.id, { id: 'api-reference', params: { contentRefs: { a: { kind: 'url', url: 'https://example.com' } } } }),
+      400,
+      'params.contentRefs',
+    );
     assertError(
       await apply(space.id, { id: 'api-reference', params: { contentRefs: { a: { kind: 'openapi', spec: 'notes' }, b: { kind: 'file', file: fileIds[0] } } } }),
       400,
       'params.contentRefs',
     );
     assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi' } } } }), 400, 'params.contentRefs.spec.spec');
-    assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'missing' } } } }), 400, 'params.contentRefs.spec');
-    assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'file', file: 'nofile' } } } }), 400, 'params.contentRefs.spec');
-    assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'notes' } } } }), 400, 'params.contentRefs.spec');
-    assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'file', file: fileIds[1] } } } }), 400, 'params.contentRefs.spec');
+    assertError(
+      await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'missing' } } } }),
+      400,
+      'params.contentRefs.spec',
+    );
+    assertError(
+      await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'file', file: 'nofile' } } } }),
+      400,
+      'params.contentRefs.spec',
+    );
+    assertError(
+      await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'openapi', spec: 'notes' } } } }),
+      400,
+      'params.contentRefs.spec',
+    );
+    assertError(
+      await apply(space.id, { id: 'api-reference', params: { contentRefs: { spec: { kind: 'file', file: fileIds[1] } } } }),
+      400,
+      'params.contentRefs.spec',
+    );
     assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: [{ kind: 'openapi', spec: 'swagger' }] } }), 400, 'params.contentRefs.0');
     assertError(await apply(space.id, { id: 'getting-started', changeRequestId: 'x'.repeat(65) }), 400, 'changeRequestId');
 
@@ -359,9 +393,16 @@ describe('content: templates (end to end)', () => {
     // Creating a change request from a bad template creates nothing.
     const countBefore = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests?status=open`)).count;
     assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'x', template: { id: 'nope' } }), 400, 'template.id');
-    assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'x', template: { id: 'api-reference' } }), 400, 'template.params.contentRefs');
     assertError(
-      await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'x', template: { id: 'api-reference', params: { contentRefs: { s: { kind: 'openapi', spec: 'missing' } } } } }),
+      await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'x', template: { id: 'api-reference' } }),
+      400,
+      'template.params.contentRefs',
+    );
+    assertError(
+      await editor.api.post(`/v1/spaces/${space.id}/change-requests`, {
+        subject: 'x',
+        template: { id: 'api-reference', params: { contentRefs: { s: { kind: 'openapi', spec: 'missing' } } } },
+      }),
       400,
       'template.params.contentRefs.s',
     );
@@ -400,10 +441,16 @@ describe('content: templates (end to end)', () => {
           // A and B include each other; C includes A twice and B: each property is listed once.
           A: { allOf: [{ $ref: '#/components/schemas/B' }, { $ref: '#/components/schemas/B' }], properties: { a: { type: 'string' } } },
           B: { allOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/A' }], properties: { b: { type: 'string' } } },
-          C: { allOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }], properties: { c: { type: 'string' } } },
+          C: {
+            allOf: [{ $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/A' }, { $ref: '#/components/schemas/B' }],
+            properties: { c: { type: 'string' } },
+          },
           // Six-way fan-out over a cycle of twelve: millions of paths without the once-each rule.
           ...Object.fromEntries(
-            Array.from({ length: 12 }, (_, i) => [`F${i}`, { allOf: Array.from({ length: 6 }, () => ({ $ref: `#/components/schemas/F${(i + 1) % 12}` })), properties: { [`f${i}`]: { type: 'string' } } }]),
+            Array.from({ length: 12 }, (_, i) => [
+              `F${i}`,
+              { allOf: Array.from({ length: 6 }, () => ({ $ref: `#/components/schemas/F${(i + 1) % 12}` })), properties: { [`f${i}`]: { type: 'string' } } },
+            ]),
           ),
         },
       },
@@ -415,7 +462,9 @@ describe('content: templates (end to end)', () => {
         contentType: 'application/json',
         text: JSON.stringify({
           openapi: '3.0.3',
-          paths: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`/t${i}`, { get: { tags: [`t${i}`], responses: { '200': { description: 'ok' } } } }])),
+          paths: Object.fromEntries(
+            Array.from({ length: 201 }, (_, i) => [`/t${i}`, { get: { tags: [`t${i}`], responses: { '200': { description: 'ok' } } } }]),
+          ),
         }),
       },
     ]);
@@ -435,7 +484,10 @@ describe('content: templates (end to end)', () => {
     assert.equal(page.markdown, flood.markdown);
     const rows = (model: string) => {
       const section = models.markdown.split(/^## /m).find((part: string) => part.startsWith(`${model}\n`)) ?? '';
-      return section.split('\n').filter((line: string) => line.startsWith('| ') && !line.startsWith('| Property') && !line.startsWith('| ---')).map((line: string) => line.split(' | ')[0].slice(2));
+      return section
+        .split('\n')
+        .filter((line: string) => line.startsWith('| ') && !line.startsWith('| Property') && !line.startsWith('| ---'))
+        .map((line: string) => line.split(' | ')[0].slice(2));
     };
     assert.deepEqual(rows('A'), ['a', 'b']);
     assert.deepEqual(rows('C'), ['c', 'a', 'b']);
@@ -444,7 +496,11 @@ describe('content: templates (end to end)', () => {
 
     // One page per tag, within a bound: 201 tags is a 400 naming the reference, and nothing is written.
     const before = (await content(space.id)).id;
-    assertError(await apply(space.id, { id: 'api-reference', params: { contentRefs: { big: { kind: 'openapi', spec: 'tags' } } } }), 400, 'params.contentRefs.big');
+    assertError(
+      await apply(space.id, { id: 'api-reference', params: { contentRefs: { big: { kind: 'openapi', spec: 'tags' } } } }),
+      400,
+      'params.contentRefs.big',
+    );
     assert.equal((await content(space.id)).id, before);
   });
 

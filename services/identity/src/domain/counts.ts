@@ -60,7 +60,11 @@ export async function memberCounts(
   const counts = new Map<string, MemberCounts>();
   if (memberships.length === 0) return counts;
   const teamsAndSpaces = async () => {
-    const teams = await teamIdsOfUsers(ctx, organizationId, memberships.map((m) => m.userId));
+    const teams = await teamIdsOfUsers(
+      ctx,
+      organizationId,
+      memberships.map((m) => m.userId),
+    );
     const subjects = memberships.map((m) => memberSubject(organizationId, m.userId, m.role, teams.get(m.userId) ?? []));
     const { counts: spaces } = await callContent(ctx, (content) => content.batchCountSpaces({ subjects }));
     return { teams, spaces };
@@ -70,9 +74,7 @@ export async function memberCounts(
     // A page of guests sees no site: publishing is not asked.
     memberships.some(seesSites) ? organizationSiteCount(ctx, organizationId) : 0,
   ]);
-  memberships.forEach((m, i) =>
-    counts.set(m.userId, { spaces: spaces[i] ?? 0, teams: teams.get(m.userId)?.length ?? 0, sites: seesSites(m) ? sites : 0 }),
-  );
+  memberships.forEach((m, i) => counts.set(m.userId, { spaces: spaces[i] ?? 0, teams: teams.get(m.userId)?.length ?? 0, sites: seesSites(m) ? sites : 0 }));
   return counts;
 }
 

@@ -24,7 +24,12 @@ export function organizationMembersChanged(ctx: IdentityContext, organizationId:
  * Runs writes that change these members' standing, then announces it, also when the writes
  * fail halfway: some of them may have landed.
  */
-export async function changingMembers<T>(ctx: IdentityContext, organizationId: string, userIds: readonly string[] | 'all', writes: () => Promise<T>): Promise<T> {
+export async function changingMembers<T>(
+  ctx: IdentityContext,
+  organizationId: string,
+  userIds: readonly string[] | 'all',
+  writes: () => Promise<T>,
+): Promise<T> {
   const announce = () => (userIds === 'all' ? organizationMembersChanged(ctx, organizationId) : membersChanged(ctx, organizationId, userIds));
   let result: T;
   try {

@@ -30,7 +30,10 @@ const SORT_FIELDS = { joinedAt: 'joinedAt', lastSeenAt: 'lastSeenAt', name: 'sor
 /** Users and counts for a page of memberships, in batched queries. */
 export async function viewsOf(ctx: IdentityContext, organizationId: string, memberships: MembershipDoc[]): Promise<MemberView[]> {
   const [users, counts] = await Promise.all([
-    getUsers(ctx, memberships.map((m) => m.userId)),
+    getUsers(
+      ctx,
+      memberships.map((m) => m.userId),
+    ),
     memberCounts(ctx, organizationId, memberships),
   ]);
   const byId = new Map(users.map((u) => [u._id, u]));
@@ -165,7 +168,15 @@ export async function ping(ctx: IdentityContext, callerId: string, organizationI
   if (!membership) throw httpError.notFound('Organization');
   const teams = await ctx.models.TeamMembership.find({ organizationId, userId: callerId }, { teamId: 1 }).lean();
   const now = Math.floor(Date.now() / 1000);
-  const claims = { iss: ctx.config.PUBLIC_BASE_URL, sub: callerId, organization: organizationId, role: membership.role, teams: teams.map((t) => t.teamId), iat: now, exp: now + 3600 };
+  const claims = {
+    iss: ctx.config.PUBLIC_BASE_URL,
+    sub: callerId,
+    organization: organizationId,
+    role: membership.role,
+    teams: teams.map((t) => t.teamId),
+    iat: now,
+    exp: now + 3600,
+  };
   return { serviceVisitorClaims: signJwt(claims, createHmac('sha256', ctx.config.INTERNAL_HMAC_SECRET).update('visitor-claims').digest()) };
 }
 
@@ -178,7 +189,9 @@ function signJwt(claims: object, key: Buffer): string {
 /** Fills the search copies of memberships written before they existed, a batch at a time. */
 export async function backfillMemberSearchFields(ctx: IdentityContext): Promise<void> {
   for (;;) {
-    const batch = await ctx.models.Membership.find({ email: { $exists: false } }, { userId: 1 }).limit(500).lean();
+    const batch = await ctx.models.Membership.find({ email: { $exists: false } }, { userId: 1 })
+      .limit(500)
+      .lean();
     if (batch.length === 0) return;
     const users = new Map((await ctx.models.User.find({ _id: { $in: batch.map((m) => m.userId) } }).lean()).map((u) => [u._id, u]));
     let progressed = false;

@@ -72,10 +72,7 @@ export async function getMembership(ctx: IdentityContext, organizationId: string
  */
 export async function getVisibleOrganization(ctx: IdentityContext, userId: string, organizationId: string) {
   if (outsideTokenScope(organizationId, userId)) throw httpError.notFound('Organization');
-  const [organization, membership] = await Promise.all([
-    ctx.models.Organization.findById(organizationId).lean(),
-    getMembership(ctx, organizationId, userId),
-  ]);
+  const [organization, membership] = await Promise.all([ctx.models.Organization.findById(organizationId).lean(), getMembership(ctx, organizationId, userId)]);
   if (!organization || !membership || membership.disabled) throw httpError.notFound('Organization');
   return { organization, membership };
 }
@@ -97,7 +94,10 @@ export async function listOrganizationsOfUser(
     limit: page.limit,
     page: page.page,
   });
-  const organizations = await findByIds(ctx.models.Organization, memberships.items.map((m) => m.organizationId));
+  const organizations = await findByIds(
+    ctx.models.Organization,
+    memberships.items.map((m) => m.organizationId),
+  );
   const byId = new Map(organizations.map((o) => [o._id, o]));
   const items = memberships.items
     .filter((membership) => byId.has(membership.organizationId))

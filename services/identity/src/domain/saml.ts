@@ -75,7 +75,13 @@ export async function listSamlProviders(
   query: { limit: number; page?: string },
 ): Promise<KeysetPage<SamlProviderView>> {
   const caller = await requireAdmin(ctx, callerId, organizationId);
-  const page = await keysetPage(ctx.models.SamlProvider, { filter: { organizationId }, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
+  const page = await keysetPage(ctx.models.SamlProvider, {
+    filter: { organizationId },
+    sortField: 'createdAt',
+    order: 'desc',
+    limit: query.limit,
+    page: query.page,
+  });
   return { items: await views(ctx, caller, organizationId, page.items), next: page.next, count: page.count };
 }
 
@@ -96,7 +102,11 @@ export async function getSamlProvider(ctx: IdentityContext, callerId: string, or
 export async function updateSamlProvider(ctx: IdentityContext, callerId: string, organizationId: string, providerId: string, input: SamlProviderInput) {
   const caller = await requireAdmin(ctx, callerId, organizationId);
   await checkDefaultTeam(ctx, organizationId, input.defaultTeam);
-  const provider = await ctx.models.SamlProvider.findOneAndUpdate({ _id: providerId, organizationId }, { $set: fieldsOf(input) }, { returnDocument: 'after' }).lean();
+  const provider = await ctx.models.SamlProvider.findOneAndUpdate(
+    { _id: providerId, organizationId },
+    { $set: fieldsOf(input) },
+    { returnDocument: 'after' },
+  ).lean();
   if (!provider) throw httpError.notFound('SAML provider');
   return (await views(ctx, caller, organizationId, [provider]))[0];
 }

@@ -156,7 +156,8 @@ async function ssoAccount(ctx: IdentityContext, organizationId: string, email: s
   if (!user) throw httpError.conflict('The account is being created, try again');
   if (existing) {
     const membership = await ctx.models.Membership.findOne({ organizationId, userId: existing._id }, { disabled: 1 }).lean();
-    if (!membership) throw httpError.forbidden('An account with this e-mail already exists: an admin must add it to the organization before it signs in with SSO');
+    if (!membership)
+      throw httpError.forbidden('An account with this e-mail already exists: an admin must add it to the organization before it signs in with SSO');
     if (membership.disabled) throw httpError.forbidden('Your membership of this organization is disabled');
   }
   return user;

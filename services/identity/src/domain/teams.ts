@@ -38,7 +38,11 @@ export async function teamViews(ctx: IdentityContext, caller: MembershipDoc, org
  * they have checked access themselves). One query for the teams, one aggregation for the
  * members; in the order asked, without unknown ids or teams of other organizations.
  */
-export async function getTeamsWithMemberCounts(ctx: IdentityContext, organizationId: string, ids: string[]): Promise<Array<{ team: TeamDoc; members: number }>> {
+export async function getTeamsWithMemberCounts(
+  ctx: IdentityContext,
+  organizationId: string,
+  ids: string[],
+): Promise<Array<{ team: TeamDoc; members: number }>> {
   const unique = [...new Set(ids)];
   if (!organizationId || unique.length === 0) return [];
   const [teams, members] = await Promise.all([ctx.models.Team.find({ _id: { $in: unique }, organizationId }).lean(), teamMemberCounts(ctx, unique)]);
@@ -96,15 +100,24 @@ export async function listTeams(
 }
 
 /** Admins create teams, with initial members who must all belong to the organization. */
-export async function createTeam(ctx: IdentityContext, callerId: string, organizationId: string, input: { title: string; members?: string[] }): Promise<TeamView> {
+export async function createTeam(
+  ctx: IdentityContext,
+  callerId: string,
+  organizationId: string,
+  input: { title: string; members?: string[] },
+): Promise<TeamView> {
   const { membership } = await getVisibleOrganization(ctx, callerId, organizationId);
   if (!canAdministrate(membership)) throw httpError.forbidden('Only organization admins can create teams');
   const userIds = [...new Set((await resolveMembers(ctx, organizationId, input.members ?? [], 'members')).values())];
   const now = new Date();
-  const team = (await ctx.models.Team.create({ _id: newId(), organizationId, title: input.title, sortTitle: input.title.toLowerCase(), createdAt: now })).toObject();
+  const team = (
+    await ctx.models.Team.create({ _id: newId(), organizationId, title: input.title, sortTitle: input.title.toLowerCase(), createdAt: now })
+  ).toObject();
   if (userIds.length) {
     await changingMembers(ctx, organizationId, userIds, () =>
-      ctx.models.TeamMembership.insertMany(userIds.map((userId) => ({ _id: newId(), organizationId, teamId: team._id, userId, role: 'member', createdAt: now }))),
+      ctx.models.TeamMembership.insertMany(
+        userIds.map((userId) => ({ _id: newId(), organizationId, teamId: team._id, userId, role: 'member', createdAt: now })),
+      ),
     );
   }
   return (await teamViews(ctx, membership, organizationId, [team]))[0];
@@ -157,7 +170,9 @@ export async function listTeamMembers(
   const page = await keysetPage(ctx.models.TeamMembership, { filter: { teamId }, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
   const memberships = await ctx.models.Membership.find({ organizationId, userId: { $in: page.items.map((i) => i.userId) } }).lean();
   const views = new Map((await viewsOf(ctx, organizationId, memberships)).map((v) => [v.membership.userId, v]));
-  const items = page.items.filter((i) => views.has(i.userId)).map((i) => ({ member: views.get(i.userId)!, role: i.role, view: permissions.view, email: email || i.userId === callerId }));
+  const items = page.items
+    .filter((i) => views.has(i.userId))
+    .map((i) => ({ member: views.get(i.userId)!, role: i.role, view: permissions.view, email: email || i.userId === callerId }));
   return { items, next: page.next, count: page.count };
 }
 
@@ -180,9 +195,7 @@ async function resolveMembers(ctx: IdentityContext, organizationId: string, refs
 async function resolveUsers(ctx: IdentityContext, refs: string[]): Promise<Map<string, string>> {
   const emails = refs.filter((r) => r.includes('@')).map((r) => r.trim().toLowerCase());
   const ids = refs.filter((r) => !r.includes('@'));
-  const users = refs.length
-    ? await ctx.models.User.find({ $or: [{ _id: { $in: ids } }, { email: { $in: emails } }] }, { _id: 1, email: 1 }).lean()
-    : [];
+  const users = refs.length ? await ctx.models.User.find({ $or: [{ _id: { $in: ids } }, { email: { $in: emails } }] }, { _id: 1, email: 1 }).lean() : [];
   const byId = new Map(users.map((u) => [u._id, u._id]));
   const byEmail = new Map(users.map((u) => [u.email, u._id]));
   const map = new Map<string, string>();
@@ -236,7 +249,14 @@ export async function updateTeamMembers(
 }
 
 /** Adds the member to the team or changes their role there; only members of the organization join (400). */
-export async function setTeamMemberRole(ctx: IdentityContext, callerId: string, organizationId: string, teamId: string, userId: string, role: TeamRole): Promise<void> {
+export async function setTeamMemberRole(
+  ctx: IdentityContext,
+  callerId: string,
+  organizationId: string,
+  teamId: string,
+  userId: string,
+  role: TeamRole,
+): Promise<void> {
   await managedTeam(ctx, callerId, organizationId, teamId);
   if (!(await ctx.models.Membership.exists({ organizationId, userId }))) {
     if (!(await ctx.models.User.exists({ _id: userId }))) throw httpError.notFound('User');
@@ -280,7 +300,10 @@ export async function listMemberTeams(
     filter.teamId = { $in: matching.map((t) => t._id) };
   }
   const page = await keysetPage(ctx.models.TeamMembership, { filter, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
-  const teams = await findByIds(ctx.models.Team, page.items.map((i) => i.teamId));
+  const teams = await findByIds(
+    ctx.models.Team,
+    page.items.map((i) => i.teamId),
+  );
   const views = new Map((await teamViews(ctx, membership, organizationId, teams)).map((v) => [v.team._id, v]));
   const items = page.items.filter((i) => views.has(i.teamId)).map((i) => ({ team: views.get(i.teamId)!, role: i.role }));
   return { items, next: page.next, count: page.count };

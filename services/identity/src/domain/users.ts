@@ -51,7 +51,10 @@ export async function getVisibleUser(ctx: IdentityContext, callerId: string, use
   const scope = tokenScope();
   const theirs = await ctx.models.Membership.find({ userId, disabled: false, ...(scope ? { organizationId: scope } : {}) }, { organizationId: 1 }).lean();
   const shared = theirs.length
-    ? await ctx.models.Membership.find({ userId: callerId, disabled: false, organizationId: { $in: theirs.map((m) => m.organizationId) } }, { role: 1, disabled: 1 }).lean()
+    ? await ctx.models.Membership.find(
+        { userId: callerId, disabled: false, organizationId: { $in: theirs.map((m) => m.organizationId) } },
+        { role: 1, disabled: 1 },
+      ).lean()
     : [];
   if (shared.length === 0) throw httpError.notFound('User');
   return { user, email: shared.some((membership) => organizationPermissions(membership).listMembers) };

@@ -18,7 +18,13 @@ export function membersRouter(ctx: IdentityContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const query = parseInput(memberListQuery, req.query, 'query');
     const page = await listMembers(ctx, userId, organizationId, query);
-    res.json(listEnvelope(page.items.map((view) => presentMember(view, base)), page.count, page.next));
+    res.json(
+      listEnvelope(
+        page.items.map((view) => presentMember(view, base)),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   router.get('/v1/orgs/:organizationId/members/:userId', async (req, res) => {
@@ -60,7 +66,13 @@ export function membersRouter(ctx: IdentityContext): Router {
     const { organizationId, userId } = parseInput(memberParams, req.params, 'params');
     const query = parseInput(memberTeamsQuery, req.query, 'query');
     const page = await listMemberTeams(ctx, caller.userId, organizationId, userId, query);
-    res.json(listEnvelope(page.items.map((item) => ({ team: presentTeam(item.team), member: { role: item.role } })), page.count, page.next));
+    res.json(
+      listEnvelope(
+        page.items.map((item) => ({ team: presentTeam(item.team), member: { role: item.role } })),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   router.post('/v1/orgs/:organizationId/ping', async (req, res) => {

@@ -1,13 +1,7 @@
 import { Router } from 'express';
 import { apiUrl, listEnvelope, listQuerySchema, parseInput, principalOf } from '@quire/http';
 import type { IdentityContext } from '../domain/context';
-import {
-  createOrganization,
-  getVisibleOrganization,
-  listOrganizationsOfUser,
-  organizationsWithOwnedTeam,
-  updateOrganization,
-} from '../domain/organizations';
+import { createOrganization, getVisibleOrganization, listOrganizationsOfUser, organizationsWithOwnedTeam, updateOrganization } from '../domain/organizations';
 import { getOwnUser, getVisibleUser } from '../domain/users';
 import { membersRouter } from './members-routes';
 import { presentOrganization, presentUser } from './presenters';

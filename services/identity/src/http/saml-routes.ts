@@ -18,7 +18,13 @@ export function samlRouter(ctx: IdentityContext): Router {
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const query = parseInput(listQuerySchema, req.query, 'query');
     const page = await listSamlProviders(ctx, userId, organizationId, query);
-    res.json(listEnvelope(page.items.map((view) => presentSamlProvider(view, base)), page.count, page.next));
+    res.json(
+      listEnvelope(
+        page.items.map((view) => presentSamlProvider(view, base)),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   router.post('/v1/orgs/:organizationId/saml', async (req, res) => {

@@ -29,7 +29,10 @@ export const updateOrganizationBody = z
       .max(32)
       .regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, 'must be lowercase letters, digits and dashes'),
     defaultRole: z.enum(ROLES).nullable(),
-    defaultContent: z.object({ type: z.literal('site'), site: idSchema }).strict().nullable(),
+    defaultContent: z
+      .object({ type: z.literal('site'), site: idSchema })
+      .strict()
+      .nullable(),
     // Shown as a link and an image: only http(s) addresses, never `javascript:` or `data:`.
     logo: httpUrlSchema.nullable(),
     sso: z.boolean(),

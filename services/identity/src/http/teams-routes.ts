@@ -61,7 +61,13 @@ export function teamsRouter(ctx: IdentityContext): Router {
     const { organizationId, teamId } = parseInput(teamParams, req.params, 'params');
     const query = parseInput(listQuerySchema, req.query, 'query');
     const page = await listTeamMembers(ctx, userId, organizationId, teamId, query);
-    res.json(listEnvelope(page.items.map((item) => presentTeamMember(item, base)), page.count, page.next));
+    res.json(
+      listEnvelope(
+        page.items.map((item) => presentTeamMember(item, base)),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   router.put('/v1/orgs/:organizationId/teams/:teamId/members', async (req, res) => {

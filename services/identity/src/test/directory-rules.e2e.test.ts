@@ -4,7 +4,6 @@ import { GitBookAPI } from '@gitbook/api';
 import { generate } from 'selfsigned';
 import { startTestStack, type ApiClient, type TestAccount, type TestStack, expectEvery } from '@quire/testkit';
 
-
 /** Every item of a list, fetched `limit` at a time through its `next.page` cursors. */
 async function pageThrough(api: ApiClient, path: string, limit: number): Promise<{ items: any[]; pages: number; counts: number[] }> {
   const items: any[] = [];
@@ -121,7 +120,10 @@ describe('identity: directory rules across operations (end to end)', () => {
     const alpha = (await reader.api.get(org('/teams?title=alpha'))).body.items[0];
     assert.deepEqual([alpha.members, alpha.spaces], [3, 0]);
     const asc = await pageThrough(admin.api, org('/members?sort=lastSeenAt&order=asc'), 2);
-    assert.deepEqual(asc.items.map((m) => m.id), [reader.userId, editor.userId, admin.userId]);
+    assert.deepEqual(
+      asc.items.map((m) => m.id),
+      [reader.userId, editor.userId, admin.userId],
+    );
     assert.equal((await admin.api.get(org(`/teams?limit=1&page=${encodeURIComponent('garbage')}`))).status, 400);
   });
 
@@ -204,7 +206,11 @@ describe('identity: directory rules across operations (end to end)', () => {
       const refused = await admin.api.put(path, body);
       assert.equal(refused.status, 400, JSON.stringify(body));
       assert.match(refused.body.error.message, /(add|memberships): .*(nobody@nowhere\.test|mallory@else\.test|[A-Za-z0-9_-]{6,})/);
-      assert.deepEqual((await admin.api.get(path)).body.items.map((i: any) => [i.organization.id, i.team.role]), before, 'nothing applied');
+      assert.deepEqual(
+        (await admin.api.get(path)).body.items.map((i: any) => [i.organization.id, i.team.role]),
+        before,
+        'nothing applied',
+      );
     }
     const single = await admin.api.put(`${path}/${outsider.userId}`, { role: 'member' });
     assert.equal(single.status, 400);
@@ -249,7 +255,10 @@ describe('identity: directory rules across operations (end to end)', () => {
     // The client's typings do not resolve under nodenext CommonJS; its runtime is what matters here.
     const client: any = new GitBookAPI({ authToken: admin.token, endpoint: stack.baseUrl });
     const members = await client.orgs.listMembersInOrganizationById(orgId, { role: 'edit', search: 'EDITOR', sort: 'joinedAt', order: 'asc', limit: 10 });
-    assert.deepEqual(members.data.items.map((m: any) => m.id), [editor.userId]);
+    assert.deepEqual(
+      members.data.items.map((m: any) => m.id),
+      [editor.userId],
+    );
     const team = await client.orgs.createOrganizationTeam(orgId, { title: 'Client team', members: [editor.userId] });
     assert.equal(team.status, 201);
     await client.orgs.updateMembersInOrganizationTeam(orgId, team.data.id, { add: ['reader@dir.test'], memberships: { [editor.userId]: { role: 'owner' } } });
@@ -257,9 +266,15 @@ describe('identity: directory rules across operations (end to end)', () => {
     const teamMembers = await client.orgs.listTeamMembersInOrganizationById(orgId, team.data.id, { limit: 10 });
     assert.equal(teamMembers.data.count, 3);
     const owned = await client.orgs.listTeamsInOrganizationById(orgId, { owner: editor.userId, title: 'client' });
-    assert.deepEqual(owned.data.items.map((t: any) => t.id), [team.data.id]);
+    assert.deepEqual(
+      owned.data.items.map((t: any) => t.id),
+      [team.data.id],
+    );
     const theirs = await client.orgs.listTeamsForOrganizationMember(orgId, editor.userId, { title: 'CLIENT' });
-    assert.deepEqual(theirs.data.items.map((i: any) => [i.team.id, i.member.role]), [[team.data.id, 'owner']]);
+    assert.deepEqual(
+      theirs.data.items.map((i: any) => [i.team.id, i.member.role]),
+      [[team.data.id, 'owner']],
+    );
     const renamed = await client.orgs.updateTeamInOrganizationById(orgId, team.data.id, { title: 'Client crew' });
     assert.equal(renamed.data.title, 'Client crew');
     const pinged = await client.orgs.updateOrganizationMemberLastSeenAt(orgId);
@@ -269,7 +284,10 @@ describe('identity: directory rules across operations (end to end)', () => {
     const spaces = await client.orgs.listSpacesForOrganizationMember(orgId, editor.userId, { order: 'asc' });
     assert.ok(spaces.data.items.length >= 2, 'the two spaces granted to their team at least');
     const providers = await client.orgs.listSamlProvidersInOrganizationById(orgId, { limit: 5 });
-    assert.deepEqual(providers.data.items.map((p: any) => p.id), [providerId]);
+    assert.deepEqual(
+      providers.data.items.map((p: any) => p.id),
+      [providerId],
+    );
     const patched = await client.orgs.updateOrganizationSamlProvider(orgId, providerId, { defaultRole: 'read' });
     assert.equal(patched.data.defaultRole, 'read');
     await client.orgs.deleteMemberFromOrganizationTeamById(orgId, team.data.id, guest.userId);

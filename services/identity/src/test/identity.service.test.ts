@@ -74,7 +74,13 @@ describe('identity service (REST + gRPC, real datastore)', () => {
   });
 
   it('scopes SSO tokens issued before scopes existed to their provider’s organization, revoking orphans', async () => {
-    const provider = await ctx.models.SamlProvider.create({ _id: 'legacy-idp', organizationId: admin.organizationId, label: 'Old IdP', defaultRole: null, createdAt: new Date() });
+    const provider = await ctx.models.SamlProvider.create({
+      _id: 'legacy-idp',
+      organizationId: admin.organizationId,
+      label: 'Old IdP',
+      defaultRole: null,
+      createdAt: new Date(),
+    });
     const legacy = await issueToken(ctx, reader.userId, `sso:${provider._id}`);
     // Written before the field existed: no organizationId at all.
     await ctx.models.ApiToken.collection.updateOne({ _id: legacy.id as never }, { $unset: { organizationId: '' } });
@@ -103,8 +109,14 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     const { users } = await grpc.batchGetUsers({ ids: [admin.userId, reader.userId, 'missing'] });
     assert.deepEqual(users.map((u) => u.id).sort(), [admin.userId, reader.userId].sort());
     const { organizations } = await grpc.batchGetOrganizations({ ids: [admin.organizationId, 'missing'] });
-    assert.deepEqual(organizations.map((o) => o.title), ['Acme Docs']);
-    await assert.rejects(grpc.batchGetUsers({ ids: Array.from({ length: 1001 }, (_, i) => `u${i}`) }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+    assert.deepEqual(
+      organizations.map((o) => o.title),
+      ['Acme Docs'],
+    );
+    await assert.rejects(
+      grpc.batchGetUsers({ ids: Array.from({ length: 1001 }, (_, i) => `u${i}`) }),
+      (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
+    );
   });
 
   it('tells membership and role of a user in an organization, and lists members', async () => {
@@ -122,13 +134,23 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     assert.equal(first.memberships.length, 1);
     const second = await grpc.listMembers({ organizationId: admin.organizationId, pageSize: 1, pageToken: first.nextPageToken });
     assert.notEqual(second.memberships[0].userId, first.memberships[0].userId);
-    await assert.rejects(grpc.listMembers({ organizationId: admin.organizationId, pageToken: 'junk' }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+    await assert.rejects(
+      grpc.listMembers({ organizationId: admin.organizationId, pageToken: 'junk' }),
+      (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
+    );
   });
 
   it('tells team ids with memberships and merge rules with organizations', async () => {
     const now = new Date();
     await ctx.models.Team.create({ _id: 'team-1', organizationId: admin.organizationId, title: 'Core', sortTitle: 'core', createdAt: now });
-    await ctx.models.TeamMembership.create({ _id: 'tm-1', organizationId: admin.organizationId, teamId: 'team-1', userId: reader.userId, role: 'member', createdAt: now });
+    await ctx.models.TeamMembership.create({
+      _id: 'tm-1',
+      organizationId: admin.organizationId,
+      teamId: 'team-1',
+      userId: reader.userId,
+      role: 'member',
+      createdAt: now,
+    });
     const { membership } = await grpc.getMembership({ organizationId: admin.organizationId, userId: reader.userId });
     assert.deepEqual(membership?.teamIds, ['team-1']);
     const batch = await grpc.batchGetMemberships({ userId: reader.userId, organizationIds: [admin.organizationId] });
@@ -195,7 +217,11 @@ describe('identity service (REST + gRPC, real datastore)', () => {
       } as unknown as ServiceClients,
     });
 
-    const views = await viewsOf(withClients(async () => ({ counts: [7] })), organizationId, memberships);
+    const views = await viewsOf(
+      withClients(async () => ({ counts: [7] })),
+      organizationId,
+      memberships,
+    );
     const sites = Object.fromEntries(views.map((v) => [v.membership.userId, v.counts.sites]));
     assert.deepEqual(
       [sites[admin.userId], sites[reader.userId], sites[guest.userId], sites[disabled.userId]],
@@ -206,7 +232,16 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     assert.deepEqual(asked, [[organizationId]], 'one publishing call for the whole page');
 
     const guests = memberships.filter((m) => m.userId === guest.userId);
-    assert.equal((await viewsOf(withClients(async () => ({ counts: [7] })), organizationId, guests))[0].counts.sites, 0);
+    assert.equal(
+      (
+        await viewsOf(
+          withClients(async () => ({ counts: [7] })),
+          organizationId,
+          guests,
+        )
+      )[0].counts.sites,
+      0,
+    );
     assert.equal(asked.length, 1, 'a page of guests asks publishing nothing');
 
     for (const code of [grpcStatus.UNAVAILABLE, grpcStatus.INVALID_ARGUMENT]) {
@@ -228,7 +263,10 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     });
     const clients = createServiceClients({ ...config, PUBLISHING_GRPC_ADDR: `127.0.0.1:${closed}` }, 'identity');
     const patch = { title: 'Renamed while down', defaultContent: { type: 'site' as const, site: 'any-site' } };
-    await assert.rejects(updateOrganization({ ...ctx, clients }, admin.userId, admin.organizationId, patch), (e: HttpError) => e.status === 503 && /Publishing/.test(e.message));
+    await assert.rejects(
+      updateOrganization({ ...ctx, clients }, admin.userId, admin.organizationId, patch),
+      (e: HttpError) => e.status === 503 && /Publishing/.test(e.message),
+    );
     const organization = await ctx.models.Organization.findById(admin.organizationId).lean();
     assert.equal(organization?.title, 'Acme Docs');
     assert.equal(organization?.defaultContent ?? null, null);

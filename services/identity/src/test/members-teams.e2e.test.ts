@@ -4,7 +4,6 @@ import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@q
 import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 
-
 /** The whole OpenAPI Member, `sites` (counted by publishing) included. */
 function assertMember(body: unknown): void {
   assertMatchesOpenApi('OrganizationMember', body);
@@ -71,17 +70,38 @@ describe('identity: members and teams (end to end)', () => {
     assert.equal(ada.teams, 0);
     assert.equal(typeof ada.spaces, 'number');
     for (const member of all.body.items) assertMember(member);
-    assert.deepEqual(all.body.items.map((m: any) => m.sites), [0, 0, 0, 0], 'no sites yet');
+    assert.deepEqual(
+      all.body.items.map((m: any) => m.sites),
+      [0, 0, 0, 0],
+      'no sites yet',
+    );
 
     const asc = await admin.api.get(members('?order=asc'));
     assert.equal(asc.body.items[0].id, admin.userId);
-    assert.deepEqual((await admin.api.get(members('?role=read'))).body.items.map((m: any) => m.id), [reader.userId]);
-    assert.deepEqual((await admin.api.get(members('?role=guest'))).body.items.map((m: any) => m.id), [guest.userId]);
-    assert.deepEqual((await admin.api.get(members('?search=LOVELACE'))).body.items.map((m: any) => m.id), [admin.userId], 'display name, any case');
-    assert.deepEqual((await admin.api.get(members('?search=Hopper@'))).body.items.map((m: any) => m.id), [editor.userId], 'e-mail, any case');
+    assert.deepEqual(
+      (await admin.api.get(members('?role=read'))).body.items.map((m: any) => m.id),
+      [reader.userId],
+    );
+    assert.deepEqual(
+      (await admin.api.get(members('?role=guest'))).body.items.map((m: any) => m.id),
+      [guest.userId],
+    );
+    assert.deepEqual(
+      (await admin.api.get(members('?search=LOVELACE'))).body.items.map((m: any) => m.id),
+      [admin.userId],
+      'display name, any case',
+    );
+    assert.deepEqual(
+      (await admin.api.get(members('?search=Hopper@'))).body.items.map((m: any) => m.id),
+      [editor.userId],
+      'e-mail, any case',
+    );
     assert.deepEqual((await admin.api.get(members('?search=a.b*c'))).body.items, [], 'the query is text, not a pattern');
     const byName = await admin.api.get(members('?sort=name&order=asc'));
-    assert.deepEqual(byName.body.items.map((m: any) => m.user.displayName), ['Ada Lovelace', 'grace.hopper', 'guest', 'linus']);
+    assert.deepEqual(
+      byName.body.items.map((m: any) => m.user.displayName),
+      ['Ada Lovelace', 'grace.hopper', 'guest', 'linus'],
+    );
 
     const ids: string[] = [];
     let page = await admin.api.get(members('?limit=3'));
@@ -91,7 +111,10 @@ describe('identity: members and teams (end to end)', () => {
     page = await admin.api.get(members(`?limit=3&page=${page.body.next.page}`));
     ids.push(...page.body.items.map((m: any) => m.id));
     assert.equal(page.body.next, undefined);
-    assert.deepEqual(ids, all.body.items.map((m: any) => m.id));
+    assert.deepEqual(
+      ids,
+      all.body.items.map((m: any) => m.id),
+    );
 
     for (const [query, field] of [
       ['limit=0', 'limit'],
@@ -152,7 +175,11 @@ describe('identity: members and teams (end to end)', () => {
     const self = await guest.api.get(members(`/${guest.userId}`));
     assertMember(self.body);
     assert.equal(self.body.sites, 0);
-    assert.equal((await outsider.api.get(`/v1/orgs/${outsider.organizationId}/members/${outsider.userId}`)).body.sites, 1, 'each organization counts its own sites');
+    assert.equal(
+      (await outsider.api.get(`/v1/orgs/${outsider.organizationId}/members/${outsider.userId}`)).body.sites,
+      1,
+      'each organization counts its own sites',
+    );
   });
 
   it('records activity on ping and sorts by last activity, listing only active members', async () => {
@@ -162,11 +189,17 @@ describe('identity: members and teams (end to end)', () => {
     assert.equal(pinged.body.serviceVisitorClaims.split('.').length, 3);
     assert.equal((await editor.api.post(`/v1/orgs/${orgId}/ping`)).status, 200);
     const active = await admin.api.get(members('?sort=lastSeenAt'));
-    assert.deepEqual(active.body.items.map((m: any) => m.id), [editor.userId, reader.userId]);
+    assert.deepEqual(
+      active.body.items.map((m: any) => m.id),
+      [editor.userId, reader.userId],
+    );
     assert.equal(active.body.count, 2);
     assert.ok(!Number.isNaN(Date.parse(active.body.items[0].lastSeenAt)));
     const oldest = await admin.api.get(members('?sort=lastSeenAt&order=asc&limit=1'));
-    assert.deepEqual(oldest.body.items.map((m: any) => m.id), [reader.userId]);
+    assert.deepEqual(
+      oldest.body.items.map((m: any) => m.id),
+      [reader.userId],
+    );
   });
 
   it('changes roles (admins only), never leaving the organization without an admin', async () => {
@@ -234,10 +267,17 @@ describe('identity: members and teams (end to end)', () => {
 
     const listed = await reader.api.get(teams());
     assert.equal(listed.status, 200);
-    assert.deepEqual(listed.body.items.map((t: any) => t.title), ['Reviewers', 'Writers'], 'alphabetical, Strangers never created');
+    assert.deepEqual(
+      listed.body.items.map((t: any) => t.title),
+      ['Reviewers', 'Writers'],
+      'alphabetical, Strangers never created',
+    );
     assert.deepEqual(listed.body.items[1].permissions, { admin: false, view: true });
     for (const team of listed.body.items) assertMatchesOpenApi('OrganizationTeam', team);
-    assert.deepEqual((await admin.api.get(teams('?title=RIT'))).body.items.map((t: any) => t.title), ['Writers']);
+    assert.deepEqual(
+      (await admin.api.get(teams('?title=RIT'))).body.items.map((t: any) => t.title),
+      ['Writers'],
+    );
     assert.equal((await guest.api.get(teams())).status, 403);
     assert.equal((await admin.api.get(teams('?limit=abc'))).status, 400);
 
@@ -290,7 +330,10 @@ describe('identity: members and teams (end to end)', () => {
     assert.equal((await outsider.api.get(path)).status, 404);
 
     const owned = await admin.api.get(teams(`?owner=${editor.userId}`));
-    assert.deepEqual(owned.body.items.map((t: any) => t.id), [teamId]);
+    assert.deepEqual(
+      owned.body.items.map((t: any) => t.id),
+      [teamId],
+    );
     assert.equal((await admin.api.get(teams(`?owner=${reader.userId}`))).body.count, 0);
     assert.equal((await admin.api.get(teams(`?owner=${admin.userId}`))).body.count, 2, 'admins manage every team');
     const asOwner = await editor.api.get(teams());
@@ -300,7 +343,10 @@ describe('identity: members and teams (end to end)', () => {
 
     const memberTeams = await reader.api.get(members(`/${editor.userId}/teams`));
     assert.equal(memberTeams.status, 200);
-    assert.deepEqual(memberTeams.body.items.map((i: any) => [i.team.title, i.member.role]), [['Writers', 'owner']]);
+    assert.deepEqual(
+      memberTeams.body.items.map((i: any) => [i.team.title, i.member.role]),
+      [['Writers', 'owner']],
+    );
     assertMatchesOpenApi('OrganizationTeam', memberTeams.body.items[0].team);
     assert.equal((await reader.api.get(members(`/${editor.userId}/teams?title=zzz`))).body.count, 0);
     assert.equal((await guest.api.get(members(`/${guest.userId}/teams`))).body.count, 1, 'guests see their own teams');

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertMatchesOpenApi, expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
-const SCRIPT_ADDRESSES = ['javascript:alert(1)', 'JavaScript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'data:image/svg+xml;base64,PHN2Zz4=', 'vbscript:msgbox(1)', 'ftp://files.example.test/logo.png'];
+const SCRIPT_ADDRESSES = [
+  'javascript:alert(1)',
+  'JavaScript:alert(document.cookie)',
+  'data:text/html,<script>alert(1)</script>',
+  'data:image/svg+xml;base64,PHN2Zz4=',
+  'vbscript:msgbox(1)',
+  'ftp://files.example.test/logo.png',
+];
 
 /**
  * Organization-level rules through the gateway: who sees a user's e-mail, which addresses an
@@ -95,7 +102,8 @@ describe('identity: user privacy, organization addresses and concurrent writes (
 
     for (const answer of await eightTimes(() => admin.api.put(teamMembers, { add: [members.read.userId] }))) expectOk(answer, 204);
     for (const answer of await eightTimes(() => admin.api.put(`${teamMembers}/${members.edit.userId}`, { role: 'owner' }))) expectOk(answer, 204);
-    for (const answer of await eightTimes(() => admin.api.put(teamMembers, { memberships: { [members.guest.userId]: { role: 'member' } } }))) expectOk(answer, 204);
+    for (const answer of await eightTimes(() => admin.api.put(teamMembers, { memberships: { [members.guest.userId]: { role: 'member' } } })))
+      expectOk(answer, 204);
 
     const listed = expectOk(await admin.api.get(`${teamMembers}?limit=100`));
     assert.equal(listed.count, 3);

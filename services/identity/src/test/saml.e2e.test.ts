@@ -193,7 +193,14 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     assert.match(await metadata.text(), /EntityDescriptor/);
 
     const requestId = await startLogin();
-    const xml = samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: requestId, email: 'New.Hire@corp.test', name: 'New Hire' });
+    const xml = samlResponse({
+      ...idp,
+      acsURL: service.acsURL,
+      audience: service.entityID,
+      inResponseTo: requestId,
+      email: 'New.Hire@corp.test',
+      name: 'New Hire',
+    });
     const accepted = await postResponse(xml);
     const body = (await accepted.json()) as any;
     assert.equal(accepted.status, 200, JSON.stringify(body));
@@ -210,7 +217,10 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     assert.equal(member.body.sso, true);
     assert.equal(member.body.role, 'edit');
     const team = await admin.get(`/v1/orgs/${orgId}/teams/${teamId}/members`);
-    assert.deepEqual(team.body.items.map((i: any) => i.organization.id), [me.body.id]);
+    assert.deepEqual(
+      team.body.items.map((i: any) => i.organization.id),
+      [me.body.id],
+    );
 
     const replay = await postResponse(xml);
     assert.equal(replay.status, 401, 'a response cannot be used twice');
@@ -259,13 +269,20 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
       `/v1/orgs/${orgB}/sites`,
       `/v1/users/${mate.userId}`,
     ];
-    for (const [who, client] of [['an SSO-linked member', sso], ['a user the identity provider created', newHire]] as const) {
+    for (const [who, client] of [
+      ['an SSO-linked member', sso],
+      ['a user the identity provider created', newHire],
+    ] as const) {
       for (const path of outsideB) expectError(await client.get(path), 404);
       expectError(await client.patch(`/v1/orgs/${orgB}`, { title: 'Taken over' }), 404);
       expectError(await client.post(`/v1/orgs/${orgB}/spaces`, { title: 'Planted' }), 404);
       expectError(await client.post(`/v1/orgs/${orgB}/sites`, { title: 'Planted' }), 404);
       const orgs = expectOk(await client.get('/v1/orgs'));
-      assert.deepEqual(orgs.items.map((o: any) => o.id), [orgId], `${who}: only the SSO organization is listed`);
+      assert.deepEqual(
+        orgs.items.map((o: any) => o.id),
+        [orgId],
+        `${who}: only the SSO organization is listed`,
+      );
       assert.equal(orgs.count, 1);
       expectError(await client.post('/v1/orgs', { title: 'Way out' }), 403);
       // Inside the organization the token works as usual.
@@ -282,11 +299,14 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
   it('signs the same member in eight times at once: eight tokens, one membership, one team membership', async () => {
     const twin = await stack.account(['add-member', '--org', orgId, '--email', 'twin@corp.test', '--role', 'comment']);
     const responses = [];
-    for (let i = 0; i < 8; i++) responses.push(samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email: 'twin@corp.test' }));
-    const answers = await Promise.all(responses.map(async (xml) => {
-      const response = await postResponse(xml);
-      return { status: response.status, body: (await response.json()) as any };
-    }));
+    for (let i = 0; i < 8; i++)
+      responses.push(samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email: 'twin@corp.test' }));
+    const answers = await Promise.all(
+      responses.map(async (xml) => {
+        const response = await postResponse(xml);
+        return { status: response.status, body: (await response.json()) as any };
+      }),
+    );
     for (const answer of answers) expectOk(answer);
     assert.equal(new Set(answers.map((a) => a.body.token)).size, 8);
     assert.equal(await memberCount('twin@corp.test'), 1);
@@ -300,15 +320,44 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
   it('refuses tampered, expired, unsolicited and foreign responses and creates nothing', async () => {
     const other = await generate([{ name: 'commonName', value: 'evil.test' }], { keySize: 2048, algorithm: 'sha256' });
     const cases: Array<[string, (id: string) => string, RegExp]> = [
-      ['tampered', (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'victim@corp.test' }).replace('victim@corp.test', 'intruder@corp.test'), /signature/i],
+      [
+        'tampered',
+        (id) =>
+          samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'victim@corp.test' }).replace(
+            'victim@corp.test',
+            'intruder@corp.test',
+          ),
+        /signature/i,
+      ],
       [
         'expired',
-        (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'late@corp.test', validForMs: -10 * 60_000 }),
+        (id) =>
+          samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'late@corp.test', validForMs: -10 * 60_000 }),
         /subject confirmation|expired|NotOnOrAfter/i,
       ],
-      ['signed by another key', (id) => samlResponse({ privateKey: other.private, cert: other.cert, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'forged@corp.test' }), /signature/i],
-      ['for another audience', (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: 'https://elsewhere.test', inResponseTo: id, email: 'misdirected@corp.test' }), /audience/i],
-      ['unsolicited', () => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: '_never-asked', email: 'unasked@corp.test' }), /InResponseTo/],
+      [
+        'signed by another key',
+        (id) =>
+          samlResponse({
+            privateKey: other.private,
+            cert: other.cert,
+            acsURL: service.acsURL,
+            audience: service.entityID,
+            inResponseTo: id,
+            email: 'forged@corp.test',
+          }),
+        /signature/i,
+      ],
+      [
+        'for another audience',
+        (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: 'https://elsewhere.test', inResponseTo: id, email: 'misdirected@corp.test' }),
+        /audience/i,
+      ],
+      [
+        'unsolicited',
+        () => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: '_never-asked', email: 'unasked@corp.test' }),
+        /InResponseTo/,
+      ],
     ];
     for (const [name, make, reason] of cases) {
       const refused = await postResponse(make(await startLogin()));
@@ -319,7 +368,11 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     }
     for (const email of ['victim', 'intruder', 'late', 'forged', 'misdirected', 'unasked']) assert.equal(await memberCount(email), 0, email);
 
-    const garbage = await fetch(`${stack.baseUrl}${pathOf(service.acsURL)}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'RelayState=x' });
+    const garbage = await fetch(`${stack.baseUrl}${pathOf(service.acsURL)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'RelayState=x',
+    });
     assert.equal(garbage.status, 400);
     assert.match(((await garbage.json()) as any).error.message, /SAMLResponse/);
     assert.equal((await fetch(`${stack.baseUrl}/v1/public/saml/missing/start`, { redirect: 'manual' })).status, 404);

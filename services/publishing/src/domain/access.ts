@@ -72,4 +72,3 @@ export async function loadSiteAccess(ctx: PublishingContext, userId: string, org
   const site = await loadSite(ctx, access, siteId);
   return { access, site };
 }
-

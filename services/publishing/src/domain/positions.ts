@@ -35,7 +35,6 @@ export function positionNextTo(siblings: Positioned[], targetId: string, where: 
 
 export const byPosition = (a: Positioned, b: Positioned) => a.position - b.position || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
 
-
 /** `wanted`, or `wanted-2`, `wanted-3`… — the first not in `taken`. */
 export function uniquePath(wanted: string, taken: Iterable<string>): string {
   const used = new Set(taken);

@@ -11,6 +11,11 @@ import { structureView, type StructureView } from './structure-view';
  */
 export async function loadView(ctx: PublishingContext, access: OrgAccess, site: SiteDoc, shareKey?: string): Promise<StructureView> {
   const structure = await loadStructure(ctx, site);
-  const spaces = await lookUpSpaces(ctx, site.organizationId, structure.siteSpaces.map((s) => s.spaceId), access.userId);
+  const spaces = await lookUpSpaces(
+    ctx,
+    site.organizationId,
+    structure.siteSpaces.map((s) => s.spaceId),
+    access.userId,
+  );
   return structureView(structure, spaces, ctx.config, shareKey);
 }

@@ -10,7 +10,11 @@ import { fetchSpaces } from './spaces';
 
 const sectionTitle = (title: string) => (title.trim().length >= 2 ? title.slice(0, 128) : `${title.trim() || 'Untitled'} section`.slice(0, 128));
 
-async function insertSection(ctx: PublishingContext, site: SiteDoc, fields: { title: string; icon?: string | null; position: number }): Promise<SiteSectionDoc> {
+async function insertSection(
+  ctx: PublishingContext,
+  site: SiteDoc,
+  fields: { title: string; icon?: string | null; position: number },
+): Promise<SiteSectionDoc> {
   for (let attempt = 0; ; attempt++) {
     const taken = await ctx.models.SiteSection.find({ siteId: site._id }, { path: 1 }).lean();
     const section: SiteSectionDoc = {
@@ -19,7 +23,10 @@ async function insertSection(ctx: PublishingContext, site: SiteDoc, fields: { ti
       organizationId: site.organizationId,
       title: fields.title,
       description: null,
-      path: uniquePath(slugify(fields.title, { maxLength: 90 }), taken.map((t) => t.path)),
+      path: uniquePath(
+        slugify(fields.title, { maxLength: 90 }),
+        taken.map((t) => t.path),
+      ),
       condition: null,
       icon: fields.icon ?? null,
       sectionGroupId: null,
@@ -134,7 +141,14 @@ export async function levelItems(ctx: PublishingContext, siteId: string, groupId
 }
 
 /** A position next to `targetId` at a level, renumbering the level when neighbours are too close. */
-export async function positionAtLevel(ctx: PublishingContext, siteId: string, groupId: string | null, exceptId: string, targetId: string, where: 'before' | 'after') {
+export async function positionAtLevel(
+  ctx: PublishingContext,
+  siteId: string,
+  groupId: string | null,
+  exceptId: string,
+  targetId: string,
+  where: 'before' | 'after',
+) {
   let siblings = await levelItems(ctx, siteId, groupId, exceptId);
   const position = positionNextTo(siblings, targetId, where);
   if (position !== null) return position;
@@ -160,7 +174,11 @@ export async function moveSection(ctx: PublishingContext, site: SiteDoc, section
   if (!target || target._id === section._id) throw httpError.badRequest(`Invalid body: position.${where}.siteSection: not another section of this site`);
   const groupId = target.sectionGroupId ?? null;
   const position = await positionAtLevel(ctx, site._id, groupId, section._id, target._id, where);
-  const moved = await ctx.models.SiteSection.findOneAndUpdate({ _id: section._id }, { $set: { position, sectionGroupId: groupId } }, { returnDocument: 'after' }).lean();
+  const moved = await ctx.models.SiteSection.findOneAndUpdate(
+    { _id: section._id },
+    { $set: { position, sectionGroupId: groupId } },
+    { returnDocument: 'after' },
+  ).lean();
   if (!moved) throw httpError.notFound('Site section');
   return moved;
 }

@@ -26,14 +26,21 @@ export async function addSiteSpaces(
   items: Array<{ spaceId: string; sectionId: string | null }>,
   field: string,
 ): Promise<SiteSpaceDoc[]> {
-  const spaces = await fetchSpaces(ctx, site.organizationId, items.map((i) => i.spaceId), access.userId);
+  const spaces = await fetchSpaces(
+    ctx,
+    site.organizationId,
+    items.map((i) => i.spaceId),
+    access.userId,
+  );
   const missing = items.find((i) => !spaces.has(i.spaceId));
   if (missing) throw httpError.badRequest(`Invalid body: ${field}: no space ${missing.spaceId} in this organization`);
   const positions = await nextPositions(ctx, site._id, items.length);
   const created: SiteSpaceDoc[] = [];
   for (const [index, item] of items.entries()) {
     const title = spaces.get(item.spaceId)!.title;
-    created.push(await insertWithFreePath(ctx, site, { spaceId: item.spaceId, sectionId: item.sectionId, position: positions[index] }, slugify(title, { maxLength: 90 })));
+    created.push(
+      await insertWithFreePath(ctx, site, { spaceId: item.spaceId, sectionId: item.sectionId, position: positions[index] }, slugify(title, { maxLength: 90 })),
+    );
   }
   return created;
 }
@@ -53,7 +60,10 @@ async function insertWithFreePath(
       organizationId: site.organizationId,
       sectionId: item.sectionId,
       spaceId: item.spaceId,
-      path: uniquePath(wanted, taken.map((t) => t.path)),
+      path: uniquePath(
+        wanted,
+        taken.map((t) => t.path),
+      ),
       condition: null,
       position: item.position,
       spaceDeleted: false,
@@ -159,7 +169,9 @@ export async function moveSiteSpace(
   if (!target || target._id === siteSpace._id) throw httpError.badRequest(`Invalid body: position.${where}.siteSpace: not another site space of this site`);
   if (target.sectionId !== siteSpace.sectionId) throw httpError.badRequest(`Invalid body: position.${where}.siteSpace: not in the same section`);
   const load = async () =>
-    (await ctx.models.SiteSpace.find({ siteId: site._id, sectionId: siteSpace.sectionId, _id: { $ne: siteSpace._id } }, { position: 1 }).lean()).sort(byPosition);
+    (await ctx.models.SiteSpace.find({ siteId: site._id, sectionId: siteSpace.sectionId, _id: { $ne: siteSpace._id } }, { position: 1 }).lean()).sort(
+      byPosition,
+    );
   let siblings = await load();
   let position = positionNextTo(siblings, targetId, where);
   if (position === null) {

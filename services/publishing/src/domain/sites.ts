@@ -39,7 +39,13 @@ export async function createSite(ctx: PublishingContext, access: OrgAccess, inpu
   await ctx.models.Site.create(site);
   if (input.spaces?.length) {
     try {
-      await addSiteSpaces(ctx, access, site, [...new Set(input.spaces)].map((spaceId) => ({ spaceId, sectionId: null })), 'spaces');
+      await addSiteSpaces(
+        ctx,
+        access,
+        site,
+        [...new Set(input.spaces)].map((spaceId) => ({ spaceId, sectionId: null })),
+        'spaces',
+      );
     } catch (error) {
       // The site was created for these spaces: without them it is not what was asked for.
       await deleteSite(ctx, site._id);
@@ -54,7 +60,6 @@ export interface SiteFilters {
   title?: string;
   published?: boolean;
 }
-
 
 export async function listSites(ctx: PublishingContext, access: OrgAccess, filters: SiteFilters, query: ListQuery) {
   const filter: Record<string, unknown> = { organizationId: access.organizationId };
@@ -79,7 +84,12 @@ export async function countSiteSpaces(ctx: PublishingContext, access: OrgAccess,
   const counts = new Map(siteIds.map((id) => [id, 0]));
   if (!siteIds.length) return counts;
   const rows = await ctx.models.SiteSpace.find({ siteId: { $in: siteIds }, ...LIVE }, { siteId: 1, spaceId: 1 }).lean();
-  const visible = await fetchSpaces(ctx, access.organizationId, rows.map((row) => row.spaceId), access.userId);
+  const visible = await fetchSpaces(
+    ctx,
+    access.organizationId,
+    rows.map((row) => row.spaceId),
+    access.userId,
+  );
   for (const row of rows) if (visible.has(row.spaceId)) counts.set(row.siteId, (counts.get(row.siteId) ?? 0) + 1);
   return counts;
 }

@@ -31,7 +31,10 @@ export async function lookUpSpaces(ctx: PublishingContext, organizationId: strin
   const lookup: SpaceLookup = { visible: new Map(), hidden: new Set() };
   for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
     // Without content we cannot tell which spaces exist: a 503 rather than a partial site.
-    const { spaces } = await fromService('Content', ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId }));
+    const { spaces } = await fromService(
+      'Content',
+      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId }),
+    );
     for (const space of spaces) {
       if (space.organizationId !== organizationId || space.deleteTime) continue;
       // Asked with a viewer, content returns the spaces they cannot open too, with no role:
@@ -40,7 +43,12 @@ export async function lookUpSpaces(ctx: PublishingContext, organizationId: strin
         lookup.hidden.add(space.id);
         continue;
       }
-      lookup.visible.set(space.id, { id: space.id, organizationId: space.organizationId, title: space.title, rest: JSON.parse(space.restJson) as Record<string, unknown> });
+      lookup.visible.set(space.id, {
+        id: space.id,
+        organizationId: space.organizationId,
+        title: space.title,
+        rest: JSON.parse(space.restJson) as Record<string, unknown>,
+      });
     }
   }
   return lookup;

@@ -59,9 +59,7 @@ export async function regeneratePublishingAuth(ctx: PublishingContext, site: Sit
 }
 
 async function saveAuth(ctx: PublishingContext, site: SiteDoc, set: Record<string, unknown>) {
-  const updated = Object.keys(set).length
-    ? await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: set }, { returnDocument: 'after' }).lean()
-    : site;
+  const updated = Object.keys(set).length ? await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: set }, { returnDocument: 'after' }).lean() : site;
   if (!updated) throw httpError.notFound('Site');
   return updated;
 }

@@ -47,7 +47,11 @@ export function publishingGrpc(ctx: PublishingContext): publishing.PublishingSer
     },
 
     async resolveShareKey(request) {
-      for (const [field, value] of [['space_id', request.spaceId], ['share_key', request.shareKey], ['organization_id', request.organizationId]]) {
+      for (const [field, value] of [
+        ['space_id', request.spaceId],
+        ['share_key', request.shareKey],
+        ['organization_id', request.organizationId],
+      ]) {
         if (!value) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `${field} is required`);
       }
       return resolveSharedSpace(ctx, request);

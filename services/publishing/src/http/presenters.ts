@@ -60,7 +60,6 @@ export function presentSiteSpace(view: StructureView, siteSpace: SiteSpaceDoc) {
   };
 }
 
-
 /**
  * A site without sections keeps its site spaces at its root; the published structure is
  * still of type 'sections', so they are presented as one implicit default section: its id

@@ -44,8 +44,18 @@ export function siteRouter(ctx: PublishingContext): Router {
     const query = parseInput(listSitesQuery, req.query, 'query');
     const access = await loadOrgAccess(ctx, userId, organizationId);
     const page = await listSites(ctx, access, query, query);
-    const counts = await countSiteSpaces(ctx, access, page.items.map((s) => s._id));
-    res.json(listEnvelope(page.items.map((site) => presentSite(site, counts.get(site._id) ?? 0, access, config)), page.count, page.next));
+    const counts = await countSiteSpaces(
+      ctx,
+      access,
+      page.items.map((s) => s._id),
+    );
+    res.json(
+      listEnvelope(
+        page.items.map((site) => presentSite(site, counts.get(site._id) ?? 0, access, config)),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   router.post(SITES, async (req, res) => {
@@ -55,7 +65,10 @@ export function siteRouter(ctx: PublishingContext): Router {
     requireSiteAdmin(access, 'create sites');
     const body = parseInput(createSiteBody, req.body, 'body');
     const site = await createSite(ctx, access, body);
-    res.status(201).location(siteApiUrl(config, organizationId, site._id)).json(await presentOne(site, access));
+    res
+      .status(201)
+      .location(siteApiUrl(config, organizationId, site._id))
+      .json(await presentOne(site, access));
   });
 
   router.get(SITE, async (req, res) => {
@@ -148,7 +161,13 @@ export function siteRouter(ctx: PublishingContext): Router {
     requireSiteAdmin(access, 'list share links');
     const query = parseInput(listQuerySchema, req.query, 'query');
     const page = await listShareLinks(ctx, site, query);
-    res.json(listEnvelope(page.items.map((link) => presentShareLink(link, site, config)), page.count, page.next));
+    res.json(
+      listEnvelope(
+        page.items.map((link) => presentShareLink(link, site, config)),
+        page.count,
+        page.next,
+      ),
+    );
   });
 
   // Each POST is a link of its own (names are labels, not identities): sent twice, two links.

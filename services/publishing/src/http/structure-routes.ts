@@ -62,7 +62,13 @@ export function structureRouter(ctx: PublishingContext): Router {
     const view = await loadView(ctx, access, site, await resolveShareKey(ctx, site, query.shareKey));
     const sections = view.structure.sections.filter((s) => isSectionPresentable(view, s));
     const { page, next } = pageOf(sections, query);
-    res.json(listEnvelope(page.map((s) => presentSection(view, s)), sections.length, next));
+    res.json(
+      listEnvelope(
+        page.map((s) => presentSection(view, s)),
+        sections.length,
+        next,
+      ),
+    );
   });
 
   router.post(`${SITE}/sections`, async (req, res) => {
@@ -71,7 +77,10 @@ export function structureRouter(ctx: PublishingContext): Router {
       const section = await addSection(ctx, access, site, body);
       const view = await loadView(ctx, access, site);
       const fresh = view.structure.sections.find((s) => s._id === section._id) ?? section;
-      res.status(201).location(location(site._id, site.organizationId, `/sections/${section._id}`)).json(presentSection(view, fresh));
+      res
+        .status(201)
+        .location(location(site._id, site.organizationId, `/sections/${section._id}`))
+        .json(presentSection(view, fresh));
     });
   });
 
@@ -107,7 +116,13 @@ export function structureRouter(ctx: PublishingContext): Router {
     const query = parseInput(listQuerySchema, req.query, 'query');
     const view = await loadView(ctx, access, site);
     const { page, next } = pageOf(view.structure.groups, query);
-    res.json(listEnvelope(page.map((g) => presentGroup(view, g)), view.structure.groups.length, next));
+    res.json(
+      listEnvelope(
+        page.map((g) => presentGroup(view, g)),
+        view.structure.groups.length,
+        next,
+      ),
+    );
   });
 
   router.post(`${SITE}/section-groups`, async (req, res) => {
@@ -177,7 +192,13 @@ export function structureRouter(ctx: PublishingContext): Router {
       (s) => isPresentable(view, s) && (query.default === undefined || view.defaults.has(s._id) === query.default),
     );
     const { page, next } = pageOf(matching, query);
-    res.json(listEnvelope(page.map((s) => presentSiteSpace(view, s)), matching.length, next));
+    res.json(
+      listEnvelope(
+        page.map((s) => presentSiteSpace(view, s)),
+        matching.length,
+        next,
+      ),
+    );
   });
 
   router.post(`${SITE}/site-spaces`, async (req, res) => {

@@ -121,7 +121,10 @@ describe('publishing: access, paging and published structure through the gateway
       method === 'get' || method === 'delete' ? client[method](path) : client[method](path, body ?? {});
 
     for (const route of [...reads, ...writes]) {
-      for (const [name, client] of [['outsider', outsider], ['guest', guest]] as const) {
+      for (const [name, client] of [
+        ['outsider', outsider],
+        ['guest', guest],
+      ] as const) {
         const response = await call(client, route);
         assert.equal(response.status, 404, `${name} ${route[0]} ${route[1]}: ${JSON.stringify(response.body)}`);
         assert.equal(response.body.error.code, 404);
@@ -132,7 +135,10 @@ describe('publishing: access, paging and published structure through the gateway
       if (route[1] !== sites()) assert.equal(own.status, route[0] === 'delete' ? 204 : 404, `outsider in own org ${route[0]} ${route[1]}`);
     }
     for (const route of writes) {
-      for (const [name, client] of [['reader', reader], ['creator', creator]] as const) {
+      for (const [name, client] of [
+        ['reader', reader],
+        ['creator', creator],
+      ] as const) {
         const response = await call(client, route);
         assert.equal(response.status, 403, `${name} ${route[0]} ${route[1]}: ${JSON.stringify(response.body)}`);
         assert.equal(response.body.error.code, 403);
@@ -155,7 +161,11 @@ describe('publishing: access, paging and published structure through the gateway
   it('presents permissions that match what each role may do', async () => {
     const site = await created(admin, sites(), { title: 'Permissions' });
     const path = `${sites()}/${site.id}`;
-    for (const [client, mayWrite] of [[admin, true], [creator, false], [reader, false]] as const) {
+    for (const [client, mayWrite] of [
+      [admin, true],
+      [creator, false],
+      [reader, false],
+    ] as const) {
       const { permissions } = (await client.get(path)).body;
       assert.equal(permissions.view, true);
       assert.equal(permissions.admin, mayWrite);
@@ -218,7 +228,11 @@ describe('publishing: access, paging and published structure through the gateway
     assert.equal(root.title, 'Flat site');
     assert.equal(root.path, 'flat');
     assert.equal(root.urls.published, content.body.site.urls.published);
-    assert.deepEqual(root.siteSpaces.map((s: { id: string }) => s.id), [first.id], 'the conditional variant is hidden without claims');
+    assert.deepEqual(
+      root.siteSpaces.map((s: { id: string }) => s.id),
+      [first.id],
+      'the conditional variant is hidden without claims',
+    );
     assert.equal(root.siteSpaces[0].urls.published, content.body.site.urls.published, 'the default variant lives at the site address');
     assertMatchesOpenApi('SiteSection', root);
 
@@ -257,7 +271,8 @@ describe('publishing: access, paging and published structure through the gateway
     assert.deepEqual(await order(), [group.id, a.id]);
 
     const variant = await created(admin, `${base}/site-spaces`, { spaceId: spaces.Three, sectionId: a.id });
-    const variants = async () => (await admin.get(`${base}/sections`)).body.items.find((s: { id: string }) => s.id === a.id).siteSpaces.map((s: { id: string }) => s.id);
+    const variants = async () =>
+      (await admin.get(`${base}/sections`)).body.items.find((s: { id: string }) => s.id === a.id).siteSpaces.map((s: { id: string }) => s.id);
     const [original] = a.siteSpaces.map((s: { id: string }) => s.id);
     assert.deepEqual(await variants(), [original, variant.id]);
     await client.orgs.moveSiteSpace(org, site.id, original, {});

@@ -50,7 +50,10 @@ describe('publishing: concurrent writes through the gateway', () => {
     assert.equal(answers.filter((a) => a.status === 201).length, 1, 'exactly one addition');
     for (const conflict of answers.filter((a) => a.status === 409)) assert.match(conflict.body.error.message, /\bspaceId\b/);
     const items = await list(`${sites()}/${site}/site-spaces`);
-    assert.deepEqual(items.map((s) => s.space.id), [spaces[0], spaces[1]]);
+    assert.deepEqual(
+      items.map((s) => s.space.id),
+      [spaces[0], spaces[1]],
+    );
     assert.equal(expectOk(await admin.get(`${sites()}/${site}`)).siteSpaces, 2);
     // Pointing another site space at it is the same duplicate.
     const retarget = await admin.patch(`${sites()}/${site}/site-spaces/${items[0].id}`, { spaceId: spaces[1] });
@@ -64,7 +67,10 @@ describe('publishing: concurrent writes through the gateway', () => {
     assert.equal(answers.filter((a) => a.status === 201).length, 1, 'exactly one section');
     const sections = await list(`${sites()}/${site}/sections`);
     assert.equal(sections.length, 2, 'the gathering section and the new one');
-    assert.deepEqual(sections.map((s) => s.siteSpaces.map((v: any) => v.space.id)), [[spaces[0]], [spaces[1]]]);
+    assert.deepEqual(
+      sections.map((s) => s.siteSpaces.map((v: any) => v.space.id)),
+      [[spaces[0]], [spaces[1]]],
+    );
     assert.equal(new Set(sections.map((s) => s.path)).size, sections.length, 'section paths stay unique');
     assert.equal(sections.filter((s) => s.default).length, 1);
     assert.equal((await list(`${sites()}/${site}/site-spaces`)).length, 2);
@@ -76,8 +82,14 @@ describe('publishing: concurrent writes through the gateway', () => {
     const moved = await list(`${sites()}/${site}/sections`);
     assert.deepEqual(moved.map((s) => [s.id, s.path]).at(-1), [created, 'api']);
     await burst(() => admin.delete(`${sites()}/${site}/sections/${created}`), [204]);
-    assert.deepEqual((await list(`${sites()}/${site}/sections`)).map((s) => s.id), [sections[0].id]);
-    assert.deepEqual((await list(`${sites()}/${site}/site-spaces`)).map((s) => s.space.id), [spaces[0]]);
+    assert.deepEqual(
+      (await list(`${sites()}/${site}/sections`)).map((s) => s.id),
+      [sections[0].id],
+    );
+    assert.deepEqual(
+      (await list(`${sites()}/${site}/site-spaces`)).map((s) => s.space.id),
+      [spaces[0]],
+    );
   });
 
   it('keeps every site space of different POSTs at once, each in its own position', async () => {

@@ -61,7 +61,10 @@ describe('publishing: spaces hidden from a member stay hidden through sites', ()
     assert.equal(expectOk(await admin.get(`${base}/site-spaces`)).count, 2, 'admins see every site space');
 
     const siteSpaces = await clean(`${base}/site-spaces`);
-    assert.deepEqual(siteSpaces.items.map((s: any) => s.space.id), [open]);
+    assert.deepEqual(
+      siteSpaces.items.map((s: any) => s.space.id),
+      [open],
+    );
     for (const item of siteSpaces.items) assertMatchesOpenApi('SiteSpace', item);
     const seen = await clean(base);
     assert.equal(seen.siteSpaces, 1, 'Site.siteSpaces counts what the member sees');
@@ -71,7 +74,10 @@ describe('publishing: spaces hidden from a member stay hidden through sites', ()
     const published = await clean(`${base}/published`);
     assert.equal(published.site.siteSpaces, 1);
     const [root] = published.structure.structure;
-    assert.deepEqual(root.siteSpaces.map((s: any) => s.space.id), [open]);
+    assert.deepEqual(
+      root.siteSpaces.map((s: any) => s.space.id),
+      [open],
+    );
     assertMatchesOpenApi('SiteSection', root);
 
     const listed = (await clean(sites())).items.find((s: any) => s.id === site.id);
@@ -92,41 +98,77 @@ describe('publishing: spaces hidden from a member stay hidden through sites', ()
     expectOk(await admin.post(`${base}/publish`));
 
     const sections = await clean(`${base}/sections`);
-    assert.deepEqual(sections.items.map((s: any) => s.id), [guides.id]);
-    assert.deepEqual(sections.items[0].siteSpaces.map((s: any) => s.space.id), [open]);
+    assert.deepEqual(
+      sections.items.map((s: any) => s.id),
+      [guides.id],
+    );
+    assert.deepEqual(
+      sections.items[0].siteSpaces.map((s: any) => s.space.id),
+      [open],
+    );
     for (const item of sections.items) assertMatchesOpenApi('SiteSection', item);
     const paged = await clean(`${base}/sections?limit=1`);
     assert.equal(paged.next, undefined, 'no page left for the hidden section');
 
     const groups = await clean(`${base}/section-groups`);
-    assert.deepEqual(groups.items.map((g: any) => g.id), [group.id]);
-    assert.deepEqual(groups.items[0].children.map((c: any) => c.id), [guides.id]);
-    assert.deepEqual(groups.items[0].sections.map((c: any) => c.id), [guides.id]);
+    assert.deepEqual(
+      groups.items.map((g: any) => g.id),
+      [group.id],
+    );
+    assert.deepEqual(
+      groups.items[0].children.map((c: any) => c.id),
+      [guides.id],
+    );
+    assert.deepEqual(
+      groups.items[0].sections.map((c: any) => c.id),
+      [guides.id],
+    );
     assertMatchesOpenApi('SiteSectionGroup', groups.items[0]);
 
     const siteSpaces = await clean(`${base}/site-spaces`);
-    assert.deepEqual(siteSpaces.items.map((s: any) => s.space.id), [open]);
+    assert.deepEqual(
+      siteSpaces.items.map((s: any) => s.space.id),
+      [open],
+    );
     assert.equal((await clean(`${base}/site-spaces?default=false`)).count, 0);
     assert.equal((await clean(base)).siteSpaces, 1);
 
     const published = await clean(`${base}/published`);
     const [shownGroup] = published.structure.structure;
-    assert.deepEqual(shownGroup.children.map((c: any) => c.id), [guides.id]);
-    assert.deepEqual(shownGroup.children[0].siteSpaces.map((s: any) => s.space.id), [open]);
+    assert.deepEqual(
+      shownGroup.children.map((c: any) => c.id),
+      [guides.id],
+    );
+    assert.deepEqual(
+      shownGroup.children[0].siteSpaces.map((s: any) => s.space.id),
+      [open],
+    );
     assertMatchesOpenApi('SiteSectionGroup', shownGroup);
 
     // The admin still sees everything, in the same responses.
     const all = expectOk(await admin.get(`${base}/sections`));
-    assert.deepEqual(all.items.map((s: any) => s.id), [guides.id, roadmap.id]);
-    assert.deepEqual(all.items[0].siteSpaces.map((s: any) => s.space.id), [open, secretVariant]);
+    assert.deepEqual(
+      all.items.map((s: any) => s.id),
+      [guides.id, roadmap.id],
+    );
+    assert.deepEqual(
+      all.items[0].siteSpaces.map((s: any) => s.space.id),
+      [open, secretVariant],
+    );
     assert.equal(expectOk(await admin.get(`${base}/site-spaces`)).count, 3);
     assert.equal(expectOk(await admin.get(`${base}/section-groups`)).items[0].children.length, 2);
     const everything = expectOk(await admin.get(`${base}/published`));
-    assert.deepEqual(everything.structure.structure[0].children.map((c: any) => c.id), [guides.id, roadmap.id]);
+    assert.deepEqual(
+      everything.structure.structure[0].children.map((c: any) => c.id),
+      [guides.id, roadmap.id],
+    );
     assert.equal(everything.site.siteSpaces, 3);
 
     // Opened to the member, the space shows up for them at once.
     expectOk(await admin.patch(`/v1/spaces/${secret}`, { defaultLevel: 'inherit' }));
-    assert.deepEqual(expectOk(await reader.get(`${base}/sections`)).items.map((s: any) => s.id), [guides.id, roadmap.id]);
+    assert.deepEqual(
+      expectOk(await reader.get(`${base}/sections`)).items.map((s: any) => s.id),
+      [guides.id, roadmap.id],
+    );
   });
 });

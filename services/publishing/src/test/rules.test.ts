@@ -65,7 +65,12 @@ describe('adaptive schema', () => {
       type: 'object',
       properties: {
         beta: { type: 'boolean', description: 'Beta tester' },
-        unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: { internal: { type: 'boolean', description: 'Staff' } }, additionalProperties: false },
+        unsigned: {
+          type: 'object',
+          description: 'Unsigned claims of the site visitor.',
+          properties: { internal: { type: 'boolean', description: 'Staff' } },
+          additionalProperties: false,
+        },
       },
       additionalProperties: false,
     });
@@ -97,7 +102,12 @@ describe('adaptive schema', () => {
       type: 'object',
       properties: {
         beta: { type: 'boolean', description: 'Beta tester' },
-        unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: { internal: { type: 'boolean', description: 'Staff' } }, additionalProperties: false },
+        unsigned: {
+          type: 'object',
+          description: 'Unsigned claims of the site visitor.',
+          properties: { internal: { type: 'boolean', description: 'Staff' } },
+          additionalProperties: false,
+        },
       },
       additionalProperties: false,
     });
@@ -123,7 +133,17 @@ describe('ordering and paths', () => {
     assert.equal(positionNextTo(siblings, 'b', 'before'), 1536);
     assert.equal(positionNextTo(siblings, 'a', 'before'), 512);
     assert.equal(positionNextTo(siblings, 'b', 'after'), 2560);
-    assert.equal(positionNextTo([{ _id: 'a', position: 1 }, { _id: 'b', position: 1 + Number.EPSILON }], 'b', 'before'), null);
+    assert.equal(
+      positionNextTo(
+        [
+          { _id: 'a', position: 1 },
+          { _id: 'b', position: 1 + Number.EPSILON },
+        ],
+        'b',
+        'before',
+      ),
+      null,
+    );
     assert.equal(slugify('  Getting Started: Ünïcode!  '), 'getting-started-unicode');
     assert.equal(uniquePath('api', ['api', 'api-2']), 'api-3');
   });
@@ -175,16 +195,30 @@ describe('publishing gRPC and space events (real datastore)', () => {
 
     assert.equal((await client.detachSpaces({ spaceIds: ['space1'] })).detachedCount, 2);
     assert.equal((await client.detachSpaces({ spaceIds: ['space1'] })).detachedCount, 0, 'detaching twice is harmless');
-    assert.deepEqual((await SiteSpace.find({ siteId: 'site1' }).lean()).map((s) => s._id), ['ss3']);
-    await assert.rejects(client.batchGetSites({ ids: Array.from({ length: 1001 }, (_, i) => `s${i}`) }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+    assert.deepEqual(
+      (await SiteSpace.find({ siteId: 'site1' }).lean()).map((s) => s._id),
+      ['ss3'],
+    );
+    await assert.rejects(
+      client.batchGetSites({ ids: Array.from({ length: 1001 }, (_, i) => `s${i}`) }),
+      (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
+    );
   });
 
   it('counts the sites of each organization with one query per batch, in request order', async () => {
     const { Site } = service.context.models;
     const now = new Date();
     const site = (id: string, organizationId: string) => ({
-      _id: id, organizationId, type: 'basic' as const, title: id, visibility: 'public' as const, published: false, agentsContext: 'included' as const,
-      visitorAuth: { privateKey: 'k', backend: 'custom' as const }, createdAt: now, updatedAt: now,
+      _id: id,
+      organizationId,
+      type: 'basic' as const,
+      title: id,
+      visibility: 'public' as const,
+      published: false,
+      agentsContext: 'included' as const,
+      visitorAuth: { privateKey: 'k', backend: 'custom' as const },
+      createdAt: now,
+      updatedAt: now,
     });
     await Site.create([site('ca1', 'count-a'), site('ca2', 'count-a'), site('ca3', 'count-a'), site('cb1', 'count-b')]);
 
@@ -206,7 +240,10 @@ describe('publishing gRPC and space events (real datastore)', () => {
     assert.deepEqual((await client.batchCountSites({ organizationIds: ['count-a'] })).counts, [2], 'deleted sites no longer count');
     const most = Array.from({ length: 1000 }, (_, i) => (i === 999 ? 'count-b' : `org-${i}`));
     assert.equal((await client.batchCountSites({ organizationIds: most })).counts.at(-1), 1, '1000 ids is the largest batch');
-    for (const organizationIds of [[...most, 'one-too-many'], ['count-a', '']]) {
+    for (const organizationIds of [
+      [...most, 'one-too-many'],
+      ['count-a', ''],
+    ]) {
       await assert.rejects(client.batchCountSites({ organizationIds }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
     }
   });
@@ -215,7 +252,16 @@ describe('publishing gRPC and space events (real datastore)', () => {
     const { SiteSpace } = service.context.models;
     const ctx = service.context;
     const now = new Date();
-    await SiteSpace.create({ _id: 'ev1', siteId: 'site1', organizationId: 'org1', sectionId: null, spaceId: 'space9', path: 'nine', position: 9, createdAt: now });
+    await SiteSpace.create({
+      _id: 'ev1',
+      siteId: 'site1',
+      organizationId: 'org1',
+      sectionId: null,
+      spaceId: 'space9',
+      path: 'nine',
+      position: 9,
+      createdAt: now,
+    });
     const state = async () => (await SiteSpace.findById('ev1').lean())?.spaceDeleted;
     const event = (type: string) => ({ type, payload: { organizationId: 'org1', spaceId: 'space9' } });
     await applySpaceEvent(ctx, event(EVENT_TYPES.spaceDeleted));
@@ -229,14 +275,31 @@ describe('publishing gRPC and space events (real datastore)', () => {
     await applySpaceEvent(ctx, event(EVENT_TYPES.spacePurged));
     assert.equal(await state(), undefined);
 
-    await SiteSpace.create({ _id: 'ev2', siteId: 'site1', organizationId: 'org1', sectionId: null, spaceId: 'space8', path: 'eight', position: 8, createdAt: now });
+    await SiteSpace.create({
+      _id: 'ev2',
+      siteId: 'site1',
+      organizationId: 'org1',
+      sectionId: null,
+      spaceId: 'space8',
+      path: 'eight',
+      position: 8,
+      createdAt: now,
+    });
     await applySpaceEvent(ctx, { type: EVENT_TYPES.spaceTransferred, payload: { spaceId: 'space8', fromOrganizationId: 'org1', toOrganizationId: 'org2' } });
-    assert.equal(await SiteSpace.exists({ _id: 'ev2' }), null, 'a transferred space leaves the old organization\'s sites');
+    assert.equal(await SiteSpace.exists({ _id: 'ev2' }), null, "a transferred space leaves the old organization's sites");
   });
   it('resolves the published address of a space on the site of an active share link only', async () => {
     const { Site, SiteSection, SiteSpace, ShareLink } = service.context.models;
     const now = new Date();
-    const site = { organizationId: 'org1', type: 'basic' as const, visibility: 'share-link' as const, agentsContext: 'included' as const, visitorAuth: { privateKey: 'k', backend: 'custom' as const }, createdAt: now, updatedAt: now };
+    const site = {
+      organizationId: 'org1',
+      type: 'basic' as const,
+      visibility: 'share-link' as const,
+      agentsContext: 'included' as const,
+      visitorAuth: { privateKey: 'k', backend: 'custom' as const },
+      createdAt: now,
+      updatedAt: now,
+    };
     await Site.create([
       { ...site, _id: 'flat', title: 'Flat', published: true, basename: 'kb' },
       { ...site, _id: 'sectioned', title: 'Sectioned', published: true, basename: 'docs' },
@@ -279,7 +342,10 @@ describe('publishing gRPC and space events (real datastore)', () => {
     await SiteSpace.updateOne({ _id: 'f1' }, { $set: { spaceDeleted: true } });
     assert.deepEqual(await resolve('guides', 'flat-key'), nothing, 'space in the trash');
     for (const missing of [{ spaceId: '' }, { shareKey: '' }, { organizationId: '' }]) {
-      await assert.rejects(client.resolveShareKey({ spaceId: 'guides', shareKey: 'flat-key', organizationId: 'org1', ...missing }), (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT);
+      await assert.rejects(
+        client.resolveShareKey({ spaceId: 'guides', shareKey: 'flat-key', organizationId: 'org1', ...missing }),
+        (e: ClientError) => e.code === grpcStatus.INVALID_ARGUMENT,
+      );
     }
   });
 });

@@ -125,7 +125,10 @@ describe('publishing: sites through the gateway', () => {
     assert.ok(bySpace.body.items.some((s: any) => s.id === filtered.id));
     expectEvery(bySpace.body.items, (s: any) => s.siteSpaces > 0);
     const byTitle = await admin.get(`${sites()}?title=filter%20tar`);
-    assert.deepEqual(byTitle.body.items.map((s: any) => s.id), [filtered.id]);
+    assert.deepEqual(
+      byTitle.body.items.map((s: any) => s.id),
+      [filtered.id],
+    );
     const published = await admin.get(`${sites()}?published=true`);
     expectEvery(published.body.items, (s: any) => s.published);
     const unpublished = await admin.get(`${sites()}?published=false`);
@@ -142,7 +145,10 @@ describe('publishing: sites through the gateway', () => {
       seen.push(...response.body.items.map((s: any) => s.id));
       page = response.body.next?.page;
     } while (page);
-    assert.deepEqual(seen, all.body.items.map((s: any) => s.id));
+    assert.deepEqual(
+      seen,
+      all.body.items.map((s: any) => s.id),
+    );
     assertMatchesOpenApi('List', all.body);
     await expect400(admin.get(`${sites()}?limit=1001`), 'limit');
     await expect400(admin.get(`${sites()}?page=garbage`), 'page');
@@ -233,7 +239,7 @@ describe('publishing: sites through the gateway', () => {
     assert.equal((await outsider.get(links)).status, 404);
   });
 
-  it('resolves a space\'s published address from a share key on GET /v1/spaces/{id}', async () => {
+  it("resolves a space's published address from a share key on GET /v1/spaces/{id}", async () => {
     const site = (await admin.post(sites(), { title: 'Shared space', visibility: 'share-link', spaces: [spaceA] })).body;
     assert.equal((await admin.post(`${sites()}/${site.id}/publish`)).status, 200);
     const link = (await admin.post(`${sites()}/${site.id}/share-links`, { name: 'Readers' })).body;
@@ -269,7 +275,12 @@ describe('publishing: sites through the gateway', () => {
       type: 'object',
       properties: {
         beta: { type: 'boolean', description: 'Beta program' },
-        unsigned: { type: 'object', description: 'Unsigned claims of the site visitor.', properties: { internal: { type: 'boolean', description: 'Staff' } }, additionalProperties: false },
+        unsigned: {
+          type: 'object',
+          description: 'Unsigned claims of the site visitor.',
+          properties: { internal: { type: 'boolean', description: 'Staff' } },
+          additionalProperties: false,
+        },
       },
       additionalProperties: false,
     };
@@ -282,7 +293,10 @@ describe('publishing: sites through the gateway', () => {
     await expect400(admin.put(path, {}), 'jsonSchema');
     await expect400(admin.put(path, { jsonSchema: { type: 'object', properties: { beta: { type: 'string' } }, additionalProperties: false } }), 'jsonSchema');
     await expect400(admin.put(path, { jsonSchema: { type: 'object', properties: {} } }), 'jsonSchema');
-    await expect400(admin.put(path, { jsonSchema: { type: 'object', properties: { beta: { type: 'boolean', description: 'Beta', enum: 5 } }, additionalProperties: false } }), 'jsonSchema');
+    await expect400(
+      admin.put(path, { jsonSchema: { type: 'object', properties: { beta: { type: 'boolean', description: 'Beta', enum: 5 } }, additionalProperties: false } }),
+      'jsonSchema',
+    );
 
     const templates = await admin.get(`${path}/template-conditions`);
     assert.equal(templates.status, 200);
@@ -306,7 +320,13 @@ describe('publishing: sites through the gateway', () => {
     await expect400(admin.patch(path, { fallbackURL: 'not a url' }), 'fallbackURL');
 
     // Visitors are sent to these addresses: only http(s) ones are stored, anything that runs is a 400.
-    const executable = ['javascript:alert(1)', 'JavaScript:alert(document.cookie)//https://example.com', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'ftp://example.com/login'];
+    const executable = [
+      'javascript:alert(1)',
+      'JavaScript:alert(document.cookie)//https://example.com',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'ftp://example.com/login',
+    ];
     for (const field of ['fallbackURL', 'logoutURL']) {
       for (const url of executable) await expect400(admin.patch(path, { [field]: url }), field);
       const saved = await admin.patch(path, { [field]: `http://example.com/${field}` });
@@ -314,7 +334,11 @@ describe('publishing: sites through the gateway', () => {
       assert.equal(saved.body[field], `http://example.com/${field}`);
     }
     const stored = (await admin.get(path)).body;
-    assert.deepEqual([stored.fallbackURL, stored.logoutURL], ['http://example.com/fallbackURL', 'http://example.com/logoutURL'], 'refused addresses changed nothing');
+    assert.deepEqual(
+      [stored.fallbackURL, stored.logoutURL],
+      ['http://example.com/fallbackURL', 'http://example.com/logoutURL'],
+      'refused addresses changed nothing',
+    );
     assertMatchesOpenApi('SitePublishingAuth', stored);
     const cleared = await admin.patch(path, { fallbackURL: null, logoutURL: null });
     assert.deepEqual([cleared.body.fallbackURL, cleared.body.logoutURL], [undefined, undefined]);
@@ -337,12 +361,24 @@ describe('publishing: sites through the gateway', () => {
       assert.equal((await admin.post(`${base}/${path}`, body)).status, 201, path);
     }
     // What the site holds, in publishing's own database: all of it goes with the site.
-    const db = await connectDatabase('publishing', { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix }, createLogger('sites-test', 'silent'), () => {});
+    const db = await connectDatabase(
+      'publishing',
+      { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix },
+      createLogger('sites-test', 'silent'),
+      () => {},
+    );
     const held = () =>
-      Promise.all(['sites', 'site_sections', 'site_section_groups', 'site_spaces', 'share_links'].map((name) => db.collection(name).countDocuments(name === 'sites' ? { _id: site.id } : { siteId: site.id })));
+      Promise.all(
+        ['sites', 'site_sections', 'site_section_groups', 'site_spaces', 'share_links'].map((name) =>
+          db.collection(name).countDocuments(name === 'sites' ? { _id: site.id } : { siteId: site.id }),
+        ),
+      );
     try {
       const before = await held();
-      assert.ok(before.every((count) => count > 0), `the site holds something of every kind: ${before}`);
+      assert.ok(
+        before.every((count) => count > 0),
+        `the site holds something of every kind: ${before}`,
+      );
       assert.equal((await admin.delete(`${sites()}/${site.id}`)).status, 204);
       assert.deepEqual(await held(), [0, 0, 0, 0, 0]);
     } finally {

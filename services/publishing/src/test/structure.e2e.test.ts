@@ -39,7 +39,10 @@ describe('publishing: site structure through the gateway', () => {
     ownerToken = owner.token;
     admin = apiClient(stack.baseUrl, owner.token);
     outsider = apiClient(stack.baseUrl, other.token);
-    reader = apiClient(stack.baseUrl, (await stack.cli(['add-member', '--org', org, '--email', 'structure-reader@example.com', '--role', 'read', '--json'])).token);
+    reader = apiClient(
+      stack.baseUrl,
+      (await stack.cli(['add-member', '--org', org, '--email', 'structure-reader@example.com', '--role', 'read', '--json'])).token,
+    );
     for (const title of ['Guides', 'Guides v2', 'API', 'SDK', 'Changelog', 'Internal', 'Legacy']) {
       const created = await admin.post(`/v1/orgs/${org}/spaces`, { title });
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -70,14 +73,21 @@ describe('publishing: site structure through the gateway', () => {
 
     const [first] = await items(admin, `${path}?default=true`);
     assert.equal(first.space.id, spaces.Guides, 'the first site space is the default');
-    assert.deepEqual((await items(admin, `${path}?default=false`)).map((s) => s.id), [added.body.id]);
+    assert.deepEqual(
+      (await items(admin, `${path}?default=false`)).map((s) => s.id),
+      [added.body.id],
+    );
     await expect400(admin.get(`${path}?default=perhaps`), 'default');
 
     const patched = await admin.patch(`${path}/${added.body.id}`, { path: 'v2', condition: 'visitor.claims.beta === true' });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.path, 'v2');
     assert.equal(patched.body.condition, 'visitor.claims.beta === true');
-    assert.equal((await admin.patch(`${path}/${added.body.id}`, { path: 'v3' })).body.condition, 'visitor.claims.beta === true', 'omitted condition: unchanged');
+    assert.equal(
+      (await admin.patch(`${path}/${added.body.id}`, { path: 'v3' })).body.condition,
+      'visitor.claims.beta === true',
+      'omitted condition: unchanged',
+    );
     assert.equal((await admin.patch(`${path}/${added.body.id}`, { condition: null })).body.condition, undefined, 'null removes it');
     await expect400(admin.patch(`${path}/${added.body.id}`, { condition: 'visitor.claims.beta ===' }), 'condition');
     await expect400(admin.patch(`${path}/${added.body.id}`, { condition: `visitor.claims.a == ${'1'.repeat(1030)}` }), 'condition');
@@ -110,7 +120,10 @@ describe('publishing: site structure through the gateway', () => {
     const page1 = await admin.get(`${path}?limit=2`);
     const page2 = await admin.get(`${path}?limit=2&page=${encodeURIComponent(page1.body.next.page)}`);
     assert.equal(page1.body.count, 3);
-    assert.deepEqual([...page1.body.items, ...page2.body.items].map((s: any) => s.id), [first.id, added.body.id, third.id]);
+    assert.deepEqual(
+      [...page1.body.items, ...page2.body.items].map((s: any) => s.id),
+      [first.id, added.body.id, third.id],
+    );
     assert.equal(page2.body.next, undefined);
 
     assert.equal((await admin.delete(`${path}/${third.id}`)).status, 204);
@@ -131,7 +144,10 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal(created.body.title, 'API reference');
     assert.equal(created.body.icon, 'code');
     assert.equal(created.body.default, false);
-    assert.deepEqual(created.body.siteSpaces.map((s: any) => s.space.id), [spaces.API]);
+    assert.deepEqual(
+      created.body.siteSpaces.map((s: any) => s.space.id),
+      [spaces.API],
+    );
     assert.equal(created.body.siteSpaces[0].default, true);
     assertMatchesOpenApi('SiteSection', created.body);
 
@@ -140,7 +156,10 @@ describe('publishing: site structure through the gateway', () => {
     const [gathered, api] = listed;
     assert.equal(gathered.title, 'Product docs');
     assert.equal(gathered.default, true);
-    assert.deepEqual(gathered.siteSpaces.map((s: any) => s.space.id), [spaces.Guides, spaces['Guides v2']]);
+    assert.deepEqual(
+      gathered.siteSpaces.map((s: any) => s.space.id),
+      [spaces.Guides, spaces['Guides v2']],
+    );
     expectEvery(gathered.siteSpaces, (s: any) => s.section === gathered.id);
     assert.equal(api.id, created.body.id);
     assert.equal(listed.filter((s) => s.default).length, 1, 'exactly one default section');
@@ -193,7 +212,10 @@ describe('publishing: site structure through the gateway', () => {
     const switched = await admin.patch(siteUrl(site), { defaultSiteSection: api.id });
     assert.equal(switched.status, 200);
     const after = await items(admin, sections);
-    assert.deepEqual(after.filter((s) => s.default).map((s) => s.id), [api.id]);
+    assert.deepEqual(
+      after.filter((s) => s.default).map((s) => s.id),
+      [api.id],
+    );
     const otherSite = await newSite({ title: 'Other sectioned' });
     const foreignSection = (await admin.post(`${siteUrl(otherSite)}/sections`, { spaceId: spaces.SDK })).body.id;
     await expect400(admin.patch(siteUrl(site), { defaultSiteSection: foreignSection }), 'defaultSiteSection');
@@ -229,7 +251,10 @@ describe('publishing: site structure through the gateway', () => {
     const created = await admin.post(groups, { title: 'Developers', icon: 'code', sections: [s2, s3] });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.object, 'site-section-group');
-    assert.deepEqual(created.body.children.map((c: any) => c.id), [s2, s3]);
+    assert.deepEqual(
+      created.body.children.map((c: any) => c.id),
+      [s2, s3],
+    );
     expectEvery(created.body.children, (c: any) => c.sectionGroup === created.body.id);
     assertMatchesOpenApi('SiteSectionGroup', created.body);
     const nested = await admin.post(groups, { title: 'Legacy', parent: created.body.id });
@@ -243,7 +268,10 @@ describe('publishing: site structure through the gateway', () => {
 
     const group = `${groups}/${created.body.id}`;
     const withNested = (await items(admin, groups)).find((g) => g.id === created.body.id);
-    assert.deepEqual(withNested.children.map((c: any) => c.id), [s2, s3, nested.body.id]);
+    assert.deepEqual(
+      withNested.children.map((c: any) => c.id),
+      [s2, s3, nested.body.id],
+    );
 
     const patched = await admin.patch(group, { title: 'Developer docs', icon: null });
     assert.equal(patched.body.title, 'Developer docs');
@@ -276,7 +304,10 @@ describe('publishing: site structure through the gateway', () => {
     assert.deepEqual(remaining.map((s) => s.id).sort(), [s1, s2, s3].sort());
     expectEvery(remaining, (s) => s.sectionGroup === undefined);
     const left = await items(admin, groups);
-    assert.deepEqual(left.map((g) => [g.id, g.sectionGroup]), [[nested.body.id, undefined]]);
+    assert.deepEqual(
+      left.map((g) => [g.id, g.sectionGroup]),
+      [[nested.body.id, undefined]],
+    );
     assert.equal((await reader.post(groups, { title: 'Nope' })).status, 403);
     assert.equal((await outsider.get(groups)).status, 404);
   });
@@ -296,9 +327,16 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal(content.body.site.id, site);
     assertMatchesOpenApi('Site', content.body.site);
     assert.equal(content.body.structure.type, 'sections');
-    assert.deepEqual(content.body.structure.structure.map((s: any) => s.id), [open.id], 'no claims: the beta section is hidden');
+    assert.deepEqual(
+      content.body.structure.structure.map((s: any) => s.id),
+      [open.id],
+      'no claims: the beta section is hidden',
+    );
     const [section] = content.body.structure.structure;
-    assert.deepEqual(section.siteSpaces.map((s: any) => s.space.id), [spaces.Guides]);
+    assert.deepEqual(
+      section.siteSpaces.map((s: any) => s.space.id),
+      [spaces.Guides],
+    );
     assert.ok(section.urls.published.startsWith('https://'));
 
     const link = (await admin.post(`${siteUrl(site)}/share-links`, { name: 'Reviewers' })).body;
@@ -355,7 +393,10 @@ describe('publishing: site structure through the gateway', () => {
       ['Staff only', [spaces.Internal]],
     ]);
     const viaSiteParameter = await published(`?jwt_token=${jwt.sign({ unsigned: { staff: true } }, privateKey)}`);
-    assert.deepEqual(shape(viaSiteParameter.body).map(([title]: [string]) => title), ['Everyone', 'Staff only']);
+    assert.deepEqual(
+      shape(viaSiteParameter.body).map(([title]: [string]) => title),
+      ['Everyone', 'Staff only'],
+    );
 
     // A regenerated key invalidates tokens signed with the old one.
     await admin.post(`${siteUrl(site)}/publishing/auth/regenerate`);
@@ -386,7 +427,10 @@ describe('publishing: site structure through the gateway', () => {
     const site = await newSite({ title: 'Resilient', spaces: [spaces.Changelog, doomed] });
     await admin.post(`${siteUrl(site)}/sections`, { spaceId: spaces.SDK, title: 'SDK' });
     const before = await admin.get(`${siteUrl(site)}/published`);
-    assert.deepEqual(before.body.structure.structure[0].siteSpaces.map((s: any) => s.space.id), [spaces.Changelog, doomed]);
+    assert.deepEqual(
+      before.body.structure.structure[0].siteSpaces.map((s: any) => s.space.id),
+      [spaces.Changelog, doomed],
+    );
 
     assert.equal((await admin.delete(`/v1/spaces/${doomed}`)).status, 204);
     const afterDelete = await admin.get(`${siteUrl(site)}/published`);

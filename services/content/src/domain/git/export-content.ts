@@ -34,7 +34,10 @@ const ASSETS = '.gitbook/assets';
 
 /** A file name safe in a repository path (no separators, no control characters). */
 function safeName(name: string): string {
-  const cleaned = name.replace(/[\u0000-\u001f\u007f/\\]+/g, '-').replace(/^\.+/, '').trim();
+  const cleaned = name
+    .replace(/[\u0000-\u001f\u007f/\\]+/g, '-')
+    .replace(/^\.+/, '')
+    .trim();
   return cleaned || 'file';
 }
 

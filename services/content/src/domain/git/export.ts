@@ -94,7 +94,9 @@ export async function runExport(run: OperationRun): Promise<OperationResult> {
   await run.stage('finalize');
   const pageFiles = await currentPageFiles(run, tree, layout);
   const removals = tree
-    .filter((entry) => entry.type === 'blob' && !files.has(entry.path) && isManagedPath(entry.path, layout) && (!isMarkdown(entry.path) || pageFiles.has(entry.path)))
+    .filter(
+      (entry) => entry.type === 'blob' && !files.has(entry.path) && isManagedPath(entry.path, layout) && (!isMarkdown(entry.path) || pageFiles.has(entry.path)),
+    )
     .map((entry) => entry.path);
   const identity = { name: settings.GIT_COMMITTER_NAME, email: settings.GIT_COMMITTER_EMAIL };
   const created = await writeCommit(session, { parent: head, message: job.commitMessage ?? '', identity, files, removals });
@@ -102,7 +104,9 @@ export async function runExport(run: OperationRun): Promise<OperationResult> {
   const sync = (commit: string, exported: boolean) => ({
     commit,
     revisionId: revision._id,
-    sync: job.standalone ? null : { commit, revisionId: revision._id, timestamp: job.timestamp ? new Date(job.timestamp) : null, exported, resetHistory: diverged },
+    sync: job.standalone
+      ? null
+      : { commit, revisionId: revision._id, timestamp: job.timestamp ? new Date(job.timestamp) : null, exported, resetHistory: diverged },
   });
   // The branch already holds exactly this content: no empty commit.
   if (head && (await treeOfCommit(session, created)) === (await treeOfCommit(session, head))) return sync(head, false);

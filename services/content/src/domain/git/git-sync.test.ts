@@ -82,7 +82,10 @@ describe('git sync: repository addresses and credentials', () => {
       url: 'https://git.example.test/acme/docs.git',
       credentials: { username: 'bot', password: 'p@ss' },
     });
-    assert.throws(() => parseRemote('http://git.example.test/a.git', ['https']), (error: Error) => error instanceof RemoteUrlError && !error.message.includes('example'));
+    assert.throws(
+      () => parseRemote('http://git.example.test/a.git', ['https']),
+      (error: Error) => error instanceof RemoteUrlError && !error.message.includes('example'),
+    );
     assert.throws(() => parseRemote('https://a:b%0Ac@git.example.test/a.git', ['https']), RemoteUrlError);
     assert.throws(() => parseRemote('file://host/a.git', ['file']), RemoteUrlError);
   });
@@ -114,7 +117,8 @@ describe('git sync: the git binary', () => {
             workDir = path.dirname(session.repo);
             return fetchBranch(session, url, 'refs/heads/main', 1024 * 1024);
           }),
-          (error: Error) => error instanceof GitCommandError && error.message === GIT_FAILURES.unreachable && /transport '(file|ext)' not allowed/.test(error.detail),
+          (error: Error) =>
+            error instanceof GitCommandError && error.message === GIT_FAILURES.unreachable && /transport '(file|ext)' not allowed/.test(error.detail),
         );
         assert.equal(existsSync(workDir), false, 'the work directory is removed after a failure');
       }
@@ -129,10 +133,23 @@ describe('git sync: the git binary', () => {
     const server = await startGitHttpServer({ projectRoot: root, username: 'bot', password: 'pinned-secret' });
     const saved = { http_proxy: process.env.http_proxy, HTTP_PROXY: process.env.HTTP_PROXY, ALL_PROXY: process.env.ALL_PROXY };
     try {
-      const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.test' };
+      const env = {
+        ...process.env,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: os.devNull,
+        GIT_AUTHOR_NAME: 'T',
+        GIT_AUTHOR_EMAIL: 't@example.test',
+        GIT_COMMITTER_NAME: 'T',
+        GIT_COMMITTER_EMAIL: 't@example.test',
+      };
       const bare = path.join(root, 'docs.git');
       execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare], { env });
-      const commit = execFileSync('git', ['commit-tree', '-m', 'first', execFileSync('git', ['mktree'], { env, cwd: bare, input: '' }).toString().trim()], { env, cwd: bare }).toString().trim();
+      const commit = execFileSync('git', ['commit-tree', '-m', 'first', execFileSync('git', ['mktree'], { env, cwd: bare, input: '' }).toString().trim()], {
+        env,
+        cwd: bare,
+      })
+        .toString()
+        .trim();
       execFileSync('git', ['update-ref', 'refs/heads/main', commit], { env, cwd: bare });
       const port = new URL(server.url).port;
       // A name no resolver knows: only the pin can take git to the server.
@@ -147,8 +164,9 @@ describe('git sync: the git binary', () => {
       // A proxy in the service's environment is not git's way out.
       Object.assign(process.env, { http_proxy: 'http://127.0.0.1:1', HTTP_PROXY: 'http://127.0.0.1:1', ALL_PROXY: 'http://127.0.0.1:1' });
       const credentials = { username: 'bot', password: 'pinned-secret' };
-      const fetched = await withGitSession({ allowedProtocols: ['http'], remote: url, credentials, pinnedHosts, signal: new AbortController().signal }, (session) =>
-        fetchBranch(session, url, 'refs/heads/main', 1024 * 1024),
+      const fetched = await withGitSession(
+        { allowedProtocols: ['http'], remote: url, credentials, pinnedHosts, signal: new AbortController().signal },
+        (session) => fetchBranch(session, url, 'refs/heads/main', 1024 * 1024),
       );
       assert.equal(fetched, commit);
       assert.equal(lookups, 1, 'resolved once, by the check');
@@ -162,7 +180,11 @@ describe('git sync: the git binary', () => {
       });
       const unknown = async () => Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
       await assert.rejects(pinRepositoryHost(url, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown), (error: Error) => error.message === GIT_FAILURES.unreachable);
-      assert.deepEqual(await pinRepositoryHost(`http://127.0.0.1:${port}/docs.git`, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown), [], 'a literal needs no pin');
+      assert.deepEqual(
+        await pinRepositoryHost(`http://127.0.0.1:${port}/docs.git`, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown),
+        [],
+        'a literal needs no pin',
+      );
     } finally {
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];

@@ -148,7 +148,14 @@ function assignFiles(assets: Map<string, Buffer>, current: readonly RevisionFile
     used.add(id);
     idByPath.set(repoPath, id);
     data.set(blobHash, bytes);
-    files.push({ id, name, contentType: contentTypeOf(name), size: bytes.length, blobHash, git: { oid: (blobs.get(repoPath) as RepoFile).oid, path: repoPath } });
+    files.push({
+      id,
+      name,
+      contentType: contentTypeOf(name),
+      size: bytes.length,
+      blobHash,
+      git: { oid: (blobs.get(repoPath) as RepoFile).oid, path: repoPath },
+    });
   }
   return { files, idByPath, data };
 }
@@ -169,13 +176,29 @@ function samePage(a: RevisionPageDoc, b: RevisionPageDoc): boolean {
 }
 
 const pageKey = (page: RevisionPageDoc) =>
-  JSON.stringify([page.id, page.parent, page.title, page.slug, page.emoji, page.description, page.hidden, page.bodyHash, page.git ?? null, page.variables ?? {}]);
+  JSON.stringify([
+    page.id,
+    page.parent,
+    page.title,
+    page.slug,
+    page.emoji,
+    page.description,
+    page.hidden,
+    page.bodyHash,
+    page.git ?? null,
+    page.variables ?? {},
+  ]);
 const fileKey = (file: RevisionFileDoc) => JSON.stringify([file.id, file.name, file.contentType, file.blobHash, file.git ?? null]);
 
 /** True when `built` would not change `current` (same pages, files and variables; the commit may differ). */
 export function sameContent(current: RevisionDoc, built: BuiltContent): boolean {
-  const same = <T>(a: readonly T[], b: readonly T[], key: (item: T) => string) => a.length === b.length && a.every((item, index) => key(item) === key(b[index]));
-  return same(current.pages, built.pages, pageKey) && same(current.files, built.files, fileKey) && JSON.stringify(current.variables ?? {}) === JSON.stringify(built.variables ?? {});
+  const same = <T>(a: readonly T[], b: readonly T[], key: (item: T) => string) =>
+    a.length === b.length && a.every((item, index) => key(item) === key(b[index]));
+  return (
+    same(current.pages, built.pages, pageKey) &&
+    same(current.files, built.files, fileKey) &&
+    JSON.stringify(current.variables ?? {}) === JSON.stringify(built.variables ?? {})
+  );
 }
 
 /** The new content of a space from a snapshot, continuing `current` (ids, unchanged pages' dates, stored bodies). */

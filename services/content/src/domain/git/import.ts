@@ -53,7 +53,11 @@ class BlobReader {
     const size = files.reduce((sum, file) => sum + file.size, 0);
     if (size > this.left) throw new RepositoryTooLargeError('the repository content to import is larger than the configured maximum (GIT_MAX_BYTES)');
     this.left -= size;
-    const blobs = await readBlobs(this.session, files.map((file) => file.oid), size);
+    const blobs = await readBlobs(
+      this.session,
+      files.map((file) => file.oid),
+      size,
+    );
     return new Map(files.map((file) => [file.path, blobs.get(file.oid) ?? Buffer.alloc(0)]));
   }
 }
@@ -67,7 +71,8 @@ function checkVariables(variables: Record<string, string> | undefined, where: st
   const names = Object.keys(variables);
   if (names.length > MAX_VARIABLES) throw new PageFileError(`${where}: at most ${MAX_VARIABLES} variables`);
   for (const name of names) {
-    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name)) throw new PageFileError(`${where}: "${name.slice(0, 80)}": ${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)`);
+    if (name.length > MAX_VARIABLE_NAME || !VARIABLE_NAME.test(name))
+      throw new PageFileError(`${where}: "${name.slice(0, 80)}": ${VARIABLE_NAME_RULE} (at most ${MAX_VARIABLE_NAME} characters)`);
     if (variables[name].length > MAX_VARIABLE_VALUE) throw new PageFileError(`${where}: ${name}: at most ${MAX_VARIABLE_VALUE} characters`);
   }
 }
@@ -87,12 +92,14 @@ async function snapshotOf(run: OperationRun, commit: string): Promise<Repository
   }
   if (blobs.size > settings.GIT_MAX_FILES) throw new RepositoryTooLargeError(`the repository has more than ${settings.GIT_MAX_FILES} files (GIT_MAX_FILES)`);
   const projectDirectory = normalizeRepoPath(job.projectDirectory) ?? '';
-  if (projectDirectory && !dirs.has(projectDirectory)) throw new GitSyncError(`The project directory "${projectDirectory}" does not exist on ${branchOf(job.ref)}`);
+  if (projectDirectory && !dirs.has(projectDirectory))
+    throw new GitSyncError(`The project directory "${projectDirectory}" does not exist on ${branchOf(job.ref)}`);
 
   const reader = new BlobReader(session, settings.GIT_MAX_BYTES);
-  const text = async (file: RepoFile | undefined) => (file ? (await reader.read([file])).get(file.path)?.toString('utf8') ?? '' : null);
+  const text = async (file: RepoFile | undefined) => (file ? ((await reader.read([file])).get(file.path)?.toString('utf8') ?? '') : null);
   const layout = gitbookLayout(projectDirectory, await text(blobs.get(projectDirectory ? `${projectDirectory}/.gitbook.yaml` : '.gitbook.yaml')));
-  if (layout.root && !dirs.has(layout.root)) throw new GitSyncError(`The documentation root "${layout.root}" (.gitbook.yaml root) does not exist on ${branchOf(job.ref)}`);
+  if (layout.root && !dirs.has(layout.root))
+    throw new GitSyncError(`The documentation root "${layout.root}" (.gitbook.yaml root) does not exist on ${branchOf(job.ref)}`);
 
   await run.stage('content_process');
   const summary = await text(blobs.get(layout.summary));
@@ -156,7 +163,11 @@ export async function runImport(run: OperationRun): Promise<OperationResult> {
     return { commit, revisionId: revision._id, sync: null };
   }
   const built = buildImportedContent(snapshot, current, git);
-  const synced = (revisionId: string): OperationResult => ({ commit, revisionId, sync: { commit, revisionId, timestamp, exported: false, resetHistory: false } });
+  const synced = (revisionId: string): OperationResult => ({
+    commit,
+    revisionId,
+    sync: { commit, revisionId, timestamp, exported: false, resetHistory: false },
+  });
   // The repository holds what the space holds (e.g. the webhook of our own export): no new revision.
   if (sameContent(current, built)) return synced(current._id);
   const { revision } = await commitSpaceRevision(ctx, job.spaceId, job.userId, (latest) => {

@@ -97,7 +97,10 @@ export function parsePageFile(text: string, where: string): ParsedPageFile {
 }
 
 /** A page file: front matter for what is set, `# title`, the body. */
-export function renderPageFile(page: { title: string; description: string; hidden: boolean; emoji: string; variables?: Record<string, string> }, body: string): string {
+export function renderPageFile(
+  page: { title: string; description: string; hidden: boolean; emoji: string; variables?: Record<string, string> },
+  body: string,
+): string {
   const front: Record<string, unknown> = {};
   if (page.description) front.description = page.description;
   if (page.emoji) front.icon = page.emoji;

@@ -65,7 +65,9 @@ export function parseRemote(raw: string, allowedProtocols: readonly string[]): G
 /** "owner/repo" for a hosted address, "repo" for a local one (no `.git`). */
 export function repositoryName(cleanUrl: string): string {
   const url = new URL(cleanUrl);
-  const trimmed = decodeURIComponent(url.pathname).replace(/\/+$/, '').replace(/\.git$/, '');
+  const trimmed = decodeURIComponent(url.pathname)
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   return url.protocol === 'file:' ? path.posix.basename(trimmed) : trimmed.replace(/^\/+/, '');
 }
 

@@ -29,7 +29,13 @@ export interface GitOperationInput {
  * credentials; the operation shows as `running` in git info from now on. Where its host
  * resolves to is checked when the job runs, right before git connects (repository-address.ts).
  */
-export async function requestGitOperation(ctx: ContentContext, userId: string, spaceId: string, direction: GitOperationDirection, input: GitOperationInput): Promise<void> {
+export async function requestGitOperation(
+  ctx: ContentContext,
+  userId: string,
+  spaceId: string,
+  direction: GitOperationDirection,
+  input: GitOperationInput,
+): Promise<void> {
   const access = await loadSpaceAccess(ctx, userId, spaceId);
   requireSpaceRole(access, SPACE_ACTION_ROLES.triggerGitSync, `${direction} its content with Git`);
   const settings = gitSettings(ctx);

@@ -202,7 +202,8 @@ const REMOTE_COMMANDS = new Set(['fetch', 'push', 'ls-remote']);
 /** The generic reason for a failed command: never git's text, which tells files from folders and open ports from closed ones. */
 function reasonOf(command: string, stderr: string): string {
   if (!REMOTE_COMMANDS.has(command)) return GIT_FAILURES.internal;
-  if (/authentication failed|could not read (username|password)|terminal prompts disabled|HTTP Basic: Access denied|returned error: 40[13]\b/i.test(stderr)) return GIT_FAILURES.authentication;
+  if (/authentication failed|could not read (username|password)|terminal prompts disabled|HTTP Basic: Access denied|returned error: 40[13]\b/i.test(stderr))
+    return GIT_FAILURES.authentication;
   if (/couldn't find remote ref|src refspec .* does not match/i.test(stderr)) return GIT_FAILURES.refNotFound;
   return GIT_FAILURES.unreachable;
 }
@@ -232,7 +233,8 @@ export async function listTree(session: GitSession, treeish: string): Promise<Tr
   const entries: TreeEntry[] = [];
   for (const record of out.toString('utf8').split('\0')) {
     const match = /^(\d+) (blob|tree|commit) ([0-9a-f]+)\s+(-|\d+)\t([\s\S]+)$/.exec(record);
-    if (match) entries.push({ mode: match[1], type: match[2] as TreeEntry['type'], oid: match[3], size: match[4] === '-' ? 0 : Number(match[4]), path: match[5] });
+    if (match)
+      entries.push({ mode: match[1], type: match[2] as TreeEntry['type'], oid: match[3], size: match[4] === '-' ? 0 : Number(match[4]), path: match[5] });
   }
   return entries;
 }

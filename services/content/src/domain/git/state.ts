@@ -1,5 +1,12 @@
 import { newId, findByIds } from '@quire/runtime';
-import { GIT_SYNC_SUMMARY_FIELDS, type GitOperationDirection, type GitOperationDoc, type GitOperationStage, type GitSyncDoc, type GitSyncSummary } from '../../db/git';
+import {
+  GIT_SYNC_SUMMARY_FIELDS,
+  type GitOperationDirection,
+  type GitOperationDoc,
+  type GitOperationStage,
+  type GitSyncDoc,
+  type GitSyncSummary,
+} from '../../db/git';
 import type { SpaceDoc } from '../../db/structure';
 import type { ContentContext } from '../context';
 import { withLock } from '../locks';
@@ -29,7 +36,10 @@ export async function loadGitSyncSummaries(ctx: ContentContext, spaceIds: readon
 
 /** loadGitSyncSummaries for loaded spaces, without asking for those known never to have synced (Space.gitSync false). */
 export function loadSpacesGitSyncs(ctx: ContentContext, spaces: ReadonlyArray<Pick<SpaceDoc, '_id' | 'gitSync'>>): Promise<Map<string, GitSyncSummary>> {
-  return loadGitSyncSummaries(ctx, spaces.filter((space) => space.gitSync !== false).map((space) => space._id));
+  return loadGitSyncSummaries(
+    ctx,
+    spaces.filter((space) => space.gitSync !== false).map((space) => space._id),
+  );
 }
 
 export interface RepositorySettings {
@@ -81,7 +91,14 @@ export async function startOperation(
       const ended = new Date();
       await ctx.models.GitSync.updateOne(
         { _id: spaceId, 'operation.id': operation.id },
-        { $set: { 'operation.state': 'failure', 'operation.error': 'The operation could not be queued', 'operation.endedAt': ended, 'operation.updatedAt': ended } },
+        {
+          $set: {
+            'operation.state': 'failure',
+            'operation.error': 'The operation could not be queued',
+            'operation.endedAt': ended,
+            'operation.updatedAt': ended,
+          },
+        },
       );
       throw error;
     }

@@ -45,8 +45,7 @@ export async function enqueueGitJob(ctx: ContentContext, data: GitJobData): Prom
   await gitQueue(ctx).add(data, { jobId: data.operationId });
 }
 
-const LOST_OPERATION =
-  'The operation was interrupted: the job running it stopped before it ended (for example the service restarted during it); run it again';
+const LOST_OPERATION = 'The operation was interrupted: the job running it stopped before it ended (for example the service restarted during it); run it again';
 
 async function jobEnded(ctx: ContentContext, operationId: string): Promise<boolean> {
   const job = await gitQueue(ctx).state(operationId);
@@ -67,7 +66,8 @@ export async function settleLostOperation(ctx: ContentContext, state: GitSyncDoc
     if (!(await jobEnded(ctx, operation.id))) return state;
     return await withLock(ctx, gitStateLock(state._id), async () => {
       const current = await loadGitSync(ctx, state._id);
-      if (!current || current.operation?.id !== operation.id || current.operation.state !== 'running' || !(await jobEnded(ctx, operation.id))) return current ?? state;
+      if (!current || current.operation?.id !== operation.id || current.operation.state !== 'running' || !(await jobEnded(ctx, operation.id)))
+        return current ?? state;
       const now = new Date();
       const ended: GitOperationDoc = { ...current.operation, state: 'failure', error: LOST_OPERATION, endedAt: now, updatedAt: now };
       await ctx.models.GitSync.updateOne({ _id: state._id, 'operation.id': operation.id }, { $set: { operation: ended } });
@@ -122,15 +122,21 @@ function runSerialized(ctx: ContentContext, job: GitJobData): Promise<GitJobResu
 
 async function fail(ctx: ContentContext, job: GitJobData, error: unknown, credentials: RemoteCredentials | null): Promise<GitJobResult['state']> {
   const timedOut = error instanceof OperationTimeoutError;
-  const expected = timedOut || error instanceof GitSyncError || error instanceof GitCommandError || error instanceof RepositoryTooLargeError || error instanceof PageFileError;
+  const expected =
+    timedOut || error instanceof GitSyncError || error instanceof GitCommandError || error instanceof RepositoryTooLargeError || error instanceof PageFileError;
   const known = expected || (error instanceof HttpError && error.status < 500);
   let message = known ? (error as Error).message : GIT_FAILURES.internal;
   if (error instanceof RepositoryTooLargeError) message = `The repository is too large: ${message}`;
   message = scrubSecrets(message, credentials);
   // git's own words and refused addresses stay in the log: git info shows only the generic reason.
   const detail = error instanceof GitCommandError || error instanceof GitSyncError ? error.detail : undefined;
-  if (detail) ctx.logger.warn({ detail: scrubSecrets(detail, credentials), spaceId: job.spaceId, operation: job.operationId }, `git operation failed: ${message}`);
-  if (!known) ctx.logger.error({ err: scrubSecrets(String((error as Error)?.stack ?? error), credentials), spaceId: job.spaceId, operation: job.operationId }, 'git operation failed');
+  if (detail)
+    ctx.logger.warn({ detail: scrubSecrets(detail, credentials), spaceId: job.spaceId, operation: job.operationId }, `git operation failed: ${message}`);
+  if (!known)
+    ctx.logger.error(
+      { err: scrubSecrets(String((error as Error)?.stack ?? error), credentials), spaceId: job.spaceId, operation: job.operationId },
+      'git operation failed',
+    );
   const state = timedOut ? 'timeout' : 'failure';
   await updateOperation(ctx, job.spaceId, job.operationId, { state, error: message, endedAt: new Date() });
   return state;
@@ -158,7 +164,15 @@ async function runJob(ctx: ContentContext, job: GitJobData): Promise<GitJobResul
     const pinnedHosts = await pinRepositoryHost(job.url, settings);
     const options = { allowedProtocols: settings.GIT_ALLOWED_PROTOCOLS, remote: job.url, credentials, pinnedHosts, signal: controller.signal };
     const result: OperationResult = await withGitSession(options, (session) => {
-      const run = { ctx, job, settings, session, credentials, state, stage: (stage: Parameters<typeof setStage>[3]) => setStage(ctx, job.spaceId, job.operationId, stage) };
+      const run = {
+        ctx,
+        job,
+        settings,
+        session,
+        credentials,
+        state,
+        stage: (stage: Parameters<typeof setStage>[3]) => setStage(ctx, job.spaceId, job.operationId, stage),
+      };
       return job.direction === 'import' ? runImport(run) : runExport(run);
     });
     if (result.sync) await recordSync(ctx, job.spaceId, result.sync);
