@@ -67,15 +67,22 @@ async function chooseAndStart(dataDir: string, port: number, log: (line: string)
   return startMemoryServer(port);
 }
 
-/** FerretDB's flags whatever the backend: loopback only, no debug listener, telemetry off (design.md §8). */
-const ferretdbFlags = (port: number) => [`--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=error'];
+/**
+ * FerretDB's flags whatever the backend: loopback only, no debug listener, telemetry off
+ * (design.md §8), and its state file (state.json) in the data dir, not in the working directory.
+ */
+function ferretdbFlags(port: number, dataDir: string): string[] {
+  const stateDir = path.join(dataDir, 'ferretdb-state');
+  mkdirSync(stateDir, { recursive: true });
+  return [`--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=error', `--state-dir=${stateDir}`];
+}
 
 async function startFerretdb(binary: string, dataDir: string, port: number, log: (line: string) => void): Promise<MongoHandle> {
   const server = await findPostgresServer(dataDir, log);
   if (!server) {
     const dir = path.join(dataDir, 'ferretdb');
     mkdirSync(dir, { recursive: true });
-    const engine = await launch('ferretdb', binary, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, ...ferretdbFlags(port)], port, log);
+    const engine = await launch('ferretdb', binary, ['--handler=sqlite', `--sqlite-url=file:${dir}/`, ...ferretdbFlags(port, dataDir)], port, log);
     const why = 'no PostgreSQL at hand: no POSTGRES_URL, none answering on 127.0.0.1:5432, no cluster of its own';
     return { ...engine, engine: 'ferretdb', backend: 'sqlite', description: `FerretDB on SQLite in ${dir} (${why})` };
   }
@@ -84,7 +91,7 @@ async function startFerretdb(binary: string, dataDir: string, port: number, log:
     // The URL (it may hold a password) goes by environment, which other users cannot read, not
     // by a flag every local user sees in the process list: same as --postgresql-url.
     const env = { FERRETDB_POSTGRESQL_URL: postgresUrl };
-    const engine = await launch('ferretdb', binary, ['--handler=postgresql', ...ferretdbFlags(port)], port, log, env);
+    const engine = await launch('ferretdb', binary, ['--handler=postgresql', ...ferretdbFlags(port, dataDir)], port, log, env);
     return {
       ...engine,
       engine: 'ferretdb',

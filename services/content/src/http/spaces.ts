@@ -38,22 +38,22 @@ export function spacesRouter(ctx: ContentContext): Router {
       .json(presentSpace(space, role, base));
   });
 
+  /** A page of spaces the caller sees, with their Git sync states in one query. */
+  const presentSpacePage = async (page: Awaited<ReturnType<typeof listOrganizationSpaces>>) => {
+    const gitSyncs = await loadSpacesGitSyncs(
+      ctx,
+      page.items.map(({ space }) => space),
+    );
+    const items = page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id)));
+    return listEnvelope(items, page.count, page.next);
+  };
+
   router.get('/v1/orgs/:organizationId/spaces', async (req, res) => {
     const { userId } = principalOf(req);
     const { organizationId } = parseInput(organizationParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listOrganizationSpaces(ctx, userId, organizationId, query);
-    const gitSyncs = await loadSpacesGitSyncs(
-      ctx,
-      page.items.map(({ space }) => space),
-    );
-    res.json(
-      listEnvelope(
-        page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))),
-        page.count,
-        page.next,
-      ),
-    );
+    res.json(await presentSpacePage(page));
   });
 
   router.get('/v1/collections/:collectionId/spaces', async (req, res) => {
@@ -61,17 +61,7 @@ export function spacesRouter(ctx: ContentContext): Router {
     const { collectionId } = parseInput(collectionParams, req.params, 'params');
     const query = parseInput(listQuery, req.query, 'query');
     const page = await listCollectionSpaces(ctx, userId, collectionId, query);
-    const gitSyncs = await loadSpacesGitSyncs(
-      ctx,
-      page.items.map(({ space }) => space),
-    );
-    res.json(
-      listEnvelope(
-        page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id))),
-        page.count,
-        page.next,
-      ),
-    );
+    res.json(await presentSpacePage(page));
   });
 
   // With a shareKey, the published address comes from the share link's site (publishing owns it).
