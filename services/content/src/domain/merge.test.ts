@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RevisionFileDoc } from '../db/revisions';
+import { mergeMarkdown, mergeContent, type ContentSnapshot } from './merge';
+import { apply, empty, titles, bodyOf, loader, merged } from '../test/snapshots';
+
+describe('three-way merge', () => {
+  it('merges markdown line by line and reports overlapping edits', () => {
+    assert.equal(mergeMarkdown('a\nb\nc', 'A\nb\nc', 'a\nb\nC'), 'A\nb\nC');
+    assert.equal(mergeMarkdown('a\nb\nc', 'x\nb\nc', 'y\nb\nc'), null);
+    assert.equal(mergeMarkdown('a', 'same', 'same'), 'same');
+  });
+
+  it('combines page additions, deletions, moves, retitles and body edits from both sides', async () => {
+    const base = apply(empty, [
+      { type: 'insert_page', title: 'A', markdown: 'line 1\nline 2\nline 3' },
+      { type: 'insert_page', title: 'B' },
+      { type: 'insert_page', title: 'C' },
+      { type: 'insert_page', title: 'D' },
+    ]);
+    const [a, b, c, d] = base.pages.map((page) => page.id);
+    const ours = apply(base, [
+      { type: 'update_page', page: a, markdown: 'line 1 (ours)\nline 2\nline 3' },
+      { type: 'insert_page', title: 'Ours new', at: 1 },
+      { type: 'delete_page', page: d },
+    ]);
+    const theirs = apply(base, [
+      { type: 'update_page', page: a, markdown: 'line 1\nline 2\nline 3 (theirs)' },
+      { type: 'update_page', page: b, title: 'B retitled' },
+      { type: 'update_page', page: c, into: b },
+      { type: 'insert_page', title: 'Theirs new' },
+    ]);
+    const result = await merged(base, ours, theirs);
+    assert.deepEqual(titles(result), ['A', 'Ours new', 'B retitled', 'C', 'Theirs new']);
+    assert.equal(result.pages.find((page) => page.id === c)?.parent, b);
+    assert.equal(bodyOf(result, a), 'line 1 (ours)\nline 2\nline 3 (theirs)');
+  });
+
+  it('is a conflict when both sides change the same thing, naming the page', async () => {
+    const base = apply(empty, [{ type: 'insert_page', title: 'Page', markdown: 'one' }]);
+    const id = base.pages[0].id;
+    const ours = apply(base, [{ type: 'update_page', page: id, markdown: 'ours' }]);
+    const theirs = apply(base, [{ type: 'update_page', page: id, markdown: 'theirs', title: 'Other' }]);
+    const outcome = await mergeContent(base, ours, theirs, loader);
+    assert.equal(outcome.ok, false);
+    if (!outcome.ok) assert.equal(outcome.conflicts[0].page?.id, id);
+    const deleted = apply(base, [{ type: 'delete_page', page: id }]);
+    const editDelete = await mergeContent(base, deleted, theirs, loader);
+    assert.equal(editDelete.ok, false);
+    // Adding under a page the other side deleted leaves an orphan: a conflict too.
+    const child = apply(base, [{ type: 'insert_page', title: 'Child', into: id }]);
+    const orphan = await mergeContent(base, deleted, child, loader);
+    assert.equal(orphan.ok, false);
+  });
+
+  it("is a conflict when one side only changes a page's variables and the other deletes the page", async () => {
+    const base = apply(empty, [{ type: 'insert_page', title: 'Page', markdown: 'one', variables: { k: '1' } }]);
+    const id = base.pages[0].id;
+    const deleted = apply(base, [{ type: 'delete_page', page: id }]);
+    for (const variables of [{ k: '2' }, { k: '1', extra: 'x' }, {}] as Array<Record<string, string>>) {
+      const edited = apply(base, [{ type: 'update_page', page: id, variables }]);
+      for (const [ours, theirs] of [
+        [edited, deleted],
+        [deleted, edited],
+      ]) {
+        const outcome = await mergeContent(base, ours, theirs, loader);
+        assert.equal(outcome.ok, false, JSON.stringify(variables));
+        if (!outcome.ok) assert.deepEqual(outcome.conflicts, [{ page: { id, title: 'Page' }, reason: 'edited on one side and deleted on the other' }]);
+      }
+    }
+    // Variables set again to the same values are no edit: the delete wins.
+    const same = apply(base, [{ type: 'update_page', page: id, variables: { k: '1' } }]);
+    const result = await merged(base, same, deleted);
+    assert.deepEqual(result.pages, []);
+  });
+
+  it('only loads bodies changed on both sides', async () => {
+    const base = apply(
+      empty,
+      Array.from({ length: 50 }, (_, i) => ({ type: 'insert_page' as const, title: `P${i}`, markdown: `body ${i}` })),
+    );
+    const ours = apply(base, [{ type: 'update_page', page: base.pages[3].id, markdown: 'ours' }]);
+    const theirs = apply(base, [{ type: 'update_page', page: base.pages[7].id, markdown: 'theirs' }]);
+    const asked: string[] = [];
+    const outcome = await mergeContent(base, ours, theirs, async (refs) => {
+      asked.push(...refs.map((ref) => ref.bodyHash));
+      return loader(refs);
+    });
+    assert.equal(outcome.ok, true);
+    assert.deepEqual(asked, []);
+    if (outcome.ok) {
+      assert.equal(bodyOf(outcome, base.pages[3].id), 'ours');
+      assert.equal(bodyOf(outcome, base.pages[7].id), 'theirs');
+    }
+  });
+
+  it('merges files by id', async () => {
+    const file = (id: string, blobHash: string): RevisionFileDoc => ({ id, name: `${id}.png`, contentType: 'image/png', size: 1, blobHash });
+    const base: ContentSnapshot = { pages: [], files: [file('f1', 'x')] };
+    const result = await merged(base, { pages: [], files: [file('f1', 'x'), file('f2', 'y')] }, { pages: [], files: [file('f1', 'z')] });
+    assert.deepEqual(
+      result.files.map((f) => `${f.id}:${f.blobHash}`),
+      ['f1:z', 'f2:y'],
+    );
+    const conflict = await mergeContent(base, { pages: [], files: [file('f1', 'q')] }, { pages: [], files: [file('f1', 'z')] }, loader);
+    assert.equal(conflict.ok, false);
+  });
+});
