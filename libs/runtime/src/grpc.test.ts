@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, describe, it } from 'node:test';
-import { ClientError, Status } from 'nice-grpc';
+import path from 'node:path';
+import { loadSync } from '@grpc/proto-loader';
+import { ClientError, createChannel, createClient, Status } from 'nice-grpc';
 import { createGrpcServer, createHealthClient } from './grpc';
 import { createLogger } from './logger';
 
@@ -60,5 +62,37 @@ describe('gRPC clients', () => {
     server.health.setStatus('unhealthy');
     assert.equal((await client.check({ service: '' })).status, 2, 'NOT_SERVING');
     await server.shutdown();
+  });
+
+  it('answer server reflection without a caller signature: every service of protos/ is listed and described', async () => {
+    const port = await freePort();
+    const server = createGrpcServer({ host: '127.0.0.1', port, secret: SECRET, logger });
+    await server.listen();
+    cleanups.push(() => server.shutdown());
+    // A reflection client as grpcurl is one, from the reflection contract @grpc/reflection ships.
+    const protoPath = path.join(path.dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
+    const definition = loadSync(protoPath, { keepCase: false, oneofs: true })['grpc.reflection.v1.ServerReflection'];
+    const channel = createChannel(`127.0.0.1:${port}`);
+    cleanups.push(() => channel.close());
+    const client = createClient(definition as never, channel) as unknown as {
+      ServerReflectionInfo(requests: AsyncIterable<unknown>): AsyncIterable<Record<string, any>>;
+    };
+    async function* ask() {
+      yield { listServices: '' };
+      yield { fileContainingSymbol: 'quire.content.v1.ContentService' };
+    }
+    const answers: Array<Record<string, any>> = [];
+    for await (const answer of client.ServerReflectionInfo(ask())) answers.push(answer);
+    assert.equal(answers.length, 2);
+    const listed = answers[0].listServicesResponse.service.map((s: { name: string }) => s.name);
+    for (const name of ['quire.identity.v1.IdentityService', 'quire.content.v1.ContentService', 'quire.publishing.v1.PublishingService']) {
+      assert.ok(listed.includes(name), `${name} listed (got ${listed.join(', ')})`);
+    }
+    const files = answers[1].fileDescriptorResponse.fileDescriptorProto as Buffer[];
+    assert.ok(files.length >= 1, 'the file defining ContentService is described');
+    assert.ok(
+      files.some((file) => Buffer.from(file).toString('latin1').includes('BatchGetSpaces')),
+      'with its methods',
+    );
   });
 });

@@ -1,5 +1,9 @@
 import { isUnavailableError } from './faults';
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { loadSync } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { PROTO_FILES, PROTOS_DIR } from '@quire/proto';
 import {
   ChannelCredentials,
   ClientError,
@@ -40,6 +44,8 @@ export const GrpcError = ServerError;
 const CALLER_HEADER = 'x-quire-caller';
 const CALLER_SIGNATURE_HEADER = 'x-quire-caller-signature';
 const HEALTH_PATH = '/grpc.health.v1.Health/';
+/** Server reflection (v1 and v1alpha): what grpcurl and other tools ask to list and describe methods. */
+const REFLECTION_PATH = /^\/grpc\.reflection\.v1(alpha)?\.ServerReflection\//;
 
 export interface GrpcServerHandle {
   server: Server;
@@ -68,7 +74,8 @@ export function createGrpcServer(options: {
   const health = HealthState();
 
   async function* guard<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
-    const isHealth = call.method.path.startsWith(HEALTH_PATH);
+    // Health and reflection answer without a caller signature: they carry no data, only status and the contracts.
+    const isHealth = call.method.path.startsWith(HEALTH_PATH) || REFLECTION_PATH.test(call.method.path);
     const caller = verifyCaller(secret, context.metadata.get(CALLER_HEADER), context.metadata.get(CALLER_SIGNATURE_HEADER));
     if (!isHealth && !caller) throw new ServerError(Status.UNAUTHENTICATED, 'missing or invalid caller signature');
     if (!isHealth && options.available && !options.available()) throw new ServerError(Status.UNAVAILABLE, 'datastore unavailable');
@@ -92,6 +99,7 @@ export function createGrpcServer(options: {
 
   const server = createServer().use(guard);
   server.add(HealthDefinition, HealthServiceImpl(health));
+  addReflection(server);
   return {
     server,
     health,
@@ -108,6 +116,56 @@ export function createGrpcServer(options: {
       server.forceShutdown();
     },
   };
+}
+
+let reflection: ReflectionService | undefined;
+
+/**
+ * gRPC server reflection for every contract in protos/ (loaded with @grpc/proto-loader), so
+ * `grpcurl -plaintext <host:port> list` and `describe` work against any service. @grpc/reflection
+ * registers grpc-js handlers; this adapts its one bidirectional method to nice-grpc's form.
+ */
+function addReflection(server: Pick<Server, 'add'>): void {
+  reflection ??= new ReflectionService(loadSync(PROTO_FILES, { includeDirs: [PROTOS_DIR] }));
+  reflection.addToServer({
+    addService(definition, handlers) {
+      const implementation: Record<string, (requests: AsyncIterable<unknown>) => AsyncGenerator<unknown>> = {};
+      for (const [name, handler] of Object.entries(handlers)) {
+        implementation[name] = (requests) => bidiThroughStream(handler as (stream: EventEmitter) => void, requests);
+      }
+      server.add(definition as never, implementation as never);
+    },
+  });
+}
+
+/** Runs a grpc-js style bidi handler (on 'data'/'end', write, end) over nice-grpc's request iterable. */
+async function* bidiThroughStream(handler: (stream: EventEmitter) => void, requests: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+  const answers: unknown[] = [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const stream = Object.assign(new EventEmitter(), {
+    write(message: unknown) {
+      answers.push(message);
+      wake?.();
+      return true;
+    },
+    end() {
+      ended = true;
+      wake?.();
+    },
+  });
+  handler(stream);
+  const feeding = (async () => {
+    for await (const request of requests) stream.emit('data', request);
+    stream.emit('end');
+  })().catch(() => stream.end());
+  for (;;) {
+    while (answers.length > 0) yield answers.shift();
+    if (ended) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+  }
+  await feeding;
 }
 
 function fullName(definition: CompatServiceDefinition): string {
