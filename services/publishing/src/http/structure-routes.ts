@@ -35,7 +35,8 @@ const SITE = '/v1/orgs/:organizationId/sites/:siteId';
  * One page of items already in display order (a site's structure is small and is read
  * whole to present it): the cursor is keyset on (position, id), never an offset.
  */
-function pageOf<T extends { _id: string; position: number }>(items: T[], query: ListQuery) {
+/** One keyset page (by position, then id) of a site's in-memory list, presented, with the list's total. */
+function listPage<T extends { _id: string; position: number }, P>(items: T[], query: ListQuery, present: (item: T) => P) {
   let rest = items;
   if (query.page) {
     const { value, id } = decodeCursor('position', query.page);
@@ -44,7 +45,8 @@ function pageOf<T extends { _id: string; position: number }>(items: T[], query: 
   }
   const page = rest.slice(0, query.limit);
   const last = page[page.length - 1];
-  return { page, next: rest.length > query.limit && last ? encodeCursor('position', last.position, last._id) : undefined };
+  const next = rest.length > query.limit && last ? encodeCursor('position', last.position, last._id) : undefined;
+  return listEnvelope(page.map(present), items.length, next);
 }
 
 const whereOf = (position: { before?: unknown } | undefined) => (position?.before ? 'before' : 'after');
@@ -61,14 +63,7 @@ export function structureRouter(ctx: PublishingContext): Router {
     const query = parseInput(structureListQuery, req.query, 'query');
     const view = await loadView(ctx, access, site, await resolveShareKey(ctx, site, query.shareKey));
     const sections = view.structure.sections.filter((s) => isSectionPresentable(view, s));
-    const { page, next } = pageOf(sections, query);
-    res.json(
-      listEnvelope(
-        page.map((s) => presentSection(view, s)),
-        sections.length,
-        next,
-      ),
-    );
+    res.json(listPage(sections, query, (s) => presentSection(view, s)));
   });
 
   router.post(`${SITE}/sections`, async (req, res) => {
@@ -115,14 +110,7 @@ export function structureRouter(ctx: PublishingContext): Router {
     const { access, site } = await siteOfRequest(ctx, req);
     const query = parseInput(listQuerySchema, req.query, 'query');
     const view = await loadView(ctx, access, site);
-    const { page, next } = pageOf(view.structure.groups, query);
-    res.json(
-      listEnvelope(
-        page.map((g) => presentGroup(view, g)),
-        view.structure.groups.length,
-        next,
-      ),
-    );
+    res.json(listPage(view.structure.groups, query, (g) => presentGroup(view, g)));
   });
 
   router.post(`${SITE}/section-groups`, async (req, res) => {
@@ -191,14 +179,7 @@ export function structureRouter(ctx: PublishingContext): Router {
     const matching = view.structure.siteSpaces.filter(
       (s) => isPresentable(view, s) && (query.default === undefined || view.defaults.has(s._id) === query.default),
     );
-    const { page, next } = pageOf(matching, query);
-    res.json(
-      listEnvelope(
-        page.map((s) => presentSiteSpace(view, s)),
-        matching.length,
-        next,
-      ),
-    );
+    res.json(listPage(matching, query, (s) => presentSiteSpace(view, s)));
   });
 
   router.post(`${SITE}/site-spaces`, async (req, res) => {
