@@ -20,3 +20,4 @@ export { startBackendService, type ServiceDeps, type RunningService } from './se
 export { apiUrl, slugify } from './urls';
 export { presentUser } from './presenters';
 export { redactSecretQuery } from './log-redaction';
+export { route, routerOf, Reply, created, noContent, type Route, type RouteAccess, type RouteInput, type HttpMethod } from './routes';

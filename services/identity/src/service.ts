@@ -6,7 +6,7 @@ import type { IdentityContext } from './domain/context';
 import { backfillMemberSearchFields } from './domain/members';
 import { scopeLegacySsoTokens } from './domain/tokens';
 import { identityGrpc } from './grpc/server';
-import { identityRouter } from './http/routes';
+import { identityRouter } from './http';
 
 /** Starts the identity service (REST + gRPC) against its own database. */
 export function startIdentity(

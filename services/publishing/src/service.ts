@@ -6,8 +6,7 @@ import { modelsOf, registerModels } from './db/models';
 import type { PublishingContext } from './domain/context';
 import { subscribeToSpaceEvents } from './domain/space-events';
 import { publishingGrpc } from './grpc/server';
-import { siteRouter } from './http/site-routes';
-import { structureRouter } from './http/structure-routes';
+import { publishingRouter } from './http';
 
 /** Starts the publishing service (REST + gRPC + space events) against its own database. */
 export function startPublishing(
@@ -19,10 +18,7 @@ export function startPublishing(
     config,
     models: registerModels,
     context: (deps): PublishingContext => ({ ...deps, models: modelsOf(deps.db) }),
-    routes: (app, ctx) => {
-      app.use(siteRouter(ctx));
-      app.use(structureRouter(ctx));
-    },
+    routes: (app, ctx) => app.use(publishingRouter(ctx)),
     grpc: (server, ctx) => server.add(publishing.PublishingServiceDefinition, publishingGrpc(ctx)),
     background: async (ctx) => {
       if (options.subscribeToEvents === false) return;

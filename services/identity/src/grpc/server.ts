@@ -9,7 +9,7 @@ import { viewsOf } from '../domain/members';
 import { getTeamsWithMemberCounts } from '../domain/teams';
 import { getUsers } from '../domain/users';
 import { resolveToken } from '../domain/tokens';
-import { presentMember } from '../http/directory-presenters';
+import { presentMember } from '../presenters/directory-presenter';
 
 const toUser = (user: UserDoc): identity.User => ({
   id: user._id,

@@ -1,91 +1,120 @@
-import express, { Router } from 'express';
-import { apiUrl, listEnvelope, listQuerySchema, parseInput, principalOf } from '@quire/http';
+import { apiUrl, created, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
 import type { IdentityContext } from '../domain/context';
 import { createSamlProvider, deleteSamlProvider, getSamlProvider, listSamlProviders, listSsoLogins, updateSamlProvider } from '../domain/saml';
 import { completeLogin, serviceMetadata, startLogin } from '../domain/sso';
-import { presentSamlProvider } from './directory-presenters';
+import { presentSamlProvider } from '../presenters/directory-presenter';
 import { acsBody, createSamlProviderBody, updateSamlProviderBody } from './directory-schemas';
-import { presentOrganization, presentUser } from './presenters';
-import { organizationParams, publicSamlParams, samlParams } from './schemas';
+import { presentOrganization, presentUser } from '../presenters/organization-presenter';
+import { organizationParams, publicSamlParams, samlParams } from './organization-schemas';
 
 /** /v1/orgs/{organizationId}/saml/**, /sso, and the public SAML browser flow /v1/public/saml/**. */
-export function samlRouter(ctx: IdentityContext): Router {
-  const router = Router();
+export function samlRoutes(ctx: IdentityContext): Route[] {
   const base = ctx.config.PUBLIC_BASE_URL;
 
-  router.get('/v1/orgs/:organizationId/saml', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const query = parseInput(listQuerySchema, req.query, 'query');
-    const page = await listSamlProviders(ctx, userId, organizationId, query);
-    res.json(
-      listEnvelope(
-        page.items.map((view) => presentSamlProvider(view, base)),
-        page.count,
-        page.next,
-      ),
-    );
-  });
+  return [
+    route({
+      method: 'get',
+      path: '/v1/orgs/:organizationId/saml',
+      summary: "List an organization's SAML providers",
+      params: organizationParams,
+      query: listQuerySchema,
+      handler: async ({ caller, params, query }) => {
+        const page = await listSamlProviders(ctx, caller.userId, params.organizationId, query);
+        return listEnvelope(
+          page.items.map((view) => presentSamlProvider(view, base)),
+          page.count,
+          page.next,
+        );
+      },
+    }),
 
-  router.post('/v1/orgs/:organizationId/saml', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const body = parseInput(createSamlProviderBody, req.body, 'body');
-    const created = presentSamlProvider(await createSamlProvider(ctx, userId, organizationId, body), base);
-    res.status(201).location(created.urls.location).json(created);
-  });
+    route({
+      method: 'post',
+      path: '/v1/orgs/:organizationId/saml',
+      summary: 'Create a SAML provider',
+      params: organizationParams,
+      body: createSamlProviderBody,
+      handler: async ({ caller, params, body }) => {
+        const provider = presentSamlProvider(await createSamlProvider(ctx, caller.userId, params.organizationId, body), base);
+        return created(provider.urls.location, provider);
+      },
+    }),
 
-  router.get('/v1/orgs/:organizationId/saml/:samlProviderId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId, samlProviderId } = parseInput(samlParams, req.params, 'params');
-    res.json(presentSamlProvider(await getSamlProvider(ctx, userId, organizationId, samlProviderId), base));
-  });
+    route({
+      method: 'get',
+      path: '/v1/orgs/:organizationId/saml/:samlProviderId',
+      summary: 'Get a SAML provider',
+      params: samlParams,
+      handler: async ({ caller, params }) => presentSamlProvider(await getSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId), base),
+    }),
 
-  router.patch('/v1/orgs/:organizationId/saml/:samlProviderId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId, samlProviderId } = parseInput(samlParams, req.params, 'params');
-    const body = parseInput(updateSamlProviderBody, req.body, 'body');
-    res.json(presentSamlProvider(await updateSamlProvider(ctx, userId, organizationId, samlProviderId, body), base));
-  });
+    route({
+      method: 'patch',
+      path: '/v1/orgs/:organizationId/saml/:samlProviderId',
+      summary: 'Update a SAML provider',
+      params: samlParams,
+      body: updateSamlProviderBody,
+      handler: async ({ caller, params, body }) =>
+        presentSamlProvider(await updateSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId, body), base),
+    }),
 
-  router.delete('/v1/orgs/:organizationId/saml/:samlProviderId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId, samlProviderId } = parseInput(samlParams, req.params, 'params');
-    await deleteSamlProvider(ctx, userId, organizationId, samlProviderId);
-    res.status(204).end();
-  });
+    route({
+      method: 'delete',
+      path: '/v1/orgs/:organizationId/saml/:samlProviderId',
+      summary: 'Delete a SAML provider',
+      params: samlParams,
+      handler: async ({ caller, params }) => {
+        await deleteSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId);
+      },
+    }),
 
-  router.get('/v1/orgs/:organizationId/sso', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    res.json({ items: await listSsoLogins(ctx, userId, organizationId) });
-  });
+    route({
+      method: 'get',
+      path: '/v1/orgs/:organizationId/sso',
+      summary: "List the organization's SSO sign-in options",
+      params: organizationParams,
+      handler: async ({ caller, params }) => ({ items: await listSsoLogins(ctx, caller.userId, params.organizationId) }),
+    }),
 
-  // The public routes below are reached without an API token: the signed SAML messages
-  // authenticate the browser flow, so they never ask for a principal.
-  router.get('/v1/public/saml/:samlProviderId/start', async (req, res) => {
-    const { samlProviderId } = parseInput(publicSamlParams, req.params, 'params');
-    res.redirect(302, await startLogin(ctx, samlProviderId));
-  });
+    // The public routes below are reached without an API token: the signed SAML messages
+    // authenticate the browser flow, so they never ask for a principal.
+    route({
+      method: 'get',
+      path: '/v1/public/saml/:samlProviderId/start',
+      summary: 'Start a SAML sign-in (redirects to the identity provider)',
+      access: 'public',
+      params: publicSamlParams,
+      handler: async ({ params, res }) => res.redirect(302, await startLogin(ctx, params.samlProviderId)),
+    }),
 
-  router.get('/v1/public/saml/:samlProviderId/metadata', async (req, res) => {
-    const { samlProviderId } = parseInput(publicSamlParams, req.params, 'params');
-    res.type('application/samlmetadata+xml').send(await serviceMetadata(ctx, samlProviderId));
-  });
+    route({
+      method: 'get',
+      path: '/v1/public/saml/:samlProviderId/metadata',
+      summary: "The service provider's SAML metadata",
+      access: 'public',
+      params: publicSamlParams,
+      handler: async ({ params, res }) => res.type('application/samlmetadata+xml').send(await serviceMetadata(ctx, params.samlProviderId)),
+    }),
 
-  router.post('/v1/public/saml/:samlProviderId/acs', express.urlencoded({ extended: false, limit: '2mb' }), async (req, res) => {
-    const { samlProviderId } = parseInput(publicSamlParams, req.params, 'params');
-    const { SAMLResponse } = parseInput(acsBody, req.body, 'body');
-    const login = await completeLogin(ctx, samlProviderId, SAMLResponse);
-    // Quire is an API without browser sessions: the sign-in ends by handing the caller (a
-    // CLI or app that opened the start URL) an API token, which every /v1 operation accepts.
-    res.json({
-      token: login.token,
-      user: presentUser(login.user, base),
-      organization: presentOrganization(login.organization, login.membership, base),
-      urls: { location: apiUrl(base, `/v1/orgs/${login.organization._id}`) },
-    });
-  });
-
-  return router;
+    route({
+      method: 'post',
+      path: '/v1/public/saml/:samlProviderId/acs',
+      summary: 'The assertion consumer service: completes a sign-in and answers an API token',
+      access: 'public',
+      params: publicSamlParams,
+      body: acsBody,
+      consumes: 'application/x-www-form-urlencoded',
+      handler: async ({ params, body }) => {
+        const login = await completeLogin(ctx, params.samlProviderId, body.SAMLResponse);
+        // Quire is an API without browser sessions: the sign-in ends by handing the caller (a
+        // CLI or app that opened the start URL) an API token, which every /v1 operation accepts.
+        return {
+          token: login.token,
+          user: presentUser(login.user, base),
+          organization: presentOrganization(login.organization, login.membership, base),
+          urls: { location: apiUrl(base, `/v1/orgs/${login.organization._id}`) },
+        };
+      },
+    }),
+  ];
 }

@@ -10,7 +10,7 @@ import type { IdentityContext } from '../domain/context';
 import { viewsOf } from '../domain/members';
 import { updateOrganization } from '../domain/organizations';
 import { identityGrpc } from '../grpc/server';
-import { presentMember } from '../http/directory-presenters';
+import { presentMember } from '../presenters/directory-presenter';
 import { issueToken, revokeToken, scopeLegacySsoTokens } from '../domain/tokens';
 import { startIdentity } from '../service';
 

@@ -1,5 +1,4 @@
-import { Router, type Request } from 'express';
-import { httpError, listEnvelope, listQuerySchema, parseInput, principalOf } from '@quire/http';
+import { created, httpError, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
 import { loadOrgAccess, requireSiteAdmin, type OrgAccess } from '../domain/access';
 import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
 import { defaultAdaptiveSchema, templateConditions, validateAdaptiveSchema, type AdaptiveJsonSchema } from '../domain/adaptive-schema';
@@ -10,7 +9,7 @@ import { countSiteSpaces, createSite, deleteSite, listSites, setAdaptiveSchema, 
 import { siteApiUrl } from '../domain/urls';
 import { presentPublishingAuth, regeneratePublishingAuth, updatePublishingAuth, visitorClaims } from '../domain/visitor-auth';
 import type { SiteDoc } from '../db/models';
-import { presentShareLink, presentSite, publishedContent } from './presenters';
+import { presentShareLink, presentSite, publishedContent } from '../presenters/site-presenter';
 import {
   adaptiveSchemaBody,
   createShareLinkBody,
@@ -19,116 +18,23 @@ import {
   organizationParams,
   publishedQuery,
   shareLinkParams,
+  siteParams,
   updatePublishingAuthBody,
   updateShareLinkBody,
   updateSiteBody,
-} from './schemas';
+} from './site-schemas';
 
 const SITES = '/v1/orgs/:organizationId/sites';
 const SITE = `${SITES}/:siteId`;
 
 /** Sites themselves: CRUD, publishing, share links, visitor auth, adaptive schema, published structure. */
-export function siteRouter(ctx: PublishingContext): Router {
-  const router = Router();
+export function siteRoutes(ctx: PublishingContext): Route[] {
   const { config } = ctx;
 
-  const siteOf = (req: Request) => siteOfRequest(ctx, req);
   const presentOne = async (site: SiteDoc, access: OrgAccess) => {
     const counts = await countSiteSpaces(ctx, access, [site._id]);
     return presentSite(site, counts.get(site._id) ?? 0, access, config);
   };
-
-  router.get(SITES, async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const query = parseInput(listSitesQuery, req.query, 'query');
-    const access = await loadOrgAccess(ctx, userId, organizationId);
-    const page = await listSites(ctx, access, query, query);
-    const counts = await countSiteSpaces(
-      ctx,
-      access,
-      page.items.map((s) => s._id),
-    );
-    res.json(
-      listEnvelope(
-        page.items.map((site) => presentSite(site, counts.get(site._id) ?? 0, access, config)),
-        page.count,
-        page.next,
-      ),
-    );
-  });
-
-  router.post(SITES, async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const access = await loadOrgAccess(ctx, userId, organizationId);
-    requireSiteAdmin(access, 'create sites');
-    const body = parseInput(createSiteBody, req.body, 'body');
-    const site = await createSite(ctx, access, body);
-    res
-      .status(201)
-      .location(siteApiUrl(config, organizationId, site._id))
-      .json(await presentOne(site, access));
-  });
-
-  router.get(SITE, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    res.json(await presentOne(site, access));
-  });
-
-  router.patch(SITE, async (req, res) => {
-    await writeSiteOfRequest(ctx, req, 'update sites', async ({ access, site }) => {
-      const body = parseInput(updateSiteBody, req.body, 'body');
-      res.json(await presentOne(await updateSite(ctx, site, body), access));
-    });
-  });
-
-  // A missing site is a 204 like any DELETE; another organization's stays a 404 (loadOrgAccess).
-  router.delete(SITE, async (req, res) => {
-    await deleteUnderSite(ctx, req, 'delete sites', (site) => deleteSite(ctx, site._id));
-    res.status(204).end();
-  });
-
-  for (const [action, published] of [
-    ['publish', true],
-    ['unpublish', false],
-  ] as const) {
-    router.post(`${SITE}/${action}`, async (req, res) => {
-      await writeSiteOfRequest(ctx, req, `${action} sites`, async ({ access, site }) => {
-        res.json(await presentOne(await setPublished(ctx, site, published), access));
-      });
-    });
-  }
-
-  router.get(`${SITE}/published`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    const query = parseInput(publishedQuery, req.query, 'query');
-    const shareKey = await resolveShareKey(ctx, site, query.shareKey);
-    const claims = visitorClaims(site, query.visitorAuthToken ?? query.jwt_token);
-    const view = await loadView(ctx, access, site, shareKey);
-    res.json(publishedContent(view, access, claims));
-  });
-
-  // Visitor authentication (OpenAPI SitePublishingAuth): the key visitor tokens are signed with.
-  router.get(`${SITE}/publishing/auth`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, "read a site's visitor authentication key");
-    res.json(presentPublishingAuth(site));
-  });
-
-  router.patch(`${SITE}/publishing/auth`, async (req, res) => {
-    await writeSiteOfRequest(ctx, req, "change a site's visitor authentication", async ({ site }) => {
-      const body = parseInput(updatePublishingAuthBody, req.body, 'body');
-      res.json(presentPublishingAuth(await updatePublishingAuth(ctx, site, body)));
-    });
-  });
-
-  router.post(`${SITE}/publishing/auth/regenerate`, async (req, res) => {
-    await writeSiteOfRequest(ctx, req, "regenerate a site's visitor authentication key", async ({ site }) => {
-      res.json(presentPublishingAuth(await regeneratePublishingAuth(ctx, site)));
-    });
-  });
-
   const schemaOf = (site: SiteDoc): AdaptiveJsonSchema => (site.adaptiveSchema ? JSON.parse(site.adaptiveSchema.json) : defaultAdaptiveSchema());
   const presentSchema = (site: SiteDoc) => ({
     object: 'site-adaptive-schema' as const,
@@ -136,65 +42,221 @@ export function siteRouter(ctx: PublishingContext): Router {
     updatedAt: (site.adaptiveSchema?.updatedAt ?? site.createdAt).toISOString(),
   });
 
-  router.get(`${SITE}/adaptive-schema`, async (req, res) => {
-    const { site } = await siteOf(req);
-    res.json(presentSchema(site));
-  });
+  return [
+    route({
+      method: 'get',
+      path: SITES,
+      summary: "List an organization's sites",
+      params: organizationParams,
+      query: listSitesQuery,
+      handler: async ({ caller, params, query }) => {
+        const access = await loadOrgAccess(ctx, caller.userId, params.organizationId);
+        const page = await listSites(ctx, access, query, query);
+        const counts = await countSiteSpaces(
+          ctx,
+          access,
+          page.items.map((s) => s._id),
+        );
+        return listEnvelope(
+          page.items.map((site) => presentSite(site, counts.get(site._id) ?? 0, access, config)),
+          page.count,
+          page.next,
+        );
+      },
+    }),
 
-  router.put(`${SITE}/adaptive-schema`, async (req, res) => {
-    await writeSiteOfRequest(ctx, req, "change a site's adaptive schema", async ({ site }) => {
-      const { jsonSchema } = parseInput(adaptiveSchemaBody, req.body, 'body');
-      const checked = validateAdaptiveSchema(jsonSchema);
-      if (!checked.ok) throw httpError.badRequest(`Invalid body: ${checked.message}`);
-      res.json(presentSchema(await setAdaptiveSchema(ctx, site, checked.schema)));
-    });
-  });
+    route({
+      method: 'post',
+      path: SITES,
+      summary: 'Create a site',
+      params: organizationParams,
+      body: createSiteBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadOrgAccess(ctx, caller.userId, params.organizationId);
+        requireSiteAdmin(access, 'create sites');
+        const site = await createSite(ctx, access, body);
+        return created(siteApiUrl(config, params.organizationId, site._id), await presentOne(site, access));
+      },
+    }),
 
-  router.get(`${SITE}/adaptive-schema/template-conditions`, async (req, res) => {
-    const { site } = await siteOf(req);
-    res.json({ items: templateConditions(schemaOf(site)) });
-  });
+    route({
+      method: 'get',
+      path: SITE,
+      summary: 'Get a site',
+      params: siteParams,
+      handler: async ({ caller, params }) => {
+        const { access, site } = await siteOfRequest(ctx, caller, params);
+        return presentOne(site, access);
+      },
+    }),
 
-  // Share links carry their secret key: only those who manage them see them.
-  router.get(`${SITE}/share-links`, async (req, res) => {
-    const { access, site } = await siteOf(req);
-    requireSiteAdmin(access, 'list share links');
-    const query = parseInput(listQuerySchema, req.query, 'query');
-    const page = await listShareLinks(ctx, site, query);
-    res.json(
-      listEnvelope(
-        page.items.map((link) => presentShareLink(link, site, config)),
-        page.count,
-        page.next,
-      ),
-    );
-  });
+    route({
+      method: 'patch',
+      path: SITE,
+      summary: 'Update a site',
+      params: siteParams,
+      body: updateSiteBody,
+      handler: ({ caller, params, body }) =>
+        writeSiteOfRequest(ctx, caller, params, 'update sites', async ({ access, site }) => presentOne(await updateSite(ctx, site, body), access)),
+    }),
 
-  // Each POST is a link of its own (names are labels, not identities): sent twice, two links.
-  router.post(`${SITE}/share-links`, async (req, res) => {
-    await writeSiteOfRequest(ctx, req, 'create share links', async ({ site }) => {
-      const { name } = parseInput(createShareLinkBody, req.body, 'body');
-      const link = await createShareLink(ctx, site, name);
-      res
-        .status(201)
-        .location(siteApiUrl(config, site.organizationId, site._id, `/share-links/${link._id}`))
-        .json(presentShareLink(link, site, config));
-    });
-  });
+    // A missing site is a 204 like any DELETE; another organization's stays a 404 (loadOrgAccess).
+    route({
+      method: 'delete',
+      path: SITE,
+      summary: 'Delete a site with everything in it',
+      params: siteParams,
+      handler: ({ caller, params }) => deleteUnderSite(ctx, caller, params, 'delete sites', (site) => deleteSite(ctx, site._id)),
+    }),
 
-  router.patch(`${SITE}/share-links/:shareLinkId`, async (req, res) => {
-    await writeSiteOfRequest(ctx, req, 'update share links', async ({ site }) => {
-      const { shareLinkId } = parseInput(shareLinkParams, req.params, 'params');
-      const body = parseInput(updateShareLinkBody, req.body, 'body');
-      res.json(presentShareLink(await updateShareLink(ctx, site, shareLinkId, body), site, config));
-    });
-  });
+    ...(
+      [
+        ['publish', true],
+        ['unpublish', false],
+      ] as const
+    ).map(([action, published]) =>
+      route({
+        method: 'post',
+        path: `${SITE}/${action}`,
+        summary: published ? 'Publish a site' : 'Unpublish a site',
+        params: siteParams,
+        handler: ({ caller, params }) =>
+          writeSiteOfRequest(ctx, caller, params, `${action} sites`, async ({ access, site }) => presentOne(await setPublished(ctx, site, published), access)),
+      }),
+    ),
 
-  router.delete(`${SITE}/share-links/:shareLinkId`, async (req, res) => {
-    const { shareLinkId } = parseInput(shareLinkParams, req.params, 'params');
-    await deleteUnderSite(ctx, req, 'delete share links', (site) => deleteShareLink(ctx, site, shareLinkId));
-    res.status(204).end();
-  });
+    route({
+      method: 'get',
+      path: `${SITE}/published`,
+      summary: "A site's published structure as a visitor sees it",
+      params: siteParams,
+      query: publishedQuery,
+      handler: async ({ caller, params, query }) => {
+        const { access, site } = await siteOfRequest(ctx, caller, params);
+        const shareKey = await resolveShareKey(ctx, site, query.shareKey);
+        const claims = visitorClaims(site, query.visitorAuthToken ?? query.jwt_token);
+        const view = await loadView(ctx, access, site, shareKey);
+        return publishedContent(view, access, claims);
+      },
+    }),
 
-  return router;
+    // Visitor authentication (OpenAPI SitePublishingAuth): the key visitor tokens are signed with.
+    route({
+      method: 'get',
+      path: `${SITE}/publishing/auth`,
+      summary: "Get a site's visitor authentication settings",
+      params: siteParams,
+      handler: async ({ caller, params }) => {
+        const { access, site } = await siteOfRequest(ctx, caller, params);
+        requireSiteAdmin(access, "read a site's visitor authentication key");
+        return presentPublishingAuth(site);
+      },
+    }),
+
+    route({
+      method: 'patch',
+      path: `${SITE}/publishing/auth`,
+      summary: "Update a site's visitor authentication settings",
+      params: siteParams,
+      body: updatePublishingAuthBody,
+      handler: ({ caller, params, body }) =>
+        writeSiteOfRequest(ctx, caller, params, "change a site's visitor authentication", async ({ site }) =>
+          presentPublishingAuth(await updatePublishingAuth(ctx, site, body)),
+        ),
+    }),
+
+    route({
+      method: 'post',
+      path: `${SITE}/publishing/auth/regenerate`,
+      summary: "Regenerate a site's visitor authentication key",
+      params: siteParams,
+      handler: ({ caller, params }) =>
+        writeSiteOfRequest(ctx, caller, params, "regenerate a site's visitor authentication key", async ({ site }) =>
+          presentPublishingAuth(await regeneratePublishingAuth(ctx, site)),
+        ),
+    }),
+
+    route({
+      method: 'get',
+      path: `${SITE}/adaptive-schema`,
+      summary: "Get a site's adaptive content schema",
+      params: siteParams,
+      handler: async ({ caller, params }) => presentSchema((await siteOfRequest(ctx, caller, params)).site),
+    }),
+
+    route({
+      method: 'put',
+      path: `${SITE}/adaptive-schema`,
+      summary: "Set a site's adaptive content schema",
+      params: siteParams,
+      body: adaptiveSchemaBody,
+      handler: ({ caller, params, body }) =>
+        writeSiteOfRequest(ctx, caller, params, "change a site's adaptive schema", async ({ site }) => {
+          const checked = validateAdaptiveSchema(body.jsonSchema);
+          if (!checked.ok) throw httpError.badRequest(`Invalid body: ${checked.message}`);
+          return presentSchema(await setAdaptiveSchema(ctx, site, checked.schema));
+        }),
+    }),
+
+    route({
+      method: 'get',
+      path: `${SITE}/adaptive-schema/template-conditions`,
+      summary: 'Example conditions built from the adaptive schema',
+      params: siteParams,
+      handler: async ({ caller, params }) => ({ items: templateConditions(schemaOf((await siteOfRequest(ctx, caller, params)).site)) }),
+    }),
+
+    // Share links carry their secret key: only those who manage them see them.
+    route({
+      method: 'get',
+      path: `${SITE}/share-links`,
+      summary: "List a site's share links",
+      params: siteParams,
+      query: listQuerySchema,
+      handler: async ({ caller, params, query }) => {
+        const { access, site } = await siteOfRequest(ctx, caller, params);
+        requireSiteAdmin(access, 'list share links');
+        const page = await listShareLinks(ctx, site, query);
+        return listEnvelope(
+          page.items.map((link) => presentShareLink(link, site, config)),
+          page.count,
+          page.next,
+        );
+      },
+    }),
+
+    // Each POST is a link of its own (names are labels, not identities): sent twice, two links.
+    route({
+      method: 'post',
+      path: `${SITE}/share-links`,
+      summary: 'Create a share link',
+      params: siteParams,
+      body: createShareLinkBody,
+      handler: ({ caller, params, body }) =>
+        writeSiteOfRequest(ctx, caller, params, 'create share links', async ({ site }) => {
+          const link = await createShareLink(ctx, site, body.name);
+          return created(siteApiUrl(config, site.organizationId, site._id, `/share-links/${link._id}`), presentShareLink(link, site, config));
+        }),
+    }),
+
+    route({
+      method: 'patch',
+      path: `${SITE}/share-links/:shareLinkId`,
+      summary: 'Update a share link',
+      params: shareLinkParams,
+      body: updateShareLinkBody,
+      handler: ({ caller, params, body }) =>
+        writeSiteOfRequest(ctx, caller, params, 'update share links', async ({ site }) =>
+          presentShareLink(await updateShareLink(ctx, site, params.shareLinkId, body), site, config),
+        ),
+    }),
+
+    route({
+      method: 'delete',
+      path: `${SITE}/share-links/:shareLinkId`,
+      summary: 'Delete a share link',
+      params: shareLinkParams,
+      handler: ({ caller, params }) => deleteUnderSite(ctx, caller, params, 'delete share links', (site) => deleteShareLink(ctx, site, params.shareLinkId)),
+    }),
+  ];
 }

@@ -3,7 +3,7 @@ import type { MemberView } from '../domain/members';
 import type { SamlProviderView } from '../domain/saml';
 import { providerStatus, serviceEndpoints } from '../domain/saml';
 import type { TeamMemberView, TeamView } from '../domain/teams';
-import { presentUser } from './presenters';
+import { presentUser } from './organization-presenter';
 
 /** The Member object (spec "Member"); `email: false` leaves the e-mail out of its user. */
 export function presentMember(view: MemberView, baseUrl: string, options: { email?: boolean } = {}) {

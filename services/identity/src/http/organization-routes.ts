@@ -1,0 +1,87 @@
+import { apiUrl, created, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
+import type { IdentityContext } from '../domain/context';
+import { createOrganization, getVisibleOrganization, listOrganizationsOfUser, organizationsWithOwnedTeam, updateOrganization } from '../domain/organizations';
+import { getOwnUser, getVisibleUser } from '../domain/users';
+import { presentOrganization, presentUser } from '../presenters/organization-presenter';
+import { createOrganizationBody, organizationParams, updateOrganizationBody, userParams } from './organization-schemas';
+
+/** /v1/user, /v1/users/{userId}, /v1/orgs[/{organizationId}]. */
+export function organizationRoutes(ctx: IdentityContext): Route[] {
+  const base = ctx.config.PUBLIC_BASE_URL;
+  const withOwnedTeams = async (userId: string, organizationId: string) =>
+    (await organizationsWithOwnedTeam(ctx, userId, [organizationId])).has(organizationId);
+
+  return [
+    route({
+      method: 'get',
+      path: '/v1/user',
+      summary: 'Get the authenticated user',
+      handler: async ({ caller }) => presentUser(await getOwnUser(ctx, caller.userId), base),
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/users/:userId',
+      summary: 'Get a user by id',
+      params: userParams,
+      handler: async ({ caller, params }) => {
+        const { user, email } = await getVisibleUser(ctx, caller.userId, params.userId);
+        return presentUser(user, base, { email });
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/orgs',
+      summary: "List the caller's organizations",
+      query: listQuerySchema,
+      handler: async ({ caller, query }) => {
+        const page = await listOrganizationsOfUser(ctx, caller.userId, query);
+        const owning = await organizationsWithOwnedTeam(
+          ctx,
+          caller.userId,
+          page.items.map((i) => i.organization._id),
+        );
+        return listEnvelope(
+          page.items.map(({ organization, membership }) => presentOrganization(organization, membership, base, owning.has(organization._id))),
+          page.count,
+          page.next,
+        );
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/orgs',
+      summary: 'Create an organization',
+      body: createOrganizationBody,
+      handler: async ({ caller, body }) => {
+        const { organization, membership } = await createOrganization(ctx, caller.userId, body);
+        return created(apiUrl(base, `/v1/orgs/${organization._id}`), presentOrganization(organization, membership, base));
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/orgs/:organizationId',
+      summary: 'Get an organization',
+      params: organizationParams,
+      handler: async ({ caller, params: { organizationId } }) => {
+        const { organization, membership } = await getVisibleOrganization(ctx, caller.userId, organizationId);
+        return presentOrganization(organization, membership, base, await withOwnedTeams(caller.userId, organizationId));
+      },
+    }),
+
+    route({
+      method: 'patch',
+      path: '/v1/orgs/:organizationId',
+      summary: 'Update an organization',
+      params: organizationParams,
+      body: updateOrganizationBody,
+      handler: async ({ caller, params: { organizationId }, body }) => {
+        const { organization, membership } = await updateOrganization(ctx, caller.userId, organizationId, body);
+        return presentOrganization(organization, membership, base, await withOwnedTeams(caller.userId, organizationId));
+      },
+    }),
+  ];
+}
