@@ -30,6 +30,8 @@ const WRITE_QUERIES: mongoose.MongooseQueryMiddleware[] = [
   'findOneAndDelete',
 ];
 
+// Any model of any service: the cache works on ids and raw documents, whatever their schema.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyModel = mongoose.Model<any>;
 
 interface Announcer {

@@ -1,3 +1,5 @@
+// jsep's typings declare `export =`: this is the import form TypeScript gives it under nodenext.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 import jsep = require('jsep');
 
 /*

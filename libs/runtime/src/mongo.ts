@@ -96,12 +96,15 @@ export async function connectDatabase(
 }
 
 /** Each model of a service: its schema and its collection name. */
+// Schemas and models of every document type: mongoose's own generics take `any` here.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ModelDefinitions<M> = { [K in keyof M]: readonly [schema: mongoose.Schema<any>, collection: string] };
 
 /**
  * The one way a service declares its models: `register` (for connectDatabase) and `of`
  * (the typed models of a connection) from a single table, so the two never drift apart.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function defineModels<M extends { [K in keyof M]: mongoose.Model<any> }>(definitions: ModelDefinitions<M>) {
   const names = Object.keys(definitions) as Array<keyof M & string>;
   return {

@@ -11,6 +11,12 @@ export function expectOk<T extends Answer>(response: T, status = 200): T['body']
   return response.body;
 }
 
+/** The body of any 2xx answer; otherwise throws naming `what` (for scripts that set up data: benches, seeds). */
+export function successBody<T extends Answer>(response: T, what: string): T['body'] {
+  if (response.status >= 300) throw new Error(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 500)}`);
+  return response.body;
+}
+
 /** An error answer in the API's shape; with `field`, its message must name that field. */
 export function expectError(response: Answer, status: number, field?: string): void {
   assert.equal(response.status, status, JSON.stringify(response.body));

@@ -2,5 +2,5 @@ export { testEnvironment, testBackendConfig, cleanupTestEnvironment, type TestEn
 export { startTestStack, type TestAccount, type TestOrganization, type TestStack } from './stack';
 export { apiClient, type ApiClient, type ApiResponse } from './api';
 export { assertMatchesOpenApi, openApiErrors } from './openapi';
-export { expectOk, expectError, expectEvery } from './expect';
+export { expectOk, expectError, expectEvery, successBody } from './expect';
 export { waitFor } from '@quire/datastore';

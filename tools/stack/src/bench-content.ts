@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { apiClient, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, type ApiClient, type TestStack, successBody } from '@quire/testkit';
 
 /**
  * Content benchmarks for `npm run bench` (the caller starts the stack, with a rate limit
@@ -16,18 +16,13 @@ function median(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-function check<T extends { status: number; body: any }>(response: T, what: string): T['body'] {
-  if (response.status >= 300) throw new Error(`${what}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
-}
-
 async function changeRequest(api: ApiClient, spaceId: string, subject: string): Promise<string> {
-  return check(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 'create change request').id;
+  return successBody(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject }), 'create change request').id;
 }
 
 /** A space whose content holds `pages` pages (each with a few lines of markdown); returns ids. */
 async function buildSpace(api: ApiClient, organizationId: string, pages: number): Promise<{ spaceId: string; pageIds: string[] }> {
-  const spaceId = check(await api.post(`/v1/orgs/${organizationId}/spaces`, { title: `Bench ${pages}` }), 'create space').id;
+  const spaceId = successBody(await api.post(`/v1/orgs/${organizationId}/spaces`, { title: `Bench ${pages}` }), 'create space').id;
   const cr = await changeRequest(api, spaceId, `${pages} pages`);
   for (let start = 0; start < pages; start += BATCH) {
     const changes = Array.from({ length: Math.min(BATCH, pages - start) }, (_, i) => ({
@@ -35,10 +30,10 @@ async function buildSpace(api: ApiClient, organizationId: string, pages: number)
       title: `Page ${start + i}`,
       markdown: `# Page ${start + i}\n\nLine one.\nLine two.\nSee [the first page](page-0.md).\n`,
     }));
-    check(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, { changes }), 'insert pages');
+    successBody(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, { changes }), 'insert pages');
   }
-  check(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`), 'merge seed');
-  const revision = check(await api.get(`/v1/spaces/${spaceId}/content`), 'content');
+  successBody(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`), 'merge seed');
+  const revision = successBody(await api.get(`/v1/spaces/${spaceId}/content`), 'content');
   const pageIds = (revision.pages as Array<{ id: string }>).map((page) => page.id);
   return { spaceId, pageIds };
 }
@@ -50,28 +45,28 @@ async function measureMerge(api: ApiClient, spaceId: string, pageIds: string[], 
     const first = await changeRequest(api, spaceId, `first ${run}`);
     const second = await changeRequest(api, spaceId, `second ${run}`);
     const edit = (page: string, text: string) => [{ type: 'update_page', page, markdown: `# Edited\n\n${text}\n` }];
-    check(
+    successBody(
       await api.post(`/v1/spaces/${spaceId}/change-requests/${first}/content`, { changes: edit(pageIds[(run * 2) % pageIds.length], `first ${run}`) }),
       'edit',
     );
-    check(
+    successBody(
       await api.post(`/v1/spaces/${spaceId}/change-requests/${second}/content`, { changes: edit(pageIds[(run * 2 + 1) % pageIds.length], `second ${run}`) }),
       'edit',
     );
-    check(await api.post(`/v1/spaces/${spaceId}/change-requests/${first}/merge`), 'merge first');
+    successBody(await api.post(`/v1/spaces/${spaceId}/change-requests/${first}/merge`), 'merge first');
     const started = performance.now();
-    check(await api.post(`/v1/spaces/${spaceId}/change-requests/${second}/merge`), 'merge second');
+    successBody(await api.post(`/v1/spaces/${spaceId}/change-requests/${second}/merge`), 'merge second');
     if (run > 0) samples.push(performance.now() - started); // run 0 warms up
   }
   return median(samples);
 }
 
 async function measureGet(api: ApiClient, path: string, runs: number): Promise<number> {
-  for (let i = 0; i < 3; i++) check(await api.get(path), 'warm-up');
+  for (let i = 0; i < 3; i++) successBody(await api.get(path), 'warm-up');
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    check(await api.get(path), path);
+    successBody(await api.get(path), path);
     samples.push(performance.now() - started);
   }
   return median(samples);

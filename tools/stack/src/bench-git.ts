@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { apiClient, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, type ApiClient, type TestStack, successBody } from '@quire/testkit';
 
 /**
  * Git sync benchmark for `npm run bench`: a 1,000-page repository (SUMMARY.md nesting
@@ -36,11 +36,6 @@ function words(seed: number, count: number): string {
     out.push(WORDS[state % WORDS.length]);
   }
   return out.join(' ');
-}
-
-function check<T extends { status: number; body: any }>(response: T, what: string): T['body'] {
-  if (response.status >= 300) throw new Error(`${what}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
 }
 
 const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
@@ -113,9 +108,9 @@ function generateRepository(root: string): BenchRepo {
 /** POSTs an import or export and polls git info until it ended; returns the elapsed milliseconds. */
 async function timeOperation(api: ApiClient, spaceId: string, direction: 'import' | 'export', body: Record<string, unknown>): Promise<number> {
   const started = performance.now();
-  check(await api.post(`/v1/spaces/${spaceId}/git/${direction}`, { ref: 'refs/heads/main', ...body }), `${direction} request`);
+  successBody(await api.post(`/v1/spaces/${spaceId}/git/${direction}`, { ref: 'refs/heads/main', ...body }), `${direction} request`);
   for (;;) {
-    const info = check(await api.get(`/v1/spaces/${spaceId}/git/info`), 'git info');
+    const info = successBody(await api.get(`/v1/spaces/${spaceId}/git/info`), 'git info');
     if (info.operation.state !== 'running') {
       if (info.operation.state !== 'success') throw new Error(`${direction} ended ${info.operation.state}: ${info.operation.error}`);
       return performance.now() - started;
@@ -138,7 +133,7 @@ export async function benchGit(stack: Pick<TestStack, 'baseUrl' | 'cli'>, option
         `${label.padEnd(64)} p50 ${median(samples).toFixed(0)} ms · min ${Math.min(...samples).toFixed(0)} · max ${Math.max(...samples).toFixed(0)} · n=${samples.length}`,
       );
     };
-    const newSpace = async (title: string) => check(await api.post(`/v1/orgs/${owner.organizationId}/spaces`, { title }), 'create space').id as string;
+    const newSpace = async (title: string) => successBody(await api.post(`/v1/orgs/${owner.organizationId}/spaces`, { title }), 'create space').id as string;
 
     const imports: number[] = [];
     let spaceId = '';
@@ -146,7 +141,7 @@ export async function benchGit(stack: Pick<TestStack, 'baseUrl' | 'cli'>, option
       spaceId = await newSpace(`Git bench ${run}`);
       imports.push(await timeOperation(api, spaceId, 'import', { url: repo.url }));
     }
-    const pages = check(await api.get(`/v1/spaces/${spaceId}/content`), 'content');
+    const pages = successBody(await api.get(`/v1/spaces/${spaceId}/content`), 'content');
     const count = (list: Array<{ pages: unknown[] }>): number => list.reduce((sum, page) => sum + 1 + count(page.pages as Array<{ pages: unknown[] }>), 0);
     report(`git import, ${count(pages.pages)} pages + ${pages.files.length} images, file:// (POST → success)`, imports);
 

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { connectDatabase, createLogger, newId, type BaseConfig } from '@quire/runtime';
-import type { ApiClient, TestStack } from '@quire/testkit';
+import { successBody, type ApiClient, type TestStack } from '@quire/testkit';
 
 /*
  * `npm run bench -- requestpath` (issue 12, items 4 and 5).
@@ -163,13 +163,8 @@ function cpuMeter(postgresDatabase: string | undefined) {
 
 // ---- seeding and latency --------------------------------------------------------------------
 
-function check<T extends { status: number; body: any }>(response: T, what: string): T['body'] {
-  if (response.status >= 300) throw new Error(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 300)}`);
-  return response.body;
-}
-
 async function medianLatency(fn: () => Promise<{ status: number; body: unknown }>): Promise<number> {
-  for (let i = 0; i < 20; i++) check(await fn(), 'warm-up request');
+  for (let i = 0; i < 20; i++) successBody(await fn(), 'warm-up request');
   const samples: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
     const started = performance.now();
@@ -189,7 +184,7 @@ async function medianFirstReads(member: ApiClient, ids: string[]): Promise<numbe
   const samples: number[] = [];
   for (const id of ids) {
     const started = performance.now();
-    check(await member.get(`/v1/spaces/${id}`), 'GET a space not read before');
+    successBody(await member.get(`/v1/spaces/${id}`), 'GET a space not read before');
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
@@ -257,7 +252,7 @@ async function benchRequestPathRatio(
   } finally {
     floor.stop();
   }
-  check(await member.get(`/v1/spaces/${space.id}`), 'GET space as the member');
+  successBody(await member.get(`/v1/spaces/${space.id}`), 'GET space as the member');
   let meter: () => void = () => {};
   const quire = await load(`${baseUrl}/v1/spaces/${space.id}`, { authorization: `Bearer ${token}` }, () => {
     meter = cpuMeter(postgresDatabase);
@@ -300,7 +295,7 @@ async function benchGrowth(
     const missSmall = await medianFirstReads(member, fresh.slice(0, 90));
 
     // A 200-space organization; 1,000 spaces elsewhere (the 100 above included).
-    const listed = check(await admin.post('/v1/orgs', { title: 'Bench list' }), 'create organization').id as string;
+    const listed = successBody(await admin.post('/v1/orgs', { title: 'Bench list' }), 'create organization').id as string;
     await seeder.insert(listed, 200);
     await insertElsewhere(seeder, 900, 9);
     const firstPage = () => admin.get(`/v1/orgs/${listed}/spaces?limit=100`);
@@ -345,8 +340,8 @@ async function benchGrowth(
 export async function benchRequestPath(stack: TestStack, config: BaseConfig): Promise<void> {
   const organization = await stack.organization({ domain: 'bench-path.test', title: 'Bench request path', roles: ['edit'] as const });
   const member = organization.members.edit;
-  const body = check(await organization.admin.api.post(`/v1/orgs/${organization.id}/spaces`, { title: 'Request path' }), 'create space');
-  const space = { id: body.id as string, organizationId: organization.id, body: check(await member.api.get(`/v1/spaces/${body.id}`), 'GET space') };
+  const body = successBody(await organization.admin.api.post(`/v1/orgs/${organization.id}/spaces`, { title: 'Request path' }), 'create space');
+  const space = { id: body.id as string, organizationId: organization.id, body: successBody(await member.api.get(`/v1/spaces/${body.id}`), 'GET space') };
   const postgresDatabase = stack.env.ferretdbPostgresUrl ? new URL(stack.env.ferretdbPostgresUrl).pathname.slice(1) : undefined;
   console.log(`datastore: ${postgresDatabase ? `FerretDB on PostgreSQL (database ${postgresDatabase})` : 'FerretDB without PostgreSQL, or MongoDB'}`);
   await benchRequestPathRatio(stack.baseUrl, space, member.api, member.token, postgresDatabase);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { connectDatabase, createLogger } from '@quire/runtime';
-import { apiClient, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, type ApiClient, type TestStack, successBody } from '@quire/testkit';
 
 /**
  * Search benchmark for `npm run bench`: a 10,000-page space of varied markdown (a few
@@ -114,15 +114,10 @@ function markdownBody(g: Generator): string {
   return blocks.join('\n\n');
 }
 
-function check<T extends { status: number; body: any }>(response: T, what: string): T['body'] {
-  if (response.status >= 300) throw new Error(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 500)}`);
-  return response.body;
-}
-
 /** The space: 200 top-level pages with 49 sub-pages each, written 50 pages per request. */
 async function buildSpace(api: ApiClient, organizationId: string, g: Generator): Promise<string> {
-  const spaceId = check(await api.post(`/v1/orgs/${organizationId}/spaces`, { title: 'Search bench' }), 'create space').id;
-  const cr = check(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: `${PAGES} pages` }), 'create change request').id;
+  const spaceId = successBody(await api.post(`/v1/orgs/${organizationId}/spaces`, { title: 'Search bench' }), 'create space').id;
+  const cr = successBody(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: `${PAGES} pages` }), 'create change request').id;
   for (let start = 0; start < PAGES; start += BATCH) {
     const changes = Array.from({ length: Math.min(BATCH, PAGES - start) }, (_, i) => {
       const n = start + i;
@@ -135,9 +130,9 @@ async function buildSpace(api: ApiClient, organizationId: string, g: Generator):
         markdown: markdownBody(g),
       };
     });
-    check(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, { changes }), 'insert pages');
+    successBody(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, { changes }), 'insert pages');
   }
-  check(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`), 'merge');
+  successBody(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`), 'merge');
   return spaceId;
 }
 
@@ -184,7 +179,7 @@ export async function benchSearch(stack: Pick<TestStack, 'baseUrl' | 'cli' | 'pr
   const search = (query: string, page?: string) =>
     api.get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}&limit=20${page ? `&page=${encodeURIComponent(page)}` : ''}`);
   started = performance.now();
-  const first = check(await search('installation'), 'first search');
+  const first = successBody(await search('installation'), 'first search');
   log(`${'first search of the space (builds and stores the index)'.padEnd(64)} ${(performance.now() - started).toFixed(0)} ms (${first.count} hits)`);
 
   const byKind = new Map<Kind, number[]>();
@@ -192,7 +187,7 @@ export async function benchSearch(stack: Pick<TestStack, 'baseUrl' | 'cli' | 'pr
   const hits: number[] = [];
   for (const { kind, query } of queries(g)) {
     const at = performance.now();
-    const body = check(await search(query), `search ${query}`);
+    const body = successBody(await search(query), `search ${query}`);
     const elapsed = performance.now() - at;
     all.push(elapsed);
     hits.push(body.count);
@@ -203,17 +198,17 @@ export async function benchSearch(stack: Pick<TestStack, 'baseUrl' | 'cli' | 'pr
   log(`${'  hits per query'.padEnd(64)} min ${Math.min(...hits)} · median ${quantile(hits, 0.5)} · max ${Math.max(...hits)}`);
 
   // Following next.page: the ranked list of the query is not computed again.
-  const broad = check(await search('the'), 'broad search');
+  const broad = successBody(await search('the'), 'broad search');
   const pages: number[] = [];
   let cursor = broad.next?.page as string | undefined;
   for (let i = 0; i < 30 && cursor; i++) {
     const at = performance.now();
-    cursor = check(await search('the', cursor), 'next page').next?.page;
+    cursor = successBody(await search('the', cursor), 'next page').next?.page;
     pages.push(performance.now() - at);
   }
   log(`${`next pages of a ${broad.count.toLocaleString('en')}-hit query`.padEnd(64)} ${summary(pages)}`);
 
-  const revisionId = check(await api.get(`/v1/spaces/${spaceId}`), 'space').revision as string;
+  const revisionId = successBody(await api.get(`/v1/spaces/${spaceId}`), 'space').revision as string;
   const db = await connectDatabase(
     'content',
     { MONGODB_URI: stack.processEnv.MONGODB_URI as string, DB_PREFIX: stack.processEnv.DB_PREFIX as string },
@@ -252,18 +247,18 @@ async function benchMergeThenSearch(
   log: (line: string) => void,
 ): Promise<void> {
   const search = (query: string) => api.get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}&limit=20`);
-  const cr = check(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Edit one page' }), 'create change request').id;
+  const cr = successBody(await api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Edit one page' }), 'create change request').id;
   const markerWord = 'quokkaplatypus';
-  check(
+  successBody(
     await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/content`, {
       changes: [{ type: 'update_page', page: pageId, markdown: `${markdownBody(g)}\n\n## Wildlife\n\nA ${markerWord} lives here.` }],
     }),
     'edit one page',
   );
   const started = performance.now();
-  check(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`), 'merge');
+  successBody(await api.post(`/v1/spaces/${spaceId}/change-requests/${cr}/merge`), 'merge');
   const merged = performance.now();
-  const afterMerge = check(await search(markerWord), 'search after the merge');
+  const afterMerge = successBody(await search(markerWord), 'search after the merge');
   const answered = performance.now();
   if (afterMerge.count !== 1 || afterMerge.items[0].id !== pageId)
     throw new Error(`search after the merge: expected the edited page, got ${JSON.stringify(afterMerge.items)}`);
@@ -272,11 +267,11 @@ async function benchMergeThenSearch(
   const later: number[] = [];
   for (const { query } of queries(g).slice(0, 40)) {
     const at = performance.now();
-    check(await search(query), `search ${query}`);
+    successBody(await search(query), `search ${query}`);
     later.push(performance.now() - at);
   }
   log(`${'  later searches of the merged revision'.padEnd(64)} ${summary(later)}`);
-  const revisionId = check(await api.get(`/v1/spaces/${spaceId}`), 'space').revision as string;
+  const revisionId = successBody(await api.get(`/v1/spaces/${spaceId}`), 'space').revision as string;
   // Stored in the background: wait for it (bounded).
   let stored = await storedIndex(revisionId);
   for (let waited = 0; stored.parts === 0 && waited < 30_000; waited += 100) {

@@ -179,7 +179,6 @@ describe('end to end through the gateway', () => {
   it('works with the official @gitbook/api client unchanged', async () => {
     // The package's typings import their base class without a file extension, which
     // CommonJS + nodenext resolution cannot follow; the runtime object is complete.
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const client: any = new GitBookAPI({ authToken: stack.adminToken, endpoint: stack.baseUrl });
     const user = await client.user.getAuthenticatedUser();
     assert.equal(user.data.object, 'user');

@@ -37,7 +37,7 @@ describe('identity: directory rules across operations (end to end)', () => {
   let reader: TestAccount;
   let guest: TestAccount;
   let outsider: TestAccount & { organizationId: string };
-  let teamIds: string[] = [];
+  const teamIds: string[] = [];
   let providerId: string;
 
   const account = (args: string[]) => stack.account(args);
