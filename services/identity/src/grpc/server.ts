@@ -121,7 +121,9 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
       return {
         members: userIds.flatMap((userId) => {
           const view = byUser.get(userId);
-          return view ? [{ organizationId: request.organizationId, userId, restJson: JSON.stringify(presentMember(view, ctx.config.PUBLIC_BASE_URL)) }] : [];
+          return view
+            ? [{ organizationId: request.organizationId, userId, restJson: JSON.stringify(presentMember(view, { baseUrl: ctx.config.PUBLIC_BASE_URL })) }]
+            : [];
         }),
       };
     },

@@ -21,7 +21,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       handler: async ({ caller, params, query }) => {
         const page = await listMembers(ctx, caller.userId, params.organizationId, query);
         return listEnvelope(
-          page.items.map((view) => presentMember(view, base)),
+          page.items.map((view) => presentMember(view, { baseUrl: base })),
           page.count,
           page.next,
         );
@@ -33,7 +33,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       path: '/v1/orgs/:organizationId/members/:userId',
       summary: 'Get a member of an organization',
       params: memberParams,
-      handler: async ({ caller, params }) => presentMember(await getMember(ctx, caller.userId, params.organizationId, params.userId), base),
+      handler: async ({ caller, params }) => presentMember(await getMember(ctx, caller.userId, params.organizationId, params.userId), { baseUrl: base }),
     }),
 
     route({
@@ -43,7 +43,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       params: memberParams,
       body: updateMemberBody,
       handler: async ({ caller, params, body }) =>
-        presentMember(await updateMemberRole(ctx, caller.userId, params.organizationId, params.userId, body.role), base),
+        presentMember(await updateMemberRole(ctx, caller.userId, params.organizationId, params.userId, body.role), { baseUrl: base }),
     }),
 
     route({
@@ -61,7 +61,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       path: '/v1/orgs/:organizationId/members/:userId/sso',
       summary: 'Make a member an SSO member',
       params: memberParams,
-      handler: async ({ caller, params }) => presentMember(await makeSsoMember(ctx, caller.userId, params.organizationId, params.userId), base),
+      handler: async ({ caller, params }) => presentMember(await makeSsoMember(ctx, caller.userId, params.organizationId, params.userId), { baseUrl: base }),
     }),
 
     route({

@@ -16,7 +16,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/user',
       summary: 'Get the authenticated user',
-      handler: async ({ caller }) => presentUser(await getOwnUser(ctx, caller.userId), base),
+      handler: async ({ caller }) => presentUser(await getOwnUser(ctx, caller.userId), { baseUrl: base }),
     }),
 
     route({
@@ -26,7 +26,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       params: userParams,
       handler: async ({ caller, params }) => {
         const { user, email } = await getVisibleUser(ctx, caller.userId, params.userId);
-        return presentUser(user, base, { email });
+        return presentUser(user, { baseUrl: base, email });
       },
     }),
 
@@ -43,7 +43,9 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
           page.items.map((i) => i.organization._id),
         );
         return listEnvelope(
-          page.items.map(({ organization, membership }) => presentOrganization(organization, membership, base, owning.has(organization._id))),
+          page.items.map(({ organization, membership }) =>
+            presentOrganization(organization, { membership, baseUrl: base, ownsTeam: owning.has(organization._id) }),
+          ),
           page.count,
           page.next,
         );
@@ -57,7 +59,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       body: createOrganizationBody,
       handler: async ({ caller, body }) => {
         const { organization, membership } = await createOrganization(ctx, caller.userId, body);
-        return created(apiUrl(base, `/v1/orgs/${organization._id}`), presentOrganization(organization, membership, base));
+        return created(apiUrl(base, `/v1/orgs/${organization._id}`), presentOrganization(organization, { membership, baseUrl: base }));
       },
     }),
 
@@ -68,7 +70,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       params: organizationParams,
       handler: async ({ caller, params: { organizationId } }) => {
         const { organization, membership } = await getVisibleOrganization(ctx, caller.userId, organizationId);
-        return presentOrganization(organization, membership, base, await withOwnedTeams(caller.userId, organizationId));
+        return presentOrganization(organization, { membership, baseUrl: base, ownsTeam: await withOwnedTeams(caller.userId, organizationId) });
       },
     }),
 
@@ -80,7 +82,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       body: updateOrganizationBody,
       handler: async ({ caller, params: { organizationId }, body }) => {
         const { organization, membership } = await updateOrganization(ctx, caller.userId, organizationId, body);
-        return presentOrganization(organization, membership, base, await withOwnedTeams(caller.userId, organizationId));
+        return presentOrganization(organization, { membership, baseUrl: base, ownsTeam: await withOwnedTeams(caller.userId, organizationId) });
       },
     }),
   ];

@@ -21,7 +21,7 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       handler: async ({ caller, params, query }) => {
         const page = await listSamlProviders(ctx, caller.userId, params.organizationId, query);
         return listEnvelope(
-          page.items.map((view) => presentSamlProvider(view, base)),
+          page.items.map((view) => presentSamlProvider(view, { baseUrl: base })),
           page.count,
           page.next,
         );
@@ -35,7 +35,7 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       params: organizationParams,
       body: createSamlProviderBody,
       handler: async ({ caller, params, body }) => {
-        const provider = presentSamlProvider(await createSamlProvider(ctx, caller.userId, params.organizationId, body), base);
+        const provider = presentSamlProvider(await createSamlProvider(ctx, caller.userId, params.organizationId, body), { baseUrl: base });
         return created(provider.urls.location, provider);
       },
     }),
@@ -45,7 +45,8 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       path: '/v1/orgs/:organizationId/saml/:samlProviderId',
       summary: 'Get a SAML provider',
       params: samlParams,
-      handler: async ({ caller, params }) => presentSamlProvider(await getSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId), base),
+      handler: async ({ caller, params }) =>
+        presentSamlProvider(await getSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId), { baseUrl: base }),
     }),
 
     route({
@@ -55,7 +56,7 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       params: samlParams,
       body: updateSamlProviderBody,
       handler: async ({ caller, params, body }) =>
-        presentSamlProvider(await updateSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId, body), base),
+        presentSamlProvider(await updateSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId, body), { baseUrl: base }),
     }),
 
     route({
@@ -110,8 +111,8 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
         // CLI or app that opened the start URL) an API token, which every /v1 operation accepts.
         return {
           token: login.token,
-          user: presentUser(login.user, base),
-          organization: presentOrganization(login.organization, login.membership, base),
+          user: presentUser(login.user, { baseUrl: base }),
+          organization: presentOrganization(login.organization, { membership: login.membership, baseUrl: base }),
           urls: { location: apiUrl(base, `/v1/orgs/${login.organization._id}`) },
         };
       },

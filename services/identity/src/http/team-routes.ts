@@ -77,7 +77,7 @@ export function teamRoutes(ctx: IdentityContext): Route[] {
       handler: async ({ caller, params, query }) => {
         const page = await listTeamMembers(ctx, caller.userId, params.organizationId, params.teamId, query);
         return listEnvelope(
-          page.items.map((item) => presentTeamMember(item, base)),
+          page.items.map((item) => presentTeamMember(item, { baseUrl: base })),
           page.count,
           page.next,
         );

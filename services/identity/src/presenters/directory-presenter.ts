@@ -6,13 +6,13 @@ import type { TeamMemberView, TeamView } from '../domain/teams';
 import { presentUser } from './organization-presenter';
 
 /** The Member object (spec "Member"); `email: false` leaves the e-mail out of its user. */
-export function presentMember(view: MemberView, baseUrl: string, options: { email?: boolean } = {}) {
+export function presentMember(view: MemberView, options: { baseUrl: string; email?: boolean }) {
   const { membership, user, counts } = view;
   return {
     object: 'member' as const,
     id: membership.userId,
     role: membership.role,
-    user: presentUser(user, baseUrl, options),
+    user: presentUser(user, options),
     disabled: membership.disabled,
     joinedAt: membership.joinedAt.toISOString(),
     ...(membership.lastSeenAt ? { lastSeenAt: membership.lastSeenAt.toISOString() } : {}),
@@ -37,12 +37,12 @@ export function presentTeam(view: TeamView) {
 }
 
 /** A team-member list item (spec "Team and TeamMember"). */
-export function presentTeamMember(view: TeamMemberView, baseUrl: string) {
-  return { organization: presentMember(view.member, baseUrl, { email: view.email }), team: { role: view.role }, permissions: { view: view.view } };
+export function presentTeamMember(view: TeamMemberView, { baseUrl }: { baseUrl: string }) {
+  return { organization: presentMember(view.member, { baseUrl, email: view.email }), team: { role: view.role }, permissions: { view: view.view } };
 }
 
 /** The SAML provider object; only the identity provider's public certificate is shown. */
-export function presentSamlProvider(view: SamlProviderView, baseUrl: string) {
+export function presentSamlProvider(view: SamlProviderView, { baseUrl }: { baseUrl: string }) {
   const { provider, defaultTeam } = view;
   return {
     object: 'saml-provider' as const,

@@ -3,7 +3,8 @@ import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import { organizationPermissions } from '../domain/permissions';
 
 /** The User object; without `email` (optional in the OpenAPI User) for callers who may not see it. */
-export function presentUser(user: UserDoc, baseUrl: string, options: { email?: boolean } = {}) {
+export function presentUser(user: UserDoc, options: { baseUrl: string; email?: boolean }) {
+  const { baseUrl } = options;
   const presented = presentUserObject({ id: user._id, displayName: user.displayName, email: user.email, photoURL: user.photoURL }, baseUrl);
   if (options.email !== false) return presented;
   const { email: _hidden, ...withoutEmail } = presented;
@@ -11,7 +12,10 @@ export function presentUser(user: UserDoc, baseUrl: string, options: { email?: b
 }
 
 /** The Organization object as the member `membership` sees it. */
-export function presentOrganization(organization: OrganizationDoc, membership: MembershipDoc | null, baseUrl: string, ownsTeam = false) {
+export function presentOrganization(
+  organization: OrganizationDoc,
+  { membership, baseUrl, ownsTeam = false }: { membership: MembershipDoc | null; baseUrl: string; ownsTeam?: boolean },
+) {
   const permissions = organizationPermissions(membership, ownsTeam);
   return {
     object: 'organization' as const,

@@ -33,7 +33,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
 
   const presentOne = async (site: SiteDoc, access: OrgAccess) => {
     const counts = await countSiteSpaces(ctx, access, [site._id]);
-    return presentSite(site, counts.get(site._id) ?? 0, access, config);
+    return presentSite(site, { siteSpaces: counts.get(site._id) ?? 0, access, config });
   };
   const schemaOf = (site: SiteDoc): AdaptiveJsonSchema => (site.adaptiveSchema ? JSON.parse(site.adaptiveSchema.json) : defaultAdaptiveSchema());
   const presentSchema = (site: SiteDoc) => ({
@@ -58,7 +58,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
           page.items.map((s) => s._id),
         );
         return listEnvelope(
-          page.items.map((site) => presentSite(site, counts.get(site._id) ?? 0, access, config)),
+          page.items.map((site) => presentSite(site, { siteSpaces: counts.get(site._id) ?? 0, access, config })),
           page.count,
           page.next,
         );
@@ -218,7 +218,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
         requireSiteAdmin(access, 'list share links');
         const page = await listShareLinks(ctx, site, query);
         return listEnvelope(
-          page.items.map((link) => presentShareLink(link, site, config)),
+          page.items.map((link) => presentShareLink(link, { site, config })),
           page.count,
           page.next,
         );
@@ -235,7 +235,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       handler: ({ caller, params, body }) =>
         writeSiteOfRequest(ctx, caller, params, 'create share links', async ({ site }) => {
           const link = await createShareLink(ctx, site, body.name);
-          return created(siteApiUrl(config, site.organizationId, site._id, `/share-links/${link._id}`), presentShareLink(link, site, config));
+          return created(siteApiUrl(config, site.organizationId, site._id, `/share-links/${link._id}`), presentShareLink(link, { site, config }));
         }),
     }),
 
@@ -247,7 +247,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       body: updateShareLinkBody,
       handler: ({ caller, params, body }) =>
         writeSiteOfRequest(ctx, caller, params, 'update share links', async ({ site }) =>
-          presentShareLink(await updateShareLink(ctx, site, params.shareLinkId, body), site, config),
+          presentShareLink(await updateShareLink(ctx, site, params.shareLinkId, body), { site, config }),
         ),
     }),
 

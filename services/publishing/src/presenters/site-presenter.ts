@@ -8,7 +8,10 @@ import { isPresentable, isSectionPresentable, sectionAddress, siteSpaceAddress, 
 import { defaultSiteAddress, siteAddress, siteApiUrl, withShareKey } from '../domain/urls';
 
 /** The Site object (spec "Site", OpenAPI Site) as `access` sees it. */
-export function presentSite(site: SiteDoc, siteSpaces: number, access: OrgAccess, config: PublishingConfig, shareKey?: string) {
+export function presentSite(
+  site: SiteDoc,
+  { siteSpaces, access, config, shareKey }: { siteSpaces: number; access: OrgAccess; config: PublishingConfig; shareKey?: string },
+) {
   return {
     object: 'site' as const,
     id: site._id,
@@ -151,7 +154,7 @@ export function presentGroup(view: StructureView, group: SiteSectionGroupDoc, vi
   };
 }
 
-export function presentShareLink(link: ShareLinkDoc, site: SiteDoc, config: PublishingConfig) {
+export function presentShareLink(link: ShareLinkDoc, { site, config }: { site: SiteDoc; config: PublishingConfig }) {
   return {
     object: 'share-link' as const,
     id: link._id,
@@ -173,7 +176,12 @@ export function presentShareLink(link: ShareLinkDoc, site: SiteDoc, config: Publ
 export function publishedContent(view: StructureView, access: OrgAccess, claims: VisitorClaims) {
   const { structure } = view;
   const shown = (s: { condition?: string | null }) => conditionHolds(s.condition, claims);
-  const site = presentSite(structure.site, structure.siteSpaces.filter((s) => isPresentable(view, s)).length, access, view.config, view.shareKey);
+  const site = presentSite(structure.site, {
+    siteSpaces: structure.siteSpaces.filter((s) => isPresentable(view, s)).length,
+    access,
+    config: view.config,
+    shareKey: view.shareKey,
+  });
   let presented: Array<ReturnType<typeof presentChildren>[number] | ReturnType<typeof presentRootSection>>;
   if (structure.sections.length > 0) {
     presented = presentChildren(view, null, { section: shown, siteSpace: shown, pruneEmpty: true });
