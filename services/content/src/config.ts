@@ -1,60 +1,16 @@
 import { backendConfigSchema } from '@quire/runtime';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { lockConfigSchema } from './kernel';
+import { gitConfigSchema } from './git';
+import { spaceLifecycleConfigSchema } from './structure';
 
 /**
- * Git import/export settings (domain/git). Protocols are git's transport names: https
- * only by default, because `file` reads the server's own disk and `http` sends
- * credentials in clear. Repository hosts must be public addresses unless private
- * networks are allowed (a self-hosted Git server on the internal network; tests).
+ * The content service's settings: the backend ones plus each module's own (how long
+ * deleted spaces stay restorable, how long a write waits for a lock, Git sync).
  */
-export const gitConfigSchema = z.object({
-  // Parsed again from an already loaded config (domain/git/settings.ts): accepts the list too.
-  GIT_ALLOWED_PROTOCOLS: z.preprocess(
-    (value) =>
-      typeof value === 'string'
-        ? value
-            .split(',')
-            .map((protocol) => protocol.trim().toLowerCase())
-            .filter(Boolean)
-        : (value ?? ['https']),
-    z.array(z.enum(['https', 'http', 'file'])).min(1),
-  ),
-  /** Let repository hosts resolve to loopback, private, link-local, CGNAT or unique-local addresses (never cloud metadata). */
-  GIT_ALLOW_PRIVATE_NETWORKS: z.preprocess(
-    (value) => (typeof value === 'string' ? value.trim().toLowerCase() : (value ?? false)),
-    z.union([z.boolean(), z.enum(['true', 'false', '1', '0', '']).transform((value) => value === 'true' || value === '1')]),
-  ),
-  /** A job still running after this long is stopped and recorded as `timeout`. */
-  GIT_OPERATION_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(10 * 60 * 1000),
-  /** Repository bounds: files in the fetched tree and bytes fetched / read. */
-  GIT_MAX_FILES: z.coerce.number().int().positive().default(20_000),
-  GIT_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(256 * 1024 * 1024),
-  /** Author and committer of the commits an export makes. */
-  GIT_COMMITTER_NAME: z.string().min(1).default('Quire'),
-  GIT_COMMITTER_EMAIL: z.string().email().default('git-sync@quire.invalid'),
-  /** Git jobs one process runs at once (jobs of one space always run one after the other). */
-  GIT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
-});
-export type GitConfig = z.infer<typeof gitConfigSchema>;
-
-/** The content service's settings: the backend ones plus how long deleted spaces stay restorable. */
 export const contentConfigSchema = backendConfigSchema.extend({
-  // Spec Limits: 7 days. Shorter values exist for tests that watch a real purge.
-  SPACE_RETENTION_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(7 * 24 * 3600 * 1000),
-  /** How long a write waits for a space, collection or change request another write holds, before a 503. */
-  CONTENT_LOCK_WAIT_MS: z.coerce.number().int().positive().default(30_000),
+  ...spaceLifecycleConfigSchema.shape,
+  ...lockConfigSchema.shape,
   ...gitConfigSchema.shape,
 });
 export type ContentConfig = z.infer<typeof contentConfigSchema>;

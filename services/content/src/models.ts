@@ -1,16 +1,17 @@
 import { defineModels } from '@quire/runtime';
-import { commentsModelDefinitions, type CommentModels } from './comments';
-import { gitModelDefinitions, type GitSyncModels } from './git';
-import { revisionModelDefinitions, type RevisionModels } from './revisions';
-import { searchModelDefinitions, type SearchIndexModels } from './search';
-import { structureModelDefinitions, type StructureModels } from './structure';
+import { grantModelDefinitions } from './access';
+import { commentModelDefinitions } from './comments';
+import { gitModelDefinitions } from './git';
+import { structureModelDefinitions, type ContentModels } from './kernel';
+import { revisionModelDefinitions } from './revisions';
+import { searchModelDefinitions } from './search';
 
-export type ContentModels = StructureModels & RevisionModels & CommentModels & GitSyncModels & SearchIndexModels;
-
+/** Every module's models, registered on the content database (ContentModels lists them: a missing one does not compile). */
 const contentModels = defineModels<ContentModels>({
   ...structureModelDefinitions,
+  ...grantModelDefinitions,
   ...revisionModelDefinitions,
-  ...commentsModelDefinitions,
+  ...commentModelDefinitions,
   ...gitModelDefinitions,
   ...searchModelDefinitions,
 });

@@ -1,15 +1,31 @@
 import { content } from '@quire/proto';
 import { startBackendService, type RunningService } from '@quire/http';
 import type { BackendConfig, Logger } from '@quire/runtime';
+import { subscribeGrantEvents } from './access';
+import { purgeSpaceComments } from './comments';
 import type { ContentConfig } from './config';
-import { modelsOf, registerModels } from './db/models';
-import type { ContentContext } from './domain/context';
-import { closeSpacePurgeQueue, startSpacePurgeWorker } from './domain/space-lifecycle';
-import { startGitWorker } from './domain/git/worker';
-import { subscribeSearchWarmup } from './domain/search-events';
-import { subscribeStructureEvents } from './domain/structure-events';
+import { purgeSpaceGitSync, startGitWorker } from './git';
 import { contentGrpc } from './grpc/server';
 import { contentRouter } from './http/routes';
+import type { ContentContext } from './kernel';
+import { modelsOf, registerModels } from './models';
+import { purgeSpaceSearchIndexes, subscribeSearchWarmup } from './search';
+import { closeSpacePurgeQueue, purgeTrashedSpace, startSpacePurgeWorker, type FeatureDataPurge } from './structure';
+
+/** What the modules above structure keep of a space, removed when the space is purged. */
+const purgeFeatureData: FeatureDataPurge = async (ctx, spaceId) => {
+  await purgeSpaceComments(ctx, spaceId);
+  await purgeSpaceSearchIndexes(ctx, spaceId);
+  await purgeSpaceGitSync(ctx, spaceId);
+};
+
+/**
+ * Removes a trashed space for good once its retention is over, with everything every module
+ * keeps of it (the purge worker's job; idempotent). True when it purged the space.
+ */
+export function purgeSpace(ctx: ContentContext, spaceId: string): Promise<boolean> {
+  return purgeTrashedSpace(ctx, spaceId, purgeFeatureData);
+}
 
 /** Starts the content service (REST + gRPC) against its own database, with its jobs and event consumers. */
 export function startContent(
@@ -24,9 +40,9 @@ export function startContent(
     routes: (app, ctx) => app.use(contentRouter(ctx)),
     grpc: (server, ctx) => server.add(content.ContentServiceDefinition, contentGrpc(ctx)),
     background: async (ctx) => {
-      startSpacePurgeWorker(ctx);
+      startSpacePurgeWorker(ctx, purgeFeatureData);
       const stopGitWorker = startGitWorker(ctx);
-      const subscription = await subscribeStructureEvents(ctx);
+      const subscription = await subscribeGrantEvents(ctx);
       const searchWarmup = await subscribeSearchWarmup(ctx);
       return async () => {
         await searchWarmup.stop();

@@ -1,7 +1,7 @@
 import { httpError } from '@quire/http';
 import { documentCacheOf, roleAtLeast, type Role } from '@quire/runtime';
-import type { CollectionDoc, GrantDoc, SpaceDoc } from '../db/structure';
-import type { ContentContext } from './context';
+import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
+import type { GrantDoc } from './grant-store';
 import { getStanding, type MemberStanding } from './membership';
 import { resolveEffectiveRole, resolveSpaceRole } from './roles';
 

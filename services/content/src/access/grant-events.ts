@@ -1,5 +1,5 @@
 import { EVENT_TYPES, type EventSubscription } from '@quire/async';
-import type { ContentContext } from './context';
+import type { ContentContext } from '../kernel';
 import { removeMemberGrants, removeTeamGrants } from './grants';
 
 /**
@@ -8,7 +8,7 @@ import { removeMemberGrants, removeTeamGrants } from './grants';
  * handlers are idempotent deletes, so a redelivery is harmless. The group name belongs to
  * this subscription alone (see EventBus.subscribe).
  */
-export function subscribeStructureEvents(ctx: ContentContext): Promise<EventSubscription> {
+export function subscribeGrantEvents(ctx: ContentContext): Promise<EventSubscription> {
   return ctx.events.subscribe(
     'content-grants',
     async (event) => {

@@ -1,8 +1,11 @@
 import { fromService, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, retryOnDuplicateKey, type Role } from '@quire/runtime';
-import type { GrantDoc } from '../db/structure';
-import type { ContentContext } from './context';
+import type { ContentContext } from '../kernel';
+import { loadCollectionAccess, loadSpaceAccess, requireCollectionRole, requireSpaceRole } from './access';
+import type { GrantDoc } from './grant-store';
+import type { MemberStanding } from './membership';
 import { requireOrganizationMembers, requireOrganizationTeams } from './organization-subjects';
+import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES } from './roles';
 import { countSpaces } from './space-counts';
 
 /** The space or collection whose permissions are managed (already access-checked as admin). */
@@ -10,6 +13,18 @@ export interface GrantResource {
   type: 'space' | 'collection';
   id: string;
   organizationId: string;
+}
+
+/** The space or collection whose permissions the caller manages: 404 when invisible to them, 403 unless they administer it. */
+export async function loadAdministeredResource(ctx: ContentContext, userId: string, type: GrantResource['type'], id: string): Promise<GrantResource> {
+  if (type === 'space') {
+    const access = await loadSpaceAccess(ctx, userId, id);
+    requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'manage its permissions');
+    return { type: 'space', id: access.space._id, organizationId: access.space.organizationId };
+  }
+  const access = await loadCollectionAccess(ctx, userId, id);
+  requireCollectionRole(access, COLLECTION_ACTION_ROLES.admin, 'manage its permissions');
+  return { type: 'collection', id: access.collection._id, organizationId: access.collection.organizationId };
 }
 
 /**
@@ -100,6 +115,27 @@ export function listGrants(
   });
 }
 
+/** A user's grant with what identity knows of the user. */
+export interface UserGrantView {
+  grant: GrantDoc;
+  user: { id: string; displayName: string; email: string; photoUrl: string };
+}
+
+/**
+ * The users behind a page of user grants, with one identity.BatchGetUsers call. Only the
+ * organization's members: a grant to anyone else (left from before grants were checked,
+ * or a member who left) shows nothing of that user.
+ */
+export async function userGrantViews(ctx: ContentContext, organizationId: string, grants: GrantDoc[]): Promise<UserGrantView[]> {
+  if (grants.length === 0) return [];
+  const { users } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId), organizationId }));
+  const byId = new Map(users.map((u) => [u.id, u]));
+  return grants.flatMap((grant) => {
+    const user = byId.get(grant.subjectId);
+    return user ? [{ grant, user }] : [];
+  });
+}
+
 /** A team's grant with what identity knows of the team and how many spaces it reaches. */
 export interface TeamGrantView {
   grant: GrantDoc;
@@ -142,4 +178,15 @@ export async function removeMemberGrants(ctx: ContentContext, organizationId: st
 export async function removeTeamGrants(ctx: ContentContext, organizationId: string, teamId: string): Promise<number> {
   const { deletedCount } = await ctx.models.Grant.deleteMany({ organizationId, subjectType: 'team', subjectId: teamId });
   return deletedCount;
+}
+
+/**
+ * The caller's permissions on a team (OpenAPI OrganizationTeam.permissions), by identity's
+ * rule as far as content knows the caller: org admins manage every team; members with a
+ * role, and the team's own members, see it. Identity also lets a team's owners manage it,
+ * but content is not told team roles, so such an owner shows admin false here.
+ */
+export function teamPermissionsOf(caller: MemberStanding, teamId: string): { admin: boolean; view: boolean } {
+  if (!caller.member) return { admin: false, view: false };
+  return { admin: caller.orgRole === 'admin', view: caller.orgRole !== null || caller.teamIds.includes(teamId) };
 }

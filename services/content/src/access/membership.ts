@@ -1,6 +1,6 @@
 import { fromService } from '@quire/http';
 import { membershipCacheOf, membershipFromProto, outsideTokenScope, requestContext, type CachedMembership, type RequestContext } from '@quire/runtime';
-import type { ContentContext } from './context';
+import type { ContentContext } from '../kernel';
 import type { Standing } from './roles';
 
 /** A caller's membership in one organization (identity's answer, reduced to what access needs). */

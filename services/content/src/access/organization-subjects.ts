@@ -1,6 +1,6 @@
 import { fromService, httpError } from '@quire/http';
 import { MAX_GRPC_BATCH } from '@quire/runtime';
-import type { ContentContext } from './context';
+import type { ContentContext } from '../kernel';
 
 /*
  * The users and teams a space, a collection or a change request may name: those of its

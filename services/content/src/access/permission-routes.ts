@@ -1,141 +1,111 @@
-import { Router, type Request } from 'express';
-import { z } from 'zod';
-import { fromService, listEnvelope, parseInput, presentUser, principalOf, idSchema } from '@quire/http';
-import { loadCollectionAccess, loadSpaceAccess, requireCollectionRole, requireSpaceRole } from '../domain/access';
-import type { ContentContext } from '../domain/context';
-import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES } from '../domain/roles';
-import { inviteToResource, listGrants, removeGrant, teamGrantViews, updateGrant, type GrantResource } from '../domain/grants';
-import { getStanding, type MemberStanding } from '../domain/membership';
-import type { GrantDoc } from '../db/structure';
-import { collectionParams, inviteBody, listQuery, spaceParams, updatePermissionBody } from './structure-schemas';
+import { listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
+import type { ContentContext } from '../kernel';
+import { inviteToResource, listGrants, loadAdministeredResource, removeGrant, teamGrantViews, updateGrant, userGrantViews, type GrantResource } from './grants';
+import { getStanding } from './membership';
+import { presentTeamPermission, presentUserPermission } from './permission-presenter';
+import { inviteBody, permissionParams, updatePermissionBody } from './permission-schemas';
 
-const subjectParams = z.object({ userId: idSchema.optional(), teamId: idSchema.optional() });
+/** The two kinds of resource whose explicit roles are managed alike, by their admins. */
+const RESOURCES = [
+  { type: 'space', noun: 'a space', root: '/v1/spaces/:spaceId/permissions', param: 'spaceId' },
+  { type: 'collection', noun: 'a collection', root: '/v1/collections/:collectionId/permissions', param: 'collectionId' },
+] as const;
+
+const SUBJECTS = [
+  { type: 'user', noun: "a user's", segment: 'users', param: 'userId' },
+  { type: 'team', noun: "a team's", segment: 'teams', param: 'teamId' },
+] as const;
 
 /**
  * /v1/spaces/{spaceId}/permissions/** and /v1/collections/{collectionId}/permissions/**
  * (OpenAPI space-permissions, collection-permissions): explicit roles of users and teams,
- * managed by the resource's admins, feeding the effective role.
+ * managed by the resource's admins (404 invisible, 403 not admin), feeding the effective role.
  */
-export function permissionsRouter(ctx: ContentContext): Router {
-  const router = Router();
-  const base = ctx.config.PUBLIC_BASE_URL;
+export function permissionRoutes(ctx: ContentContext): Route[] {
+  const baseUrl = ctx.config.PUBLIC_BASE_URL;
 
-  /** The resource, once the caller is known to administer it (404 invisible, 403 not admin). */
-  async function adminResource(req: Request, kind: 'spaces' | 'collections'): Promise<GrantResource> {
-    const { userId } = principalOf(req);
-    if (kind === 'spaces') {
-      const { spaceId } = parseInput(spaceParams, { spaceId: req.params.spaceId }, 'params');
-      const access = await loadSpaceAccess(ctx, userId, spaceId);
-      requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'manage its permissions');
-      return { type: 'space', id: access.space._id, organizationId: access.space.organizationId };
-    }
-    const { collectionId } = parseInput(collectionParams, { collectionId: req.params.collectionId }, 'params');
-    const access = await loadCollectionAccess(ctx, userId, collectionId);
-    requireCollectionRole(access, COLLECTION_ACTION_ROLES.admin, 'manage its permissions');
-    return { type: 'collection', id: access.collection._id, organizationId: access.collection.organizationId };
-  }
+  return RESOURCES.flatMap((resource) => {
+    const schemas = permissionParams(resource.param);
+    const administered = (userId: string, id: string): Promise<GrantResource> => loadAdministeredResource(ctx, userId, resource.type, id);
 
-  async function presentUserGrants(resource: GrantResource, grants: GrantDoc[]) {
-    if (grants.length === 0) return [];
-    // Only the organization's members: a grant to anyone else (left from before grants were
-    // checked, or a member who left) shows nothing of that user.
-    const { users } = await fromService(
-      'Identity',
-      ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId), organizationId: resource.organizationId }),
-    );
-    const byId = new Map(users.map((u) => [u.id, u]));
-    return grants.flatMap((grant) => {
-      const user = byId.get(grant.subjectId);
-      if (!user) return [];
-      return [
-        {
-          permission: grant.role,
-          user: presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, base),
+    return [
+      route({
+        method: 'post',
+        path: resource.root,
+        summary: `Invite users and teams to ${resource.noun} with a role`,
+        params: schemas.resource,
+        body: inviteBody,
+        handler: async ({ caller, params, body }) => {
+          await inviteToResource(ctx, await administered(caller.userId, params[resource.param]), body);
         },
-      ];
-    });
-  }
+      }),
 
-  async function presentTeamGrants(req: Request, resource: GrantResource, grants: GrantDoc[]) {
-    const views = await teamGrantViews(ctx, resource.organizationId, grants);
-    if (views.length === 0) return [];
-    // Already loaded for the admin check: cached for this request, not asked again.
-    const caller = await getStanding(ctx, resource.organizationId, principalOf(req).userId);
-    return views.map(({ grant, team, spaces }) => ({
-      permission: grant.role,
-      team: {
-        object: 'team' as const,
-        id: team.id,
-        title: team.title,
-        members: team.members,
-        spaces,
-        createdAt: team.createdAt.toISOString(),
-        permissions: teamPermissionsOf(caller, team.id),
-      },
-    }));
-  }
+      route({
+        method: 'get',
+        path: `${resource.root}/users`,
+        summary: `List the users with an explicit role on ${resource.noun}`,
+        params: schemas.resource,
+        query: listQuerySchema,
+        handler: async ({ caller, params, query }) => {
+          const target = await administered(caller.userId, params[resource.param]);
+          const page = await listGrants(ctx, target, 'user', query);
+          const views = await userGrantViews(ctx, target.organizationId, page.items);
+          return listEnvelope(
+            views.map((view) => presentUserPermission(view, { baseUrl })),
+            page.count,
+            page.next,
+          );
+        },
+      }),
 
-  for (const kind of ['spaces', 'collections'] as const) {
-    const root = kind === 'spaces' ? '/v1/spaces/:spaceId/permissions' : '/v1/collections/:collectionId/permissions';
+      route({
+        method: 'get',
+        path: `${resource.root}/teams`,
+        summary: `List the teams with an explicit role on ${resource.noun}`,
+        params: schemas.resource,
+        query: listQuerySchema,
+        handler: async ({ caller, params, query }) => {
+          const target = await administered(caller.userId, params[resource.param]);
+          const page = await listGrants(ctx, target, 'team', query);
+          const views = await teamGrantViews(ctx, target.organizationId, page.items);
+          // Loaded for the admin check already: cached for this request, not asked again.
+          const standing = views.length === 0 ? null : await getStanding(ctx, target.organizationId, caller.userId);
+          return listEnvelope(standing ? views.map((view) => presentTeamPermission(view, { caller: standing })) : [], page.count, page.next);
+        },
+      }),
 
-    router.post(root, async (req, res) => {
-      const body = parseInput(inviteBody, req.body, 'body');
-      const resource = await adminResource(req, kind);
-      await inviteToResource(ctx, resource, body);
-      res.status(204).end();
-    });
+      ...SUBJECTS.flatMap((subject) => {
+        const path = `${resource.root}/${subject.segment}/:${subject.param}`;
+        const subjectParams = schemas[subject.type];
+        return [
+          route({
+            method: 'patch',
+            path,
+            summary: `Change ${subject.noun} explicit role on ${resource.noun}`,
+            params: subjectParams,
+            body: updatePermissionBody,
+            handler: async ({ caller, params, body }) => {
+              const target = await administered(caller.userId, params[resource.param]);
+              await updateGrant(ctx, target, subject.type, params[subject.param], body.role);
+            },
+          }),
 
-    router.get(`${root}/users`, async (req, res) => {
-      const query = parseInput(listQuery, req.query, 'query');
-      const resource = await adminResource(req, kind);
-      const page = await listGrants(ctx, resource, 'user', query);
-      res.json(listEnvelope(await presentUserGrants(resource, page.items), page.count, page.next));
-    });
-
-    router.get(`${root}/teams`, async (req, res) => {
-      const query = parseInput(listQuery, req.query, 'query');
-      const resource = await adminResource(req, kind);
-      const page = await listGrants(ctx, resource, 'team', query);
-      res.json(listEnvelope(await presentTeamGrants(req, resource, page.items), page.count, page.next));
-    });
-
-    for (const subject of ['users', 'teams'] as const) {
-      const path = `${root}/${subject}/:${subject === 'users' ? 'userId' : 'teamId'}`;
-      const subjectType = subject === 'users' ? 'user' : 'team';
-
-      router.patch(path, async (req, res) => {
-        const { userId, teamId } = parseInput(subjectParams, req.params, 'params');
-        const body = parseInput(updatePermissionBody, req.body, 'body');
-        const resource = await adminResource(req, kind);
-        await updateGrant(ctx, resource, subjectType, (userId ?? teamId)!, body.role);
-        res.status(204).end();
-      });
-
-      router.delete(path, async (req, res) => {
-        const { userId, teamId } = parseInput(subjectParams, req.params, 'params');
-        let resource: GrantResource;
-        try {
-          resource = await adminResource(req, kind);
-        } catch (error) {
-          if ((error as { status?: number }).status === 404) return void res.status(204).end();
-          throw error;
-        }
-        await removeGrant(ctx, resource, subjectType, (userId ?? teamId)!);
-        res.status(204).end();
-      });
-    }
-  }
-
-  return router;
-}
-
-/**
- * The caller's permissions on a team (OpenAPI OrganizationTeam.permissions), by identity's
- * rule as far as content knows the caller: org admins manage every team; members with a
- * role, and the team's own members, see it. Identity also lets a team's owners manage it,
- * but content is not told team roles, so such an owner shows admin false here.
- */
-function teamPermissionsOf(caller: MemberStanding, teamId: string): { admin: boolean; view: boolean } {
-  if (!caller.member) return { admin: false, view: false };
-  return { admin: caller.orgRole === 'admin', view: caller.orgRole !== null || caller.teamIds.includes(teamId) };
+          route({
+            method: 'delete',
+            path,
+            summary: `Remove ${subject.noun} explicit role on ${resource.noun}`,
+            params: subjectParams,
+            handler: async ({ caller, params }) => {
+              // A resource the caller cannot see has nothing to delete: 204 like any DELETE of nothing.
+              const target = await administered(caller.userId, params[resource.param]).catch((error: unknown) => {
+                if ((error as { status?: number }).status === 404) return null;
+                throw error;
+              });
+              if (target) await removeGrant(ctx, target, subject.type, params[subject.param]);
+            },
+          }),
+        ];
+      }),
+    ];
+  });
 }

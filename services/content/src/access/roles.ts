@@ -1,7 +1,5 @@
 import { ROLES, roleAtLeast, strongestRole, type Role } from '@quire/runtime';
-import type { DefaultLevel } from '../db/structure';
-
-export type { DefaultLevel };
+import type { DefaultLevel } from '../kernel';
 
 /** The caller's standing in an organization, as identity reports it. */
 export interface Standing {

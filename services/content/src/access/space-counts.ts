@@ -1,6 +1,6 @@
 import type { Role } from '@quire/runtime';
-import type { CollectionDoc, GrantDoc, SpaceDoc } from '../db/structure';
-import type { ContentContext } from './context';
+import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
+import type { GrantDoc } from './grant-store';
 import type { MemberStanding } from './membership';
 import { chainIn, spaceRoleIn, type OrgView } from './visibility';
 

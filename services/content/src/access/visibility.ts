@@ -1,8 +1,8 @@
 import { ROLES, type Role } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
-import type { CollectionDoc, GrantDoc, SpaceDoc } from '../db/structure';
+import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
 import { collectionRoleFor, spaceRoleFor, subjectClauses } from './access';
-import type { ContentContext } from './context';
+import type { GrantDoc } from './grant-store';
 import type { MemberStanding } from './membership';
 import { resolveDefaultLevel } from './roles';
 

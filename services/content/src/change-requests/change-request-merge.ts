@@ -1,13 +1,21 @@
 import { EVENT_TYPES } from '@quire/async';
 import { HttpError, httpError } from '@quire/http';
-import type { ChangeRequestDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
-import type { SpaceDoc } from '../db/structure';
+import { changeRequestLock, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
+import {
+  assignPacks,
+  discardRevision,
+  loadBodies,
+  loadRevision,
+  publishContentUpdated,
+  storeBodies,
+  writeRevision,
+  type ChangeRequestDoc,
+  type RevisionDoc,
+  type RevisionFileDoc,
+  type RevisionPageDoc,
+} from '../revisions';
 import { counterDelta, enforceMergeRules } from './change-requests';
-import type { ContentContext } from './context';
-import { changeRequestLock, spaceLock, withLock } from './locks';
-import { publishContentUpdated } from './space-content';
 import { mergeContent, pick3, type MergeConflict } from './merge';
-import { assignPacks, discardRevision, loadBodies, loadRevision, storeBodies, writeRevision } from './revisions';
 
 /*
  * Merge (change request → space) and update (space → change request): the same three-way

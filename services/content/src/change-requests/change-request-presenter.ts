@@ -1,31 +1,14 @@
-import { apiUrl, fromService, presentUser } from '@quire/http';
+import { apiUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
-import type { ChangeRequestDoc, ReviewDoc, RevisionFileDoc } from '../db/revisions';
-import type { ChangeResult } from '../domain/content-changes';
-import type { ContentContext } from '../domain/context';
-import { isOutdated } from '../domain/change-requests';
-import { presentFile } from './revision-presenter';
-
-export type PresentedUser = ReturnType<typeof presentUser>;
-
-/** Users by id with ONE identity.BatchGetUsers call (unknown users get a placeholder). */
-export async function loadUsers(ctx: ContentContext, ids: Iterable<string>): Promise<Map<string, PresentedUser>> {
-  const wanted = [...new Set([...ids].filter(Boolean))];
-  const users = new Map<string, PresentedUser>();
-  if (wanted.length > 0) {
-    const { users: found } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: wanted }));
-    for (const user of found)
-      users.set(
-        user.id,
-        presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, ctx.config.PUBLIC_BASE_URL),
-      );
-  }
-  for (const id of wanted) if (!users.has(id)) users.set(id, presentUser({ id, displayName: 'Unknown user', email: '' }, ctx.config.PUBLIC_BASE_URL));
-  return users;
-}
+import type { PresentedUser } from '../kernel';
+import { presentFile, type ChangeRequestDoc, type ChangeResult, type ReviewDoc, type RevisionFileDoc } from '../revisions';
+import { isOutdated } from './change-requests';
 
 /** The ChangeRequest object (spec "ChangeRequest", OpenAPI ChangeRequest). */
-export function presentChangeRequest(changeRequest: ChangeRequestDoc, spaceRevisionId: string, users: Map<string, PresentedUser>, baseUrl: string) {
+export function presentChangeRequest(
+  changeRequest: ChangeRequestDoc,
+  { spaceRevisionId, users, baseUrl }: { spaceRevisionId: string; users: Map<string, PresentedUser>; baseUrl: string },
+) {
   const cr = changeRequest;
   return {
     object: 'change-request' as const,
@@ -54,12 +37,16 @@ export function presentChangeRequest(changeRequest: ChangeRequestDoc, spaceRevis
   };
 }
 
+/** Every user a list of change requests shows (authors, mergers): what to load before presenting it. */
 export function userIdsOf(changeRequests: ChangeRequestDoc[]): string[] {
   return changeRequests.flatMap((cr) => [cr.createdBy, ...(cr.mergedBy ? [cr.mergedBy] : [])]);
 }
 
-/** The ChangeRequestReview object (OpenAPI ChangeRequestReview). */
-export function presentReview(review: ReviewDoc, changeRequest: ChangeRequestDoc, outdated: boolean, users: Map<string, PresentedUser>, baseUrl: string) {
+/** The ChangeRequestReview object (OpenAPI ChangeRequestReview); `outdated` when the reviewer reviewed again since. */
+export function presentReview(
+  review: ReviewDoc,
+  { changeRequest, outdated, users, baseUrl }: { changeRequest: ChangeRequestDoc; outdated: boolean; users: Map<string, PresentedUser>; baseUrl: string },
+) {
   return {
     object: 'change-request-review' as const,
     id: review.id,
@@ -84,9 +71,11 @@ type PageOutcome = { object: 'created_page'; ref?: string; page: string } | { ob
  */
 export function presentContentUpdate(
   changeRequest: ChangeRequestObject,
-  results: readonly ChangeResult[],
-  files: readonly RevisionFileDoc[],
-  config: Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'INTERNAL_HMAC_SECRET'>,
+  {
+    results,
+    files,
+    config,
+  }: { results: readonly ChangeResult[]; files: readonly RevisionFileDoc[]; config: Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'INTERNAL_HMAC_SECRET'> },
 ) {
   const outcomes = new Map<string, PageOutcome>();
   const touch = (page: string, outcome: PageOutcome) => {
@@ -112,7 +101,30 @@ export function presentContentUpdate(
     changes: [...outcomes.values()].map((outcome) => (outcome.object === 'deleted_page' ? outcome : { ...outcome, page: pageRef(outcome.page) })),
     insertedFiles: inserted.flatMap((id) => {
       const file = byId.get(id);
-      return file ? [presentFile(file, changeRequest.revision, config)] : [];
+      return file ? [presentFile(file, { revisionId: changeRequest.revision, config })] : [];
     }),
+  };
+}
+
+/** The requested reviewers just added (OpenAPI ChangeRequestRequestedReviewers), on the change request's current revision. */
+export function presentRequestedReviewers(
+  reviewers: readonly string[],
+  {
+    changeRequest,
+    requestedBy,
+    requestedAt,
+    users,
+  }: { changeRequest: ChangeRequestDoc; requestedBy: string; requestedAt: Date; users: Map<string, PresentedUser> },
+) {
+  const createdAt = requestedAt.toISOString();
+  return {
+    users: reviewers.map((user) => ({
+      object: 'change-request-requested-reviewer',
+      revision: changeRequest.revisionId,
+      requestedBy: users.get(requestedBy),
+      createdAt,
+      kind: 'user',
+      user: users.get(user),
+    })),
   };
 }

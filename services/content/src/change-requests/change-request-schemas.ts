@@ -1,7 +1,8 @@
 import { booleanQuery, listQuerySchema, idSchema } from '@quire/http';
 import { z } from 'zod';
-import { CHANGE_REQUEST_STATUSES } from '../domain/change-requests';
-import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../domain/content-changes';
+import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../revisions';
+import { spaceTemplate } from '../templates';
+import { CHANGE_REQUEST_STATUSES } from './change-requests';
 
 /** Request shapes of the change request routes (spec "Change requests", OpenAPI bodies). */
 
@@ -28,42 +29,6 @@ export const organizationChangeRequestListQuery = listQuerySchema.extend({
   space: id.optional(),
   ...listFilters,
 });
-
-/*
- * Content references (spec Conventions, OpenAPI ContentRef). The kinds the templates read
- * are checked in full; the other GitBook kinds are accepted as they come.
- */
-const contentRef = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('openapi'), spec: z.string().min(1).max(100) }).strict(),
-  z.object({ kind: z.literal('file'), file: id }).strict(),
-  z.object({ kind: z.enum(['url', 'page', 'anchor', 'user', 'collection', 'space', 'reusable-content', 'tag']) }).passthrough(),
-]);
-export type ContentRefInput = z.infer<typeof contentRef>;
-
-/**
- * OpenAPI ApplySpaceTemplate: `params.contentRefs` is a map of name → ContentRef (the spec's
- * form); a plain array of refs is accepted too.
- */
-export const spaceTemplate = z.object({
-  id: z.string().min(1).max(100),
-  params: z
-    .object({
-      // An array becomes a map keyed by index, so errors still name `contentRefs.<index>`.
-      contentRefs: z
-        .preprocess(
-          (refs) => (Array.isArray(refs) ? Object.fromEntries(refs.map((ref, index) => [String(index), ref])) : refs),
-          z.record(z.string().min(1).max(100), contentRef),
-        )
-        .refine((refs) => Object.keys(refs).length <= 20, 'at most 20 content references')
-        .optional(),
-    })
-    .passthrough()
-    .optional(),
-});
-export type SpaceTemplateInput = z.infer<typeof spaceTemplate>;
-
-/** POST /v1/spaces/{spaceId}/content/template (OpenAPI applyTemplateToSpace). */
-export const applyTemplateBody = spaceTemplate.extend({ changeRequestId: id.optional() }).strict();
 
 // Other properties are allowed (OpenAPI additionalProperties).
 export const createChangeRequestBody = z

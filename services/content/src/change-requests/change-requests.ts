@@ -1,13 +1,18 @@
 import { fromService, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
-import type { ChangeRequestDoc, ChangeRequestStatus, RevisionFileDoc, ReviewDoc } from '../db/revisions';
-import type { SpaceDoc } from '../db/structure';
-import { applyChanges, type ChangeResult, type ContentChange } from './content-changes';
-import type { ContentContext } from './context';
-import { changeRequestLock, spaceLock, withLock } from './locks';
-import { requireOrganizationMembers } from './organization-subjects';
-import { discardRevision, loadRevision, writeBuiltRevision } from './revisions';
+import { loadOrgView, requireMember, requireOrganizationMembers, visibleSpacesFilter } from '../access';
+import { changeRequestLock, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
+import {
+  applyChanges,
+  discardRevision,
+  loadRevision,
+  writeBuiltRevision,
+  type ChangeRequestDoc,
+  type ChangeRequestStatus,
+  type ContentChange,
+  type ReviewDoc,
+} from '../revisions';
 
 /*
  * Change requests: numbered per space, holding their own line of immutable revisions.
@@ -30,14 +35,6 @@ export function counterDelta(from: ChangeRequestStatus | null, to: ChangeRequest
   bump(to, 1);
   for (const key of Object.keys(delta)) if (delta[key] === 0) delete delta[key];
   return delta;
-}
-
-/** The change request by id or by its number in the space; 404 otherwise. */
-export async function findChangeRequest(ctx: ContentContext, spaceId: string, idOrNumber: string): Promise<ChangeRequestDoc> {
-  const filter = /^\d{1,9}$/.test(idOrNumber) ? { spaceId, number: Number(idOrNumber) } : { spaceId, _id: idOrNumber };
-  const changeRequest = await ctx.models.ChangeRequest.findOne(filter).lean<ChangeRequestDoc>();
-  if (!changeRequest) throw httpError.notFound('Change request');
-  return changeRequest;
 }
 
 /**
@@ -181,38 +178,6 @@ export async function patchChangeRequest(ctx: ContentContext, current: ChangeReq
   );
 }
 
-/**
- * Applies an ordered batch of changes as ONE new revision of the change request. A lost
- * race with another write re-applies the batch on the newer revision.
- */
-export async function writeChangeRequestContent(
-  ctx: ContentContext,
-  changeRequest: ChangeRequestDoc,
-  userId: string,
-  changes: ContentChange[],
-): Promise<{ changeRequest: ChangeRequestDoc; results: ChangeResult[]; files: RevisionFileDoc[] }> {
-  let current = changeRequest;
-  for (let attempt = 0; attempt < MAX_RETRIES; attempt += 1) {
-    if (current.status === 'merged') throw httpError.conflict('This change request is merged: its content can no longer change');
-    const revision = await loadRevision(ctx, current.revisionId);
-    const applied = applyChanges(revision, changes);
-    const written = await writeBuiltRevision(ctx, current.spaceId, [current.revisionId], userId, applied);
-    const updated = await withLock(ctx, changeRequestLock(current._id), () =>
-      ctx.models.ChangeRequest.findOneAndUpdate(
-        { _id: current._id, revisionId: current.revisionId, status: { $ne: 'merged' } },
-        { $set: { revisionId: written._id, updatedAt: new Date() }, $addToSet: { contributors: userId }, $inc: { version: 1 } },
-        { returnDocument: 'after' },
-      ).lean<ChangeRequestDoc>(),
-    );
-    if (updated) return { changeRequest: updated, results: applied.results, files: applied.files };
-    await discardRevision(ctx, written._id);
-    const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
-    if (!fresh) throw httpError.notFound('Change request');
-    current = fresh;
-  }
-  throw httpError.conflict('The change request changed too often concurrently; retry');
-}
-
 /** The users whose approval a merge needs: the space's rules, or its organization's when inherited. */
 export async function requiredReviewers(ctx: ContentContext, space: SpaceDoc): Promise<string[]> {
   let rules: Array<{ rule: string; users: string[] }> = [];
@@ -310,13 +275,15 @@ export async function spaceRevisionOf(ctx: ContentContext, spaceId: string): Pro
 /**
  * A page of the change requests of the spaces a member sees in their organization (optionally
  * one of them), with the revision each of those spaces is at. By space, not by the organization
- * recorded at creation: spaces can be transferred.
+ * recorded at creation: spaces can be transferred. 404 for non-members.
  */
 export async function listOrganizationChangeRequests(
   ctx: ContentContext,
-  visibleSpaces: QueryFilter<SpaceDoc>,
+  userId: string,
+  organizationId: string,
   query: Parameters<typeof listChangeRequests>[2] & Parameters<typeof listChangeRequests>[3] & { space?: string },
 ): Promise<{ page: KeysetPage<ChangeRequestDoc>; spaceRevisions: Map<string, string> }> {
+  const visibleSpaces = visibleSpacesFilter(await loadOrgView(ctx, await requireMember(ctx, organizationId, userId)));
   const filter = query.space === undefined ? visibleSpaces : { $and: [visibleSpaces, { _id: query.space }] };
   const spaces = await ctx.models.Space.find(filter, { _id: 1, revisionId: 1 }).lean<SpaceDoc[]>();
   const page = await listChangeRequests(ctx, { spaceIds: spaces.map((space) => space._id) }, query, query);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RevisionFileDoc } from '../db/revisions';
+import type { RevisionFileDoc } from '../revisions';
 import { mergeMarkdown, mergeContent, type ContentSnapshot } from './merge';
 import { apply, empty, titles, bodyOf, loader, merged } from '../test/snapshots';
 

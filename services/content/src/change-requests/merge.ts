@@ -1,7 +1,16 @@
 import { diff3Merge } from 'node-diff3';
-import type { RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
-import { childrenOf, duplicateSlugs, flattenTree, previousSiblings, treeOf, type PageTree } from './page-tree';
-import { EMPTY_BODY_HASH, contentHash } from './revisions';
+import {
+  childrenOf,
+  contentHash,
+  duplicateSlugs,
+  EMPTY_BODY_HASH,
+  flattenTree,
+  previousSiblings,
+  treeOf,
+  type PageTree,
+  type RevisionFileDoc,
+  type RevisionPageDoc,
+} from '../revisions';
 
 /*
  * Three-way merge of revision contents (design.md §5): `ours` is the side the result is

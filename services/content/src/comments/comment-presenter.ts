@@ -1,13 +1,13 @@
 import { apiUrl } from '@quire/http';
-import type { CommentDoc, CommentReactionDoc, CommentReplyDoc } from '../db/comments';
-import { commentPermissions, type CommentScope } from '../domain/comments';
-import type { PresentedUser } from './change-request-presenter';
-import { markdownToDocument } from './revision-presenter';
+import type { PresentedUser } from '../kernel';
+import { markdownToDocument } from '../revisions';
+import type { CommentDoc, CommentReactionDoc, CommentReplyDoc } from './comment-store';
+import { commentPermissions, type CommentScope } from './comments';
 
 /*
  * Comment and CommentReply objects (spec "Comment", "CommentReply"; OpenAPI Comment,
- * CommentReply) and the Member objects of the commenters lists. Users come from one
- * identity.BatchGetUsers call per response (loadUsers over userIdsOf the whole page).
+ * CommentReply). Users come from one identity.BatchGetUsers call per response, made by
+ * the route before presenting (loadUsers over userIdsOf the whole page).
  */
 
 export type BodyFormat = 'markdown' | 'document';

@@ -1,9 +1,8 @@
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId } from '@quire/runtime';
-import type { CommentDoc, CommentReplierDoc, CommentReplyDoc } from '../db/comments';
+import { withLock, type ContentContext } from '../kernel';
+import type { CommentDoc, CommentReplierDoc, CommentReplyDoc } from './comment-store';
 import { applyReactions, commentLock, findComment, getComment, requireCommentPermission, type CommentScope } from './comments';
-import type { ContentContext } from './context';
-import { withLock } from './locks';
 
 /*
  * Replies of a comment. Every write runs under the comment's lock, which also keeps the

@@ -1,81 +1,45 @@
-import { listEnvelope, listQuerySchema, orderSchema, parseInput, principalOf, idParam, idSchema } from '@quire/http';
-import { Router, type Request } from 'express';
+import { listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
 import { z } from 'zod';
-import type { CommentDoc, CommentReplyDoc } from '../db/comments';
-import { commentBodyToMarkdownForm, MAX_COMMENT_MARKDOWN } from '../domain/comment-body';
-import { deleteReply, getReply, listReplies, postReply, updateReply } from '../domain/comment-replies';
-import { commenterIds, deleteComment, getComment, listComments, loadCommentScope, postComment, updateComment, type CommentScope } from '../domain/comments';
-import type { ContentContext } from '../domain/context';
-import { loadUsers } from './change-request-presenter';
-import { loadMembers } from '../domain/organization-subjects';
+import { loadMembers } from '../access';
+import { changeRequestParams, loadUsers, spaceParams, type ContentContext } from '../kernel';
+import { memoryPage } from '../revisions';
 import { presentComment, presentReply, userIdsOf, type BodyFormat } from './comment-presenter';
-import { memoryPage } from './link-presenter';
+import { deleteReply, getReply, listReplies, postReply, updateReply } from './comment-replies';
+import {
+  commentListQuery,
+  commentParam,
+  formatQuery,
+  postCommentBody,
+  postReplyBody,
+  replyListQuery,
+  replyParam,
+  updateCommentBody,
+  updateReplyBody,
+} from './comment-schemas';
+import type { CommentDoc, CommentReplyDoc } from './comment-store';
+import { commenterIds, deleteComment, getComment, listComments, loadCommentScope, postComment, updateComment, type CommentScope } from './comments';
 
 /*
  * Space comments (/v1/spaces/{spaceId}/comments/**, /commenters) and change request
  * comments (the same under /v1/spaces/{spaceId}/change-requests/{changeRequestId}, which
- * takes the change request's id or number). Rules are in domain/comments.ts.
+ * takes the change request's id or number). Rules are in comments.ts.
  */
-
-const id = idSchema;
-
-/** `{markdown}` (or GitBook's JSON document, turned into markdown) with some text in it. */
-const commentBody = z.preprocess(
-  commentBodyToMarkdownForm,
-  z.object({
-    markdown: z
-      .string()
-      .max(MAX_COMMENT_MARKDOWN)
-      .refine((markdown) => markdown.trim() !== '', 'must not be empty'),
-  }),
-);
-const emojis = z.array(z.string().trim().min(1).max(50)).max(50);
-
-const postCommentBody = z
-  .object({
-    body: commentBody,
-    node: z.string().min(1).max(256).optional(),
-    page: id.optional(),
-    tableCell: z
-      .object({ record: z.string().min(1).max(256), definition: z.string().min(1).max(256) })
-      .strict()
-      .optional(),
-  })
-  .strict();
-const updateCommentBody = z
-  .object({ resolved: z.boolean().optional(), body: commentBody.optional(), addedReactions: emojis.optional(), removedReactions: emojis.optional() })
-  .strict();
-const postReplyBody = z.object({ body: commentBody }).strict();
-// Replies are not resolved on their own (a `resolved` field is refused by name).
-const updateReplyBody = z.object({ body: commentBody.optional(), addedReactions: emojis.optional(), removedReactions: emojis.optional() }).strict();
-
-const format = z.enum(['markdown', 'document']).optional();
-const formatQuery = z.object({ format });
-
-/** `authors=a&authors=b`, `authors=a,b` or both (and the indexed forms a query parser makes of many). */
-function userIdList(value: unknown): unknown {
-  if (value === undefined) return undefined;
-  const values = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.values(value) : [value].flat();
-  return values.flatMap((item) => (typeof item === 'string' ? item.split(',') : [item])).filter((item) => item !== '');
-}
-
-const commentListQuery = listQuerySchema.extend({
-  order: orderSchema,
-  status: z.enum(['all', 'open', 'resolved']).default('all'),
-  targetPage: id.optional(),
-  authors: z.preprocess(userIdList, z.array(id).max(100)).optional(),
-  format,
-});
-const replyListQuery = listQuerySchema.extend({ format });
 
 /** The two places comments live: a space's main content, and its change requests. */
 const SCOPES = [
-  { prefix: '/v1/spaces/:spaceId', changeRequest: false },
-  { prefix: '/v1/spaces/:spaceId/change-requests/:changeRequestId', changeRequest: true },
+  { prefix: '/v1/spaces/:spaceId', of: "the space's content", params: spaceParams.shape, changeRequest: false },
+  { prefix: '/v1/spaces/:spaceId/change-requests/:changeRequestId', of: 'a change request', params: changeRequestParams.shape, changeRequest: true },
 ] as const;
 
-export function commentsRouter(ctx: ContentContext): Router {
-  const router = Router();
+/** A DELETE in a space, change request (or access) that is not there deletes nothing: 204. */
+function orNothing<T>(loading: Promise<T>): Promise<T | null> {
+  return loading.catch((error: unknown) => {
+    if ((error as { status?: number }).status === 404) return null;
+    throw error;
+  });
+}
+
+export function commentRoutes(ctx: ContentContext): Route[] {
   const baseUrl = ctx.config.PUBLIC_BASE_URL;
 
   async function presentComments(scope: CommentScope, comments: CommentDoc[], bodyFormat?: BodyFormat) {
@@ -88,125 +52,182 @@ export function commentsRouter(ctx: ContentContext): Router {
     return replies.map((reply) => presentReply(reply, { scope, users, baseUrl, format: bodyFormat }));
   }
 
-  for (const { prefix, changeRequest } of SCOPES) {
-    const scopeOf = (req: Request) =>
-      loadCommentScope(ctx, principalOf(req).userId, idParam(req, 'spaceId'), changeRequest ? idParam(req, 'changeRequestId') : undefined);
-
-    /** For DELETE: a space, change request (or access) that is not there deletes nothing: 204. */
-    const scopeOrNothing = (req: Request) =>
-      scopeOf(req).catch((error: unknown) => {
-        if ((error as { status?: number }).status === 404) return null;
-        throw error;
-      });
+  return SCOPES.flatMap(({ prefix, of, params: scopeParams, changeRequest }) => {
+    const scopeOf = (userId: string, params: { spaceId: string; changeRequestId?: string }) =>
+      loadCommentScope(ctx, userId, params.spaceId, changeRequest ? params.changeRequestId : undefined);
 
     const comments = `${prefix}/comments`;
     const comment = `${comments}/:commentId`;
     const replies = `${comment}/replies`;
     const reply = `${replies}/:commentReplyId`;
+    const commentParams = z.object({ ...scopeParams, ...commentParam });
+    const replyParams = z.object({ ...scopeParams, ...replyParam });
 
-    router.get(comments, async (req, res) => {
-      const query = parseInput(commentListQuery, req.query, 'query');
-      const scope = await scopeOf(req);
-      const page = await listComments(ctx, scope, query, query);
-      res.json(listEnvelope(await presentComments(scope, page.items, query.format), page.count, page.next));
-    });
+    return [
+      route({
+        method: 'get',
+        path: comments,
+        summary: `List the comments on ${of}`,
+        params: z.object(scopeParams),
+        query: commentListQuery,
+        handler: async ({ caller, params, query }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const page = await listComments(ctx, scope, query, query);
+          return listEnvelope(await presentComments(scope, page.items, query.format), page.count, page.next);
+        },
+      }),
 
-    router.post(comments, async (req, res) => {
-      const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
-      const body = parseInput(postCommentBody, req.body, 'body');
-      const scope = await scopeOf(req);
-      const posted = await postComment(ctx, scope, { markdown: body.body.markdown, page: body.page, node: body.node, tableCell: body.tableCell });
-      const [presented] = await presentComments(scope, [posted], bodyFormat);
-      res.json(presented);
-    });
+      route({
+        method: 'post',
+        path: comments,
+        summary: `Comment on ${of}`,
+        params: z.object(scopeParams),
+        query: formatQuery,
+        body: postCommentBody,
+        handler: async ({ caller, params, query, body }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const posted = await postComment(ctx, scope, { markdown: body.body.markdown, page: body.page, node: body.node, tableCell: body.tableCell });
+          const [presented] = await presentComments(scope, [posted], query.format);
+          return presented;
+        },
+      }),
 
-    router.get(comment, async (req, res) => {
-      const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
-      const scope = await scopeOf(req);
-      const [presented] = await presentComments(scope, [await getComment(ctx, scope, idParam(req, 'commentId'))], bodyFormat);
-      res.json(presented);
-    });
+      route({
+        method: 'get',
+        path: comment,
+        summary: `Get a comment on ${of}`,
+        params: commentParams,
+        query: formatQuery,
+        handler: async ({ caller, params, query }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const [presented] = await presentComments(scope, [await getComment(ctx, scope, params.commentId)], query.format);
+          return presented;
+        },
+      }),
 
-    router.put(comment, async (req, res) => {
-      const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
-      const body = parseInput(updateCommentBody, req.body, 'body');
-      const scope = await scopeOf(req);
-      const updated = await updateComment(ctx, scope, idParam(req, 'commentId'), {
-        resolved: body.resolved,
-        markdown: body.body?.markdown,
-        addedReactions: body.addedReactions,
-        removedReactions: body.removedReactions,
-      });
-      const [presented] = await presentComments(scope, [updated], bodyFormat);
-      res.json(presented);
-    });
+      route({
+        method: 'put',
+        path: comment,
+        summary: `Edit, resolve, reopen or react to a comment on ${of}`,
+        params: commentParams,
+        query: formatQuery,
+        body: updateCommentBody,
+        handler: async ({ caller, params, query, body }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const updated = await updateComment(ctx, scope, params.commentId, {
+            resolved: body.resolved,
+            markdown: body.body?.markdown,
+            addedReactions: body.addedReactions,
+            removedReactions: body.removedReactions,
+          });
+          const [presented] = await presentComments(scope, [updated], query.format);
+          return presented;
+        },
+      }),
 
-    router.delete(comment, async (req, res) => {
-      const scope = await scopeOrNothing(req);
-      if (scope) await deleteComment(ctx, scope, idParam(req, 'commentId'));
-      res.status(204).end();
-    });
+      route({
+        method: 'delete',
+        path: comment,
+        summary: `Delete a comment on ${of} with its replies`,
+        params: commentParams,
+        handler: async ({ caller, params }) => {
+          const scope = await orNothing(scopeOf(caller.userId, params));
+          if (scope) await deleteComment(ctx, scope, params.commentId);
+        },
+      }),
 
-    router.get(replies, async (req, res) => {
-      const query = parseInput(replyListQuery, req.query, 'query');
-      const scope = await scopeOf(req);
-      const page = await listReplies(ctx, scope, idParam(req, 'commentId'), query);
-      res.json(listEnvelope(await presentReplies(scope, page.items, query.format), page.count, page.next));
-    });
+      route({
+        method: 'get',
+        path: replies,
+        summary: `List the replies to a comment on ${of}`,
+        params: commentParams,
+        query: replyListQuery,
+        handler: async ({ caller, params, query }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const page = await listReplies(ctx, scope, params.commentId, query);
+          return listEnvelope(await presentReplies(scope, page.items, query.format), page.count, page.next);
+        },
+      }),
 
-    router.post(replies, async (req, res) => {
-      const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
-      const body = parseInput(postReplyBody, req.body, 'body');
-      const scope = await scopeOf(req);
-      const posted = await postReply(ctx, scope, idParam(req, 'commentId'), body.body.markdown);
-      const [presented] = await presentReplies(scope, [posted], bodyFormat);
-      res.json(presented);
-    });
+      route({
+        method: 'post',
+        path: replies,
+        summary: `Reply to a comment on ${of}`,
+        params: commentParams,
+        query: formatQuery,
+        body: postReplyBody,
+        handler: async ({ caller, params, query, body }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const posted = await postReply(ctx, scope, params.commentId, body.body.markdown);
+          const [presented] = await presentReplies(scope, [posted], query.format);
+          return presented;
+        },
+      }),
 
-    router.get(reply, async (req, res) => {
-      const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
-      const scope = await scopeOf(req);
-      const found = await getReply(ctx, scope, idParam(req, 'commentId'), idParam(req, 'commentReplyId'));
-      const [presented] = await presentReplies(scope, [found], bodyFormat);
-      res.json(presented);
-    });
+      route({
+        method: 'get',
+        path: reply,
+        summary: `Get a reply to a comment on ${of}`,
+        params: replyParams,
+        query: formatQuery,
+        handler: async ({ caller, params, query }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const found = await getReply(ctx, scope, params.commentId, params.commentReplyId);
+          const [presented] = await presentReplies(scope, [found], query.format);
+          return presented;
+        },
+      }),
 
-    router.put(reply, async (req, res) => {
-      const { format: bodyFormat } = parseInput(formatQuery, req.query, 'query');
-      const body = parseInput(updateReplyBody, req.body, 'body');
-      const scope = await scopeOf(req);
-      const updated = await updateReply(ctx, scope, idParam(req, 'commentId'), idParam(req, 'commentReplyId'), {
-        markdown: body.body?.markdown,
-        addedReactions: body.addedReactions,
-        removedReactions: body.removedReactions,
-      });
-      const [presented] = await presentReplies(scope, [updated], bodyFormat);
-      res.json(presented);
-    });
+      route({
+        method: 'put',
+        path: reply,
+        summary: `Edit or react to a reply on ${of}`,
+        params: replyParams,
+        query: formatQuery,
+        body: updateReplyBody,
+        handler: async ({ caller, params, query, body }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const updated = await updateReply(ctx, scope, params.commentId, params.commentReplyId, {
+            markdown: body.body?.markdown,
+            addedReactions: body.addedReactions,
+            removedReactions: body.removedReactions,
+          });
+          const [presented] = await presentReplies(scope, [updated], query.format);
+          return presented;
+        },
+      }),
 
-    router.delete(reply, async (req, res) => {
-      const scope = await scopeOrNothing(req);
-      if (scope) await deleteReply(ctx, scope, idParam(req, 'commentId'), idParam(req, 'commentReplyId'));
-      res.status(204).end();
-    });
+      route({
+        method: 'delete',
+        path: reply,
+        summary: `Delete a reply on ${of}`,
+        params: replyParams,
+        handler: async ({ caller, params }) => {
+          const scope = await orNothing(scopeOf(caller.userId, params));
+          if (scope) await deleteReply(ctx, scope, params.commentId, params.commentReplyId);
+        },
+      }),
 
-    // Authors of the scope's comments and replies who are still members of the organization.
-    router.get(`${prefix}/commenters`, async (req, res) => {
-      const query = parseInput(listQuerySchema, req.query, 'query');
-      const scope = await scopeOf(req);
-      const authors = await commenterIds(ctx, scope);
-      const members = await loadMembers(ctx, scope.access.space.organizationId, authors);
-      const listed = authors.filter((author) => members.has(author));
-      res.json(
-        memoryPage(
-          listed,
-          (author) => author,
-          query,
-          (author) => members.get(author),
-        ),
-      );
-    });
-  }
-
-  return router;
+      // Authors of the scope's comments and replies who are still members of the organization.
+      route({
+        method: 'get',
+        path: `${prefix}/commenters`,
+        summary: `List the members who commented on ${of}`,
+        params: z.object(scopeParams),
+        query: listQuerySchema,
+        handler: async ({ caller, params, query }) => {
+          const scope = await scopeOf(caller.userId, params);
+          const authors = await commenterIds(ctx, scope);
+          const members = await loadMembers(ctx, scope.access.space.organizationId, authors);
+          const listed = authors.filter((author) => members.has(author));
+          return memoryPage(
+            listed,
+            (author) => author,
+            query,
+            (author) => members.get(author),
+          );
+        },
+      }),
+    ];
+  });
 }

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
 import type { ModelDefinitions } from '@quire/runtime';
+import type { ContentContext, ContentModels } from '../kernel';
 
 /*
  * Comments on a space's main content or on a change request, and their replies. Reactions
@@ -120,12 +121,19 @@ replySchema.index({ commentId: 1, postedAt: 1, _id: 1 });
 replySchema.index({ commentId: 1, postedBy: 1, postedAt: -1 });
 replySchema.index({ spaceId: 1, changeRequestId: 1, postedBy: 1 });
 
-export interface CommentModels {
-  Comment: Model<CommentDoc>;
-  CommentReply: Model<CommentReplyDoc>;
+declare module '../kernel' {
+  interface ContentModels {
+    Comment: Model<CommentDoc>;
+    CommentReply: Model<CommentReplyDoc>;
+  }
 }
 
-export const commentsModelDefinitions: ModelDefinitions<CommentModels> = {
+export const commentModelDefinitions: ModelDefinitions<Pick<ContentModels, 'Comment' | 'CommentReply'>> = {
   Comment: [commentSchema, 'comments'],
   CommentReply: [replySchema, 'comment_replies'],
 };
+
+/** Removes every comment and reply of a purged space. */
+export async function purgeSpaceComments(ctx: ContentContext, spaceId: string): Promise<void> {
+  await Promise.all([ctx.models.Comment.deleteMany({ spaceId }), ctx.models.CommentReply.deleteMany({ spaceId })]);
+}

@@ -1,14 +1,10 @@
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, roleAtLeast } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
-import type { CommentDoc, CommentReactionDoc, TableCellDoc } from '../db/comments';
-import type { ChangeRequestDoc } from '../db/revisions';
-import { loadSpaceAccess, requireSpaceRole, type SpaceAccess } from './access';
-import { findChangeRequest } from './change-requests';
-import type { ContentContext } from './context';
-import { changeRequestLock, spaceLock, withLock } from './locks';
-import { loadRevision } from './revisions';
-import { SPACE_ACTION_ROLES } from './roles';
+import { loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES, type SpaceAccess } from '../access';
+import { changeRequestLock, spaceLock, withLock, type ContentContext } from '../kernel';
+import { findChangeRequest, loadRevision, type ChangeRequestDoc } from '../revisions';
+import type { CommentDoc, CommentReactionDoc, TableCellDoc } from './comment-store';
 
 /*
  * Comments on a space's main content or on one of its change requests (the comment's

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { stringify as stringifyYaml } from 'yaml';
-import type { RevisionDoc, RevisionPageDoc } from '../../db/revisions';
-import { childrenOf, treeOf } from '../page-tree';
+import { childrenOf, treeOf, type RevisionDoc, type RevisionPageDoc } from '../revisions';
 import { normalizeRepoPath } from './layout';
 import { renderPageFile, renderSummary, rewriteLinks, safeDecode, splitHref } from './markdown';
 

@@ -1,6 +1,5 @@
-import type { FileBlobDoc } from '../../db/revisions';
-import type { SpaceDoc } from '../../db/structure';
-import { loadBodies, loadRevision } from '../revisions';
+import type { SpaceDoc } from '../kernel';
+import { loadBodies, loadRevision, type FileBlobDoc } from '../revisions';
 import { GitSyncError } from './errors';
 import { isManagedPath, renderRepository, type ExportLayout } from './export-content';
 import { gitbookLayout, isMarkdown, normalizeRepoPath, planFromDirectories, planFromSummary, type GitbookLayout, type PagePlan, type RepoFile } from './layout';

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
 import type { ModelDefinitions } from '@quire/runtime';
+import type { ContentModels } from '../kernel';
 
 export type GitOperationState = 'running' | 'success' | 'failure' | 'timeout';
 export type GitOperationDirection = 'import' | 'export';
@@ -95,10 +96,12 @@ const gitSyncSchema = new Schema<GitSyncDoc>(
   { versionKey: false },
 );
 
-export interface GitSyncModels {
-  GitSync: Model<GitSyncDoc>;
+declare module '../kernel' {
+  interface ContentModels {
+    GitSync: Model<GitSyncDoc>;
+  }
 }
 
-export const gitModelDefinitions: ModelDefinitions<GitSyncModels> = {
+export const gitModelDefinitions: ModelDefinitions<Pick<ContentModels, 'GitSync'>> = {
   GitSync: [gitSyncSchema, 'git_sync_states'],
 };

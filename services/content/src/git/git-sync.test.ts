@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { normalizeRepoPath, resolveRepoHref } from './layout';
 import { parsePageFile, parseSummary, renderPageFile, rewriteLinks } from './markdown';
 import { parseRemote, RemoteUrlError, openCredentials, scrubSecrets, sealCredentials } from './remote';
-import { startGitHttpServer } from '../../test/git-http-server';
+import { startGitHttpServer } from '../test/git-http-server';
 import { GitSyncError } from './errors';
 import { ADDRESS_REFUSED, pinRepositoryHost } from './repository-address';
 import { fetchBranch, GIT_FAILURES, GitCommandError, withGitSession } from './runner';

@@ -1,10 +1,7 @@
 import path from 'node:path';
 import { slugify } from '@quire/http';
 import { newId } from '@quire/runtime';
-import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from '../../db/revisions';
-import { pagePaths } from '../page-tree';
-import { contentHash } from '../revisions';
-import type { BuiltContent } from '../revisions';
+import { contentHash, pagePaths, type BuiltContent, type RevisionDoc, type RevisionFileDoc, type RevisionGitDoc, type RevisionPageDoc } from '../revisions';
 import { humanize, normalizeRepoPath, resolveRepoHref, type PagePlan, type RepoFile } from './layout';
 import { rewriteLinks, splitHref, type ParsedPageFile } from './markdown';
 
@@ -13,7 +10,7 @@ import { rewriteLinks, splitHref, type ParsedPageFile } from './markdown';
  * page keeps the id of the current page that came from the same file (git path), else of
  * the current page at the same path in the tree (what an export wrote there). Links
  * between pages become `/pages/<id>`, images and attachments `/files/<id>` (the forms
- * domain/links.ts resolves), so they survive moves; the export writes them back as
+ * revisions/links.ts resolves), so they survive moves; the export writes them back as
  * relative paths.
  */
 

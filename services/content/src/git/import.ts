@@ -1,8 +1,17 @@
-import type { RevisionDoc, RevisionGitDoc } from '../../db/revisions';
-import type { SpaceDoc } from '../../db/structure';
-import { MAX_FILE_BYTES, MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../content-changes';
-import { loadRevision, writeBuiltRevision } from '../revisions';
-import { commitSpaceRevision } from '../space-content';
+import type { SpaceDoc } from '../kernel';
+import {
+  commitSpaceRevision,
+  loadRevision,
+  MAX_FILE_BYTES,
+  MAX_VARIABLE_NAME,
+  MAX_VARIABLE_VALUE,
+  MAX_VARIABLES,
+  VARIABLE_NAME,
+  VARIABLE_NAME_RULE,
+  writeBuiltRevision,
+  type RevisionDoc,
+  type RevisionGitDoc,
+} from '../revisions';
 import { GitSyncError } from './errors';
 import { buildImportedContent, referencedAssets, sameContent, type RepositorySnapshot } from './import-content';
 import { gitbookLayout, normalizeRepoPath, planFromDirectories, planFromSummary, type PagePlan, type RepoFile } from './layout';

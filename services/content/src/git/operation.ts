@@ -1,8 +1,8 @@
-import type { GitConfig } from '../../config';
-import type { GitOperationStage, GitSyncDoc } from '../../db/git';
-import type { ContentContext } from '../context';
+import type { ContentContext } from '../kernel';
+import type { GitOperationStage, GitSyncDoc } from './git-store';
 import type { RemoteCredentials } from './remote';
 import type { GitSession } from './runner';
+import type { GitConfig } from './settings';
 import type { SyncPoint } from './state';
 
 /** A queued import or export (what the job carries; credentials only sealed). */

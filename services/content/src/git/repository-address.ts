@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { EgressLookupError, EgressRefusedError, resolveEgressAddresses, type AddressLookup } from '@quire/runtime';
-import type { GitConfig } from '../../config';
 import { GitSyncError } from './errors';
 import { GIT_FAILURES } from './runner';
+import type { GitConfig } from './settings';
 
 /*
  * Where a job's git may connect. The repository host is resolved once, before git runs,

@@ -1,13 +1,12 @@
 import { httpError } from '@quire/http';
-import type { GitOperationDirection } from '../../db/git';
-import { loadSpaceAccess, requireSpaceRole } from '../access';
-import type { ContentContext } from '../context';
-import { SPACE_ACTION_ROLES } from '../roles';
+import { loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES } from '../access';
+import type { ContentContext } from '../kernel';
+import type { GitOperationDirection, GitSyncDoc } from './git-store';
 import { normalizeRepoPath } from './layout';
 import { parseRemote, providerOf, RemoteUrlError, repositoryName, sealCredentials } from './remote';
 import { gitSettings } from './settings';
-import { removeGitSync, startOperation } from './state';
-import { enqueueGitJob } from './worker';
+import { loadGitSync, removeGitSync, startOperation } from './state';
+import { enqueueGitJob, settleLostOperation } from './worker';
 
 /** An import or export request as the API takes it (validated by the router). */
 export interface GitOperationInput {
@@ -82,4 +81,12 @@ export async function removeGitInstallation(ctx: ContentContext, userId: string,
   const access = await loadSpaceAccess(ctx, userId, spaceId);
   requireSpaceRole(access, SPACE_ACTION_ROLES.triggerGitSync, 'remove its Git sync');
   await removeGitSync(ctx, spaceId);
+}
+
+/** The space's git sync state for a reader of the space (404 without one), a lost operation settled first. */
+export async function readGitSync(ctx: ContentContext, userId: string, spaceId: string): Promise<GitSyncDoc> {
+  await loadSpaceAccess(ctx, userId, spaceId);
+  const state = await loadGitSync(ctx, spaceId);
+  if (!state) throw httpError.notFound('Git sync');
+  return settleLostOperation(ctx, state);
 }

@@ -1,4 +1,5 @@
 import { newId, findByIds } from '@quire/runtime';
+import { withLock, type ContentContext, type SpaceDoc } from '../kernel';
 import {
   GIT_SYNC_SUMMARY_FIELDS,
   type GitOperationDirection,
@@ -6,10 +7,7 @@ import {
   type GitOperationStage,
   type GitSyncDoc,
   type GitSyncSummary,
-} from '../../db/git';
-import type { SpaceDoc } from '../../db/structure';
-import type { ContentContext } from '../context';
-import { withLock } from '../locks';
+} from './git-store';
 
 /*
  * The git sync state document of a space. Requests (router), jobs (worker) and removals
@@ -153,4 +151,9 @@ export async function recordSync(ctx: ContentContext, spaceId: string, point: Sy
 /** Removes a space's git sync state (idempotent). */
 export async function removeGitSync(ctx: ContentContext, spaceId: string): Promise<void> {
   await withLock(ctx, gitStateLock(spaceId), () => ctx.models.GitSync.deleteOne({ _id: spaceId }));
+}
+
+/** Removes the git sync state of a purged space (idempotent; run by the purge, under the space's lock). */
+export async function purgeSpaceGitSync(ctx: ContentContext, spaceId: string): Promise<void> {
+  await ctx.models.GitSync.deleteOne({ _id: spaceId });
 }

@@ -1,9 +1,8 @@
 import { createJobQueue, type JobQueue } from '@quire/async';
 import { HttpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
-import type { GitOperationDoc, GitSyncDoc } from '../../db/git';
-import type { ContentContext } from '../context';
-import { withLock } from '../locks';
+import { withLock, type ContentContext } from '../kernel';
+import type { GitOperationDoc, GitSyncDoc } from './git-store';
 import { GitSyncError, OperationTimeoutError } from './errors';
 import { runExport } from './export';
 import { runImport } from './import';

@@ -1,15 +1,10 @@
-import { HttpError, keysetPage } from '@quire/http';
+import { HttpError } from '@quire/http';
 import type { content } from '@quire/proto';
-import { GrpcError, grpcStatus, type Role, findByIds, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
-import type { GitSyncSummary } from '../db/git';
-import type { SpaceDoc } from '../db/structure';
-import type { ContentContext } from '../domain/context';
-import { loadGitSyncSummaries } from '../domain/git/state';
-import { getStandings, nonMember, type MemberStanding } from '../domain/membership';
-import { isRole } from '../domain/roles';
-import { countSpaces, type SpaceCountSubject } from '../domain/space-counts';
-import { loadOrgView, spaceRoleIn, visibleSpacesFilter, type OrgView } from '../domain/visibility';
-import { presentSpace } from '../http/space-presenter';
+import { GrpcError, grpcStatus, type Role, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
+import { countSpaces, getStandings, isRole, loadOrgView, nonMember, spaceRoleIn, type MemberStanding, type OrgView, type SpaceCountSubject } from '../access';
+import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../git';
+import type { ContentContext, SpaceDoc } from '../kernel';
+import { findSpaces, listVisibleSpaces, presentSpace } from '../structure';
 
 function orgRoleOf(name: string): Role | null {
   if (!name) return null;
@@ -34,14 +29,14 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     updateTime: space.updatedAt,
     deleteTime: space.deletedAt ?? undefined,
     viewerRole: viewerRole ?? '',
-    restJson: JSON.stringify(presentSpace(space, viewerRole, base, undefined, gitSync)),
+    restJson: JSON.stringify(presentSpace(space, { role: viewerRole, baseUrl: base, gitSync: gitSync && presentGitSync(gitSync) })),
   });
 
   return {
     async batchGetSpaces(request) {
       const ids = [...new Set(checkBatch(request.ids, 'ids'))];
       if (ids.length === 0) return { spaces: [] };
-      const spaces = (await findByIds(ctx.models.Space, ids, { filter: request.includeDeleted ? {} : { deletedAt: null } })) as SpaceDoc[];
+      const spaces = await findSpaces(ctx, ids, { includeDeleted: request.includeDeleted });
       const viewer = request.viewerUserId;
       const roles = new Map<string, Role | null>();
       if (viewer) {
@@ -86,9 +81,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
           )
         : view;
       try {
-        const page = await keysetPage(ctx.models.Space, {
-          filter: visibleSpacesFilter(view),
-          sortField: 'createdAt',
+        const page = await listVisibleSpaces(ctx, view, {
           order: request.order === 'asc' ? 'asc' : 'desc',
           limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
           page: request.pageToken || undefined,

@@ -1,20 +1,39 @@
-import { Router } from 'express';
-import type { ContentContext } from '../domain/context';
-import { commentsRouter } from './comments-router';
-import { gitRouter } from './git-router';
-import { revisionsRouter } from './revisions-router';
-import { searchRouter } from './search-router';
-import { structureRouter } from './structure-router';
-import { templatesRouter } from './templates-router';
+import { routerOf, type Route } from '@quire/http';
+import type { Router } from 'express';
+import { permissionRoutes } from '../access';
+import { changeRequestRoutes } from '../change-requests';
+import { commentRoutes } from '../comments';
+import { gitRoutes, loadSpacesGitSyncs, presentGitSync } from '../git';
+import type { ContentContext } from '../kernel';
+import { contentReadRoutes, downloadRoutes } from '../revisions';
+import { searchRoutes } from '../search';
+import { collectionRoutes, spaceRoutes, type SpaceGitSyncs } from '../structure';
+import { templateRoutes } from '../templates';
 
-/** Every REST route of the content service; each area has its own router module. */
+/**
+ * Every REST route of the content service, as data (the router and the API document are
+ * made from it), in the order express tries them.
+ */
+export function contentRoutes(ctx: ContentContext): Route[] {
+  // Spaces show their Git sync state: git keeps it and presents it, structure embeds it.
+  const gitSyncs: SpaceGitSyncs = async (spaces) => {
+    const states = await loadSpacesGitSyncs(ctx, spaces);
+    return new Map([...states].map(([spaceId, state]) => [spaceId, presentGitSync(state)]));
+  };
+  return [
+    ...spaceRoutes(ctx, { gitSyncs }),
+    ...collectionRoutes(ctx),
+    ...permissionRoutes(ctx),
+    ...downloadRoutes(ctx),
+    ...changeRequestRoutes(ctx),
+    ...contentReadRoutes(ctx),
+    ...commentRoutes(ctx),
+    ...searchRoutes(ctx),
+    ...templateRoutes(ctx),
+    ...gitRoutes(ctx),
+  ];
+}
+
 export function contentRouter(ctx: ContentContext): Router {
-  const router = Router();
-  router.use(structureRouter(ctx));
-  router.use(revisionsRouter(ctx));
-  router.use(commentsRouter(ctx));
-  router.use(searchRouter(ctx));
-  router.use(templatesRouter(ctx));
-  router.use(gitRouter(ctx));
-  return router;
+  return routerOf(contentRoutes(ctx));
 }

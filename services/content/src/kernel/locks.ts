@@ -1,6 +1,6 @@
 import { httpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
-import type { ContentConfig } from '../config';
+import { z } from 'zod';
 import type { ContentContext } from './context';
 
 /*
@@ -17,13 +17,20 @@ import type { ContentContext } from './context';
  */
 
 const TTL_MS = 60_000;
-/** CONTENT_LOCK_WAIT_MS (config.ts) when set. */
 const DEFAULT_WAIT_MS = 30_000;
+
+/** The lock setting of the service's config (config.ts merges it in). */
+export const lockConfigSchema = z.object({
+  /** How long a write waits for a space, collection or change request another write holds, before a 503. */
+  CONTENT_LOCK_WAIT_MS: z.coerce.number().int().positive().default(DEFAULT_WAIT_MS),
+});
+type LockConfig = z.infer<typeof lockConfigSchema>;
+
 const onBusy = () => httpError.unavailable('The content is busy with other writes; retry');
 
 /** Runs `work` holding the content lock `key` (spaceLock, changeRequestLock, collectionLock). */
 export function withLock<T>(ctx: ContentContext, key: string, work: () => Promise<T>): Promise<T> {
-  const waitMs = (ctx.config as Partial<ContentConfig>).CONTENT_LOCK_WAIT_MS ?? DEFAULT_WAIT_MS;
+  const waitMs = (ctx.config as Partial<LockConfig>).CONTENT_LOCK_WAIT_MS ?? DEFAULT_WAIT_MS;
   return withRedisLock(ctx.redis, `content:lock:${key}`, work, { ttlMs: TTL_MS, waitMs, onBusy, logger: ctx.logger });
 }
 

@@ -1,5 +1,13 @@
-import { Schema, type Model } from 'mongoose';
+import { Schema } from 'mongoose';
 import { ROLES, type ModelDefinitions, type Role } from '@quire/runtime';
+import type { ContentModels } from './context';
+
+/*
+ * Spaces and collections, the organization's structure. Their documents live in the kernel
+ * because every module reads them: access computes roles over a space and its collection
+ * chain, revisions move a space's revision, change requests and comments keep its counters.
+ * What is done with them (create, move, delete…) belongs to the structure module.
+ */
 
 /**
  * A resource's default level (OpenAPI DefaultLevel): a role every organization member
@@ -62,18 +70,6 @@ export interface CollectionDoc {
   updatedAt: Date;
 }
 
-/** An explicit role for a user or a team on a space or a collection. */
-export interface GrantDoc {
-  _id: string;
-  organizationId: string;
-  resourceType: 'space' | 'collection';
-  resourceId: string;
-  subjectType: 'user' | 'team';
-  subjectId: string;
-  role: Role;
-  createdAt: Date;
-}
-
 const roleField = { type: String, enum: [...ROLES, 'inherit', null], default: 'inherit' as DefaultLevel };
 
 const mergeRulesSchema = new Schema(
@@ -130,20 +126,6 @@ const collectionSchema = new Schema<CollectionDoc>(
   { versionKey: false },
 );
 
-const grantSchema = new Schema<GrantDoc>(
-  {
-    _id: String,
-    organizationId: { type: String, required: true },
-    resourceType: { type: String, enum: ['space', 'collection'], required: true },
-    resourceId: { type: String, required: true },
-    subjectType: { type: String, enum: ['user', 'team'], required: true },
-    subjectId: { type: String, required: true },
-    role: { type: String, enum: ROLES, required: true },
-    createdAt: { type: Date, required: true },
-  },
-  { versionKey: false },
-);
-
 // Indexes: every list filter and cursor sort (design.md §5). The structure owner adds more as lists need them.
 // Org space lists (keyset on createdAt, _id), sibling order, collection space lists.
 spaceSchema.index({ organizationId: 1, deletedAt: 1, createdAt: -1, _id: -1 });
@@ -152,20 +134,11 @@ spaceSchema.index({ parentId: 1, deletedAt: 1, position: 1, _id: 1 });
 collectionSchema.index({ organizationId: 1, parentId: 1, position: 1 });
 collectionSchema.index({ organizationId: 1, createdAt: -1, _id: -1 });
 collectionSchema.index({ parentId: 1 });
-// One grant per subject and resource (ids are unique across spaces and collections).
-grantSchema.index({ resourceId: 1, subjectType: 1, subjectId: 1 }, { unique: true });
-// Permission lists (keyset on createdAt, _id) and the grants of a member/team in an org.
-grantSchema.index({ resourceId: 1, subjectType: 1, createdAt: 1, _id: 1 });
-grantSchema.index({ organizationId: 1, subjectType: 1, subjectId: 1 });
 
-export interface StructureModels {
-  Space: Model<SpaceDoc>;
-  Collection: Model<CollectionDoc>;
-  Grant: Model<GrantDoc>;
-}
+/** The spaces and collections of the kernel's own models (see ContentModels). */
+export type StructureModels = Pick<ContentModels, 'Space' | 'Collection'>;
 
 export const structureModelDefinitions: ModelDefinitions<StructureModels> = {
   Space: [spaceSchema, 'spaces'],
   Collection: [collectionSchema, 'collections'],
-  Grant: [grantSchema, 'grants'],
 };

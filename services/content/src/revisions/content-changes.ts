@@ -1,6 +1,6 @@
 import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
-import type { PageComputedSource, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import type { PageComputedSource, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
 import { slugify } from '@quire/http';
 import { contentHash } from './revisions';
@@ -15,7 +15,7 @@ export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
 /** Limits of a variables map (page or space), enforced here so every writer obeys them. */
 // `__proto__` would be dropped by every JSON object it passes through, and expressions never read
-// `__proto__`, `constructor` or `prototype` (domain/expressions.ts): such names are refused, not lost.
+// `__proto__`, `constructor` or `prototype` (expressions.ts): such names are refused, not lost.
 export const VARIABLE_NAME = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_]*$/;
 export const VARIABLE_NAME_RULE = 'a variable name is a letter or _ then letters, digits or _, other than __proto__, constructor and prototype';
 export const MAX_VARIABLE_NAME = 64;

@@ -1,17 +1,28 @@
-import { booleanQuery, httpError, listQuerySchema, parseInput, principalOf, idParam } from '@quire/http';
-import { Router, type Request } from 'express';
+import { httpError, listQuerySchema, route, type Route } from '@quire/http';
 import { z } from 'zod';
-import type { ChangeRequestDoc, RevisionDoc, RevisionPageDoc } from '../db/revisions';
-import { loadSpaceAccess, type SpaceAccess } from '../domain/access';
-import { findChangeRequest } from '../domain/change-requests';
-import type { ContentContext } from '../domain/context';
-import { linksOfRevision, spaceLinkReport } from '../domain/links';
-import { descendantsOf, pagePaths, pagesByPath, treeOf } from '../domain/page-tree';
-import { evaluateMarkdown } from '../domain/expressions';
-import { computedPageBodies } from '../domain/openapi-pages';
-import { loadBodies, loadRevision } from '../domain/revisions';
-import { groupLinks, memoryPage, type LinkGroup, presentBacklink, presentLinkItem } from './link-presenter';
+import { loadSpaceAccess, type SpaceAccess } from '../access';
+import { changeRequestParams, spaceParams, type ContentContext } from '../kernel';
+import { findChangeRequest } from './change-request-content';
+import {
+  fileListQuery,
+  fileParam,
+  linksQuery,
+  pageParam,
+  pagePathParam,
+  pageQuery,
+  revisionParams,
+  revisionQuery,
+  type LinksQuery,
+  type PageQuery,
+} from './content-schemas';
+import { evaluateMarkdown } from './expressions';
+import { groupLinks, linksOfRevision, spaceLinkReport, type LinkGroup } from './links';
+import { memoryPage, presentBacklink, presentLinkItem } from './link-presenter';
+import { computedPageBodies } from './openapi-pages';
+import { descendantsOf, pagePaths, pagesByPath, treeOf } from './page-tree';
 import { presentFile, presentPage, presentPageTree, presentRevision, type PagePresentation } from './revision-presenter';
+import type { ChangeRequestDoc, RevisionDoc, RevisionPageDoc } from './revision-store';
+import { loadBodies, loadRevision } from './revisions';
 
 /*
  * Reads of content, the same for three sources: the space's current revision
@@ -19,41 +30,48 @@ import { presentFile, presentPage, presentPageTree, presentRevision, type PagePr
  * revision of the space (/revisions/{id}). Every source needs at least read access.
  */
 
-export interface ContentSource {
+interface ContentSource {
   access: SpaceAccess;
   revision: RevisionDoc;
   changeRequest?: ChangeRequestDoc;
 }
 
-type SourceLoader = (ctx: ContentContext, req: Request) => Promise<ContentSource>;
+/** Where reads under `prefix` take their revision from; `of` names it in the summaries. */
+interface SourceKind {
+  prefix: string;
+  of: string;
+  params: Record<string, typeof spaceParams.shape.spaceId>;
+  load: (ctx: ContentContext, userId: string, params: Record<string, string>) => Promise<ContentSource>;
+}
 
-export const spaceSource: SourceLoader = async (ctx, req) => {
-  const access = await loadSpaceAccess(ctx, principalOf(req).userId, idParam(req, 'spaceId'));
+const spaceSource: SourceKind['load'] = async (ctx, userId, params) => {
+  const access = await loadSpaceAccess(ctx, userId, params.spaceId);
   return { access, revision: await loadRevision(ctx, access.space.revisionId) };
 };
 
-export const changeRequestSource: SourceLoader = async (ctx, req) => {
-  const access = await loadSpaceAccess(ctx, principalOf(req).userId, idParam(req, 'spaceId'));
-  const changeRequest = await findChangeRequest(ctx, access.space._id, idParam(req, 'changeRequestId'));
+const changeRequestSource: SourceKind['load'] = async (ctx, userId, params) => {
+  const access = await loadSpaceAccess(ctx, userId, params.spaceId);
+  const changeRequest = await findChangeRequest(ctx, access.space._id, params.changeRequestId);
   return { access, changeRequest, revision: await loadRevision(ctx, changeRequest.revisionId) };
 };
 
-const revisionSource: SourceLoader = async (ctx, req) => {
-  const access = await loadSpaceAccess(ctx, principalOf(req).userId, idParam(req, 'spaceId'));
-  const revision = await loadRevision(ctx, idParam(req, 'revisionId'));
+const revisionSource: SourceKind['load'] = async (ctx, userId, params) => {
+  const access = await loadSpaceAccess(ctx, userId, params.spaceId);
+  const revision = await loadRevision(ctx, params.revisionId);
   if (revision.spaceId !== access.space._id) throw httpError.notFound('Revision');
   return { access, revision };
 };
 
-// metadata=false omits git metadata; computed=false presents computed pages without generating them.
-const revisionQuery = z.object({ metadata: booleanQuery.optional(), computed: booleanQuery.optional() });
-// format: markdown (default) or document (a paragraph-level JSON document built from the markdown).
-const pageQuery = revisionQuery.extend({
-  format: z.enum(['markdown', 'document']).optional(),
-  evaluated: z.union([booleanQuery, z.literal('deterministic-only')]).optional(),
-});
-type PageQuery = z.infer<typeof pageQuery>;
-const linksQuery = listQuerySchema.extend({ status: z.enum(['ok', 'broken', 'in-app']).optional() });
+const SOURCES: SourceKind[] = [
+  { prefix: '/v1/spaces/:spaceId/content', of: "the space's content", params: spaceParams.shape, load: spaceSource },
+  {
+    prefix: '/v1/spaces/:spaceId/change-requests/:changeRequestId/content',
+    of: "a change request's content",
+    params: changeRequestParams.shape,
+    load: changeRequestSource,
+  },
+  { prefix: '/v1/spaces/:spaceId/revisions/:revisionId', of: 'a revision of the space', params: revisionParams.shape, load: revisionSource },
+];
 
 function findPage(revision: RevisionDoc, pageId: string): RevisionPageDoc {
   const page = revision.pages.find((candidate) => candidate.id === pageId);
@@ -106,88 +124,7 @@ async function pageResponse(ctx: ContentContext, source: ContentSource, page: Re
   return presentPage(tree, page, presentation);
 }
 
-/** Registers the content reads under `prefix` for one kind of source. */
-function contentReads(router: Router, ctx: ContentContext, prefix: string, load: SourceLoader): void {
-  router.get(prefix, async (req, res) => {
-    const query = parseInput(revisionQuery, req.query, 'query');
-    const { revision } = await load(ctx, req);
-    const [bodies, computedBodies] = await Promise.all([
-      loadBodies(ctx, revision.pages),
-      query.computed === false ? undefined : computedPageBodies(ctx, revision, revision.pages),
-    ]);
-    res.json(presentRevision(revision, { config: ctx.config, bodies, metadata: query.metadata ?? true, computedBodies }));
-  });
-
-  router.get(`${prefix}/pages`, async (req, res) => {
-    const query = parseInput(revisionQuery, req.query, 'query');
-    const source = await load(ctx, req);
-    const presentation = await presentationFor(ctx, source, source.revision.pages, query);
-    res.json({ pages: presentPageTree(treeOf(source.revision.pages), null, presentation) });
-  });
-
-  // Files are never computed: `computed` is accepted and changes nothing.
-  router.get(`${prefix}/files`, async (req, res) => {
-    const query = parseInput(listQuerySchema.extend(revisionQuery.shape), req.query, 'query');
-    const { revision } = await load(ctx, req);
-    const files = [...revision.files].sort((a, b) => (a.id < b.id ? -1 : 1));
-    res.json(
-      memoryPage(
-        files,
-        (file) => file.id,
-        query,
-        (file) => presentFile(file, revision._id, ctx.config, query.metadata ?? true),
-      ),
-    );
-  });
-
-  router.get(`${prefix}/files/:fileId`, async (req, res) => {
-    const query = parseInput(revisionQuery, req.query, 'query');
-    const { revision } = await load(ctx, req);
-    const file = revision.files.find((candidate) => candidate.id === req.params.fileId);
-    if (!file) throw httpError.notFound('File');
-    res.json(presentFile(file, revision._id, ctx.config, query.metadata ?? true));
-  });
-
-  router.get(`${prefix}/files/:fileId/backlinks`, async (req, res) => {
-    const query = parseInput(listQuerySchema, req.query, 'query');
-    const { access, revision } = await load(ctx, req);
-    if (!revision.files.some((file) => file.id === req.params.fileId)) throw httpError.notFound('File');
-    res.json(await backlinks(ctx, access, revision, 'file', idParam(req, 'fileId'), query));
-  });
-
-  router.get(`${prefix}/page/:pageId`, async (req, res) => {
-    const query = parseInput(pageQuery, req.query, 'query');
-    const source = await load(ctx, req);
-    res.json(await pageResponse(ctx, source, findPage(source.revision, idParam(req, 'pageId')), query));
-  });
-
-  router.get(`${prefix}/page/:pageId/links`, async (req, res) => {
-    const query = parseInput(linksQuery, req.query, 'query');
-    const { access, revision } = await load(ctx, req);
-    const page = findPage(revision, idParam(req, 'pageId'));
-    const links = (await linksOfRevision(ctx, revision)).filter((link) => link.pageId === page.id);
-    res.json(linkList(groupLinks(links), access.space._id, query));
-  });
-
-  router.get(`${prefix}/page/:pageId/backlinks`, async (req, res) => {
-    const query = parseInput(listQuerySchema, req.query, 'query');
-    const { access, revision } = await load(ctx, req);
-    const page = findPage(revision, idParam(req, 'pageId'));
-    res.json(await backlinks(ctx, access, revision, 'page', page.id, query));
-  });
-
-  router.get(`${prefix}/path/*pagePath`, async (req, res) => {
-    const query = parseInput(pageQuery, req.query, 'query');
-    const source = await load(ctx, req);
-    const raw = req.params.pagePath as unknown;
-    const path = (Array.isArray(raw) ? raw.join('/') : String(raw)).replace(/^\/+|\/+$/g, '');
-    const pageId = pagesByPath(source.revision.pages).get(path);
-    if (!pageId) throw httpError.notFound('Page');
-    res.json(await pageResponse(ctx, source, findPage(source.revision, pageId), query));
-  });
-}
-
-function linkList(groups: LinkGroup[], spaceId: string, query: z.infer<typeof linksQuery>) {
+function linkList(groups: LinkGroup[], spaceId: string, query: LinksQuery) {
   const listed = groups.filter((group) => !query.status || group.status === query.status);
   return memoryPage(
     listed,
@@ -216,17 +153,154 @@ async function backlinks(
   );
 }
 
-export function contentReadsRouter(ctx: ContentContext): Router {
-  const router = Router();
-  contentReads(router, ctx, '/v1/spaces/:spaceId/content', spaceSource);
-  contentReads(router, ctx, '/v1/spaces/:spaceId/change-requests/:changeRequestId/content', changeRequestSource);
-  contentReads(router, ctx, '/v1/spaces/:spaceId/revisions/:revisionId', revisionSource);
+/** The content reads under one source's prefix. */
+function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceKind): Route[] {
+  return [
+    route({
+      method: 'get',
+      path: prefix,
+      summary: `Get ${of} as a revision`,
+      params: z.object(params),
+      query: revisionQuery,
+      handler: async ({ caller, params, query }) => {
+        const { revision } = await load(ctx, caller.userId, params);
+        const [bodies, computedBodies] = await Promise.all([
+          loadBodies(ctx, revision.pages),
+          query.computed === false ? undefined : computedPageBodies(ctx, revision, revision.pages),
+        ]);
+        return presentRevision(revision, { config: ctx.config, bodies, metadata: query.metadata ?? true, computedBodies });
+      },
+    }),
 
-  router.get('/v1/spaces/:spaceId/links', async (req, res) => {
-    const query = parseInput(linksQuery, req.query, 'query');
-    const { access, revision } = await spaceSource(ctx, req);
-    const { groups, stats } = await spaceLinkReport(ctx, access.space._id, revision);
-    res.json({ ...linkList(groups, access.space._id, query), stats });
-  });
-  return router;
+    route({
+      method: 'get',
+      path: `${prefix}/pages`,
+      summary: `List the pages of ${of}`,
+      params: z.object(params),
+      query: revisionQuery,
+      handler: async ({ caller, params, query }) => {
+        const source = await load(ctx, caller.userId, params);
+        const presentation = await presentationFor(ctx, source, source.revision.pages, query);
+        return { pages: presentPageTree(treeOf(source.revision.pages), null, presentation) };
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: `${prefix}/files`,
+      summary: `List the files of ${of}`,
+      params: z.object(params),
+      query: fileListQuery,
+      handler: async ({ caller, params, query }) => {
+        const { revision } = await load(ctx, caller.userId, params);
+        const files = [...revision.files].sort((a, b) => (a.id < b.id ? -1 : 1));
+        return memoryPage(
+          files,
+          (file) => file.id,
+          query,
+          (file) => presentFile(file, { revisionId: revision._id, config: ctx.config, metadata: query.metadata ?? true }),
+        );
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: `${prefix}/files/:fileId`,
+      summary: `Get a file of ${of}`,
+      params: z.object({ ...params, ...fileParam }),
+      query: revisionQuery,
+      handler: async ({ caller, params, query }) => {
+        const { revision } = await load(ctx, caller.userId, params);
+        const file = revision.files.find((candidate) => candidate.id === params.fileId);
+        if (!file) throw httpError.notFound('File');
+        return presentFile(file, { revisionId: revision._id, config: ctx.config, metadata: query.metadata ?? true });
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: `${prefix}/files/:fileId/backlinks`,
+      summary: `List the pages of ${of} that link to a file`,
+      params: z.object({ ...params, ...fileParam }),
+      query: listQuerySchema,
+      handler: async ({ caller, params, query }) => {
+        const { access, revision } = await load(ctx, caller.userId, params);
+        if (!revision.files.some((file) => file.id === params.fileId)) throw httpError.notFound('File');
+        return backlinks(ctx, access, revision, 'file', params.fileId, query);
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: `${prefix}/page/:pageId`,
+      summary: `Get a page of ${of} with its sub-pages`,
+      params: z.object({ ...params, ...pageParam }),
+      query: pageQuery,
+      handler: async ({ caller, params, query }) => {
+        const source = await load(ctx, caller.userId, params);
+        return pageResponse(ctx, source, findPage(source.revision, params.pageId), query);
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: `${prefix}/page/:pageId/links`,
+      summary: `List the links of a page of ${of}`,
+      params: z.object({ ...params, ...pageParam }),
+      query: linksQuery,
+      handler: async ({ caller, params, query }) => {
+        const { access, revision } = await load(ctx, caller.userId, params);
+        const page = findPage(revision, params.pageId);
+        const links = (await linksOfRevision(ctx, revision)).filter((link) => link.pageId === page.id);
+        return linkList(groupLinks(links), access.space._id, query);
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: `${prefix}/page/:pageId/backlinks`,
+      summary: `List the pages of ${of} that link to a page`,
+      params: z.object({ ...params, ...pageParam }),
+      query: listQuerySchema,
+      handler: async ({ caller, params, query }) => {
+        const { access, revision } = await load(ctx, caller.userId, params);
+        const page = findPage(revision, params.pageId);
+        return backlinks(ctx, access, revision, 'page', page.id, query);
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: `${prefix}/path/*pagePath`,
+      summary: `Get a page of ${of} by its path`,
+      params: z.object({ ...params, ...pagePathParam }),
+      query: pageQuery,
+      handler: async ({ caller, params, query }) => {
+        const source = await load(ctx, caller.userId, params);
+        const pageId = pagesByPath(source.revision.pages).get(params.pagePath);
+        if (!pageId) throw httpError.notFound('Page');
+        return pageResponse(ctx, source, findPage(source.revision, pageId), query);
+      },
+    }),
+  ];
+}
+
+/** Reads of a space's content, of its change requests' and of its revisions, and the space's link report. */
+export function contentReadRoutes(ctx: ContentContext): Route[] {
+  return [
+    ...SOURCES.flatMap((source) => sourceRoutes(ctx, source)),
+
+    route({
+      method: 'get',
+      path: '/v1/spaces/:spaceId/links',
+      summary: "List the links of the space's content, with broken-link counts",
+      params: spaceParams,
+      query: linksQuery,
+      handler: async ({ caller, params, query }) => {
+        const { access, revision } = await spaceSource(ctx, caller.userId, params);
+        const { groups, stats } = await spaceLinkReport(ctx, access.space._id, revision);
+        return { ...linkList(groups, access.space._id, query), stats };
+      },
+    }),
+  ];
 }

@@ -1,55 +1,100 @@
-import { Router } from 'express';
-import type { ContentContext } from '../domain/context';
-import { renderRevisionPdf } from '../domain/pdf';
-import { loadChangeRequestRevision, loadRevisionFile } from '../domain/revisions';
-import { verifySignedUrl } from '../domain/signed-urls';
+import { route, type Route } from '@quire/http';
+import type { Response } from 'express';
+import { z } from 'zod';
+import type { ContentContext } from '../kernel';
+import { loadChangeRequestRevision } from './change-request-content';
+import { renderRevisionPdf } from './pdf';
+import { loadRevisionFile } from './revisions';
+import { verifySignedUrl } from './signed-urls';
 
 /*
  * Token-less downloads behind signed, expiring addresses (the gateway forwards
  * /v1/public/content/** without authentication): the signature is the only proof, so
- * no principal is read here.
+ * no principal is read here, and the path and query are taken as they come (whatever is
+ * not what was signed fails the signature: 403).
  */
+
+const anything = z.string();
+/** A query parameter as one string ('' when absent or repeated). */
+const text = z
+  .unknown()
+  .optional()
+  .transform((value) => (typeof value === 'string' ? value : ''));
+/** The signature's own parameters, checked by verifySignedUrl. */
+const signature = { expires: z.unknown().optional(), signature: z.unknown().optional() };
+
+const fileParams = z.object({ fileId: anything });
+const fileQuery = z.object({ revision: text, ...signature });
+const pdfParams = z.object({ changeRequestId: anything, revisionId: anything });
+const pdfQuery = z.object({
+  page: text,
+  only: z
+    .unknown()
+    .optional()
+    .transform((value) => (value === '1' ? '1' : '0')),
+  ...signature,
+});
 
 function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-export function publicDownloadsRouter(ctx: ContentContext): Router {
-  const router = Router();
+function send(res: Response, headers: Record<string, string>, data: Buffer): void {
+  res.set(headers);
+  res.send(data);
+}
 
-  router.get('/v1/public/content/files/:fileId', async (req, res) => {
-    const fileId = String(req.params.fileId);
-    const revisionId = typeof req.query.revision === 'string' ? req.query.revision : '';
-    verifySignedUrl(ctx.config, `/v1/public/content/files/${fileId}`, [revisionId], req.query);
-    const { file, data } = await loadRevisionFile(ctx, revisionId, fileId);
-    res.set({
-      'content-type': file.contentType,
-      'content-disposition': contentDisposition('inline', file.name),
-      'cache-control': 'private, max-age=300',
-      'x-content-type-options': 'nosniff',
-    });
-    res.send(data);
-  });
+export function downloadRoutes(ctx: ContentContext): Route[] {
+  return [
+    route({
+      method: 'get',
+      path: '/v1/public/content/files/:fileId',
+      summary: 'Download a file of a revision through a signed address',
+      access: 'public',
+      params: fileParams,
+      query: fileQuery,
+      handler: async ({ params: { fileId }, query, res }) => {
+        verifySignedUrl(ctx.config, `/v1/public/content/files/${fileId}`, [query.revision], query);
+        const { file, data } = await loadRevisionFile(ctx, query.revision, fileId);
+        send(
+          res,
+          {
+            'content-type': file.contentType,
+            'content-disposition': contentDisposition('inline', file.name),
+            'cache-control': 'private, max-age=300',
+            'x-content-type-options': 'nosniff',
+          },
+          data,
+        );
+      },
+    }),
 
-  router.get('/v1/public/content/pdf/:changeRequestId/:revisionId', async (req, res) => {
-    const changeRequestId = String(req.params.changeRequestId);
-    const revisionId = String(req.params.revisionId);
-    const page = typeof req.query.page === 'string' ? req.query.page : '';
-    const only = req.query.only === '1' ? '1' : '0';
-    verifySignedUrl(ctx.config, `/v1/public/content/pdf/${changeRequestId}/${revisionId}`, [page, only], req.query);
-    const { changeRequest, revision } = await loadChangeRequestRevision(ctx, changeRequestId, revisionId);
-    const pdf = await renderRevisionPdf(ctx, revision, {
-      title: changeRequest.subject || `Change request #${changeRequest.number}`,
-      page: page || undefined,
-      only: only === '1',
-    });
-    res.set({
-      'content-type': 'application/pdf',
-      'content-disposition': contentDisposition('inline', `change-request-${changeRequest.number}.pdf`),
-      'cache-control': 'private, max-age=300',
-    });
-    res.send(pdf);
-  });
-  return router;
+    route({
+      method: 'get',
+      path: '/v1/public/content/pdf/:changeRequestId/:revisionId',
+      summary: "Download a change request's content as PDF through a signed address",
+      access: 'public',
+      params: pdfParams,
+      query: pdfQuery,
+      handler: async ({ params: { changeRequestId, revisionId }, query: { page, only, ...signed }, res }) => {
+        verifySignedUrl(ctx.config, `/v1/public/content/pdf/${changeRequestId}/${revisionId}`, [page, only], signed);
+        const { changeRequest, revision } = await loadChangeRequestRevision(ctx, changeRequestId, revisionId);
+        const pdf = await renderRevisionPdf(ctx, revision, {
+          title: changeRequest.subject || `Change request #${changeRequest.number}`,
+          page: page || undefined,
+          only: only === '1',
+        });
+        send(
+          res,
+          {
+            'content-type': 'application/pdf',
+            'content-disposition': contentDisposition('inline', `change-request-${changeRequest.number}.pdf`),
+            'cache-control': 'private, max-age=300',
+          },
+          pdf,
+        );
+      },
+    }),
+  ];
 }

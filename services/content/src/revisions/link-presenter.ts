@@ -1,6 +1,5 @@
 import { decodeCursor, encodeCursor, listEnvelope } from '@quire/http';
-import type { LinkGroup } from '../domain/links';
-export { groupLinks, type LinkGroup } from '../domain/links';
+import type { LinkGroup } from './links';
 
 /*
  * Content link items (spec "Content link item"): one item per distinct target, with every

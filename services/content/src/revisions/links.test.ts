@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
+import type { RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { classifyHref, classifyLinks, extractHrefs, linkTargets } from './links';
 import { contentHash } from './revisions';
 

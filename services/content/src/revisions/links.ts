@@ -1,6 +1,6 @@
 import MarkdownIt from 'markdown-it';
-import type { LinkEntryDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
-import type { ContentContext } from './context';
+import type { ContentContext } from '../kernel';
+import type { LinkEntryDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { pagePaths } from './page-tree';
 import { loadBodies, loadRevision } from './revisions';
 

@@ -1,7 +1,6 @@
 import { parse as parseYaml } from 'yaml';
-import type { FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from '../db/revisions';
-import type { ContentContext } from './context';
-import { LruCache } from './lru';
+import { LruCache, type ContentContext } from '../kernel';
+import type { FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 
 /*
  * Pages generated from an OpenAPI 3.x document (computed source `builtin:openapi`). The

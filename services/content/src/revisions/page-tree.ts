@@ -1,4 +1,4 @@
-import type { RevisionPageDoc } from '../db/revisions';
+import type { RevisionPageDoc } from './revision-store';
 
 /*
  * A revision's pages are stored flat in pre-order with parent pointers. These pure

@@ -1,7 +1,7 @@
 import { httpError } from '@quire/http';
 import PDFDocument from 'pdfkit';
-import type { RevisionDoc, RevisionPageDoc } from '../db/revisions';
-import type { ContentContext } from './context';
+import type { ContentContext } from '../kernel';
+import type { RevisionDoc, RevisionPageDoc } from './revision-store';
 import { descendantsOf, treeOf } from './page-tree';
 import { loadBodies } from './revisions';
 

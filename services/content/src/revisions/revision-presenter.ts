@@ -1,8 +1,8 @@
 import { apiUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
-import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from '../db/revisions';
-import { childrenOf, pagePaths, treeOf, type PageTree } from '../domain/page-tree';
-import { signedUrl } from '../domain/signed-urls';
+import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from './revision-store';
+import { childrenOf, pagePaths, treeOf, type PageTree } from './page-tree';
+import { signedUrl } from './signed-urls';
 
 /*
  * Revision, Page and File objects (spec "Revision", "Page", "File"; OpenAPI Revision,
@@ -101,7 +101,8 @@ export function presentPage(tree: PageTree, page: RevisionPageDoc, p: PagePresen
   return presentPageNode(page, presentPageTree(tree, page.id, p), p);
 }
 
-export function presentFile(file: RevisionFileDoc, revisionId: string, config: Config, metadata = true) {
+/** A file of a revision (OpenAPI RevisionFile) with its signed download address; `metadata` false omits its git origin. */
+export function presentFile(file: RevisionFileDoc, { revisionId, config, metadata = true }: { revisionId: string; config: Config; metadata?: boolean }) {
   const path = `/v1/public/content/files/${file.id}`;
   return {
     id: file.id,
@@ -138,7 +139,7 @@ export function presentRevision(
     id: revision._id,
     parents: revision.parents,
     pages: presentPageTree(tree, null, p),
-    files: revision.files.map((file) => presentFile(file, revision._id, options.config, options.metadata)),
+    files: revision.files.map((file) => presentFile(file, { revisionId: revision._id, config: options.config, metadata: options.metadata })),
     reusableContents: [],
     tags: [],
     variables: revision.variables ?? {},

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
 import type { ModelDefinitions } from '@quire/runtime';
+import type { ContentModels } from '../kernel';
 
 /**
  * One page of a revision's tree. The tree is stored flat in pre-order (a page follows its
@@ -238,15 +239,17 @@ const revisionLinksSchema = new Schema<RevisionLinksDoc>(
 );
 revisionLinksSchema.index({ spaceId: 1 });
 
-export interface RevisionModels {
-  Revision: Model<StoredRevisionDoc>;
-  BodyPack: Model<BodyPackDoc>;
-  FileBlob: Model<FileBlobDoc>;
-  ChangeRequest: Model<ChangeRequestDoc>;
-  RevisionLinks: Model<RevisionLinksDoc>;
+declare module '../kernel' {
+  interface ContentModels {
+    Revision: Model<StoredRevisionDoc>;
+    BodyPack: Model<BodyPackDoc>;
+    FileBlob: Model<FileBlobDoc>;
+    ChangeRequest: Model<ChangeRequestDoc>;
+    RevisionLinks: Model<RevisionLinksDoc>;
+  }
 }
 
-export const revisionModelDefinitions: ModelDefinitions<RevisionModels> = {
+export const revisionModelDefinitions: ModelDefinitions<Pick<ContentModels, 'Revision' | 'BodyPack' | 'FileBlob' | 'ChangeRequest' | 'RevisionLinks'>> = {
   Revision: [revisionSchema, 'revisions'],
   BodyPack: [bodyPackSchema, 'body_packs'],
   FileBlob: [fileBlobSchema, 'file_blobs'],

@@ -2,18 +2,8 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { newId } from '@quire/runtime';
 import { httpError } from '@quire/http';
-import type {
-  BodyPackDoc,
-  ChangeRequestDoc,
-  FileBlobDoc,
-  RevisionDoc,
-  RevisionFileDoc,
-  RevisionGitDoc,
-  RevisionPageDoc,
-  StoredRevisionDoc,
-} from '../db/revisions';
-import type { ContentContext } from './context';
-import { LruCache } from './lru';
+import { LruCache, type ContentContext } from '../kernel';
+import type { BodyPackDoc, FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc, StoredRevisionDoc } from './revision-store';
 
 /** Key of a page body or a file blob in the content-addressed stores. */
 export function contentHash(content: string | Buffer): string {
@@ -238,18 +228,4 @@ export async function loadRevisionFile(ctx: ContentContext, revisionId: string, 
   if (!blob) throw httpError.notFound('File');
   const data = Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
   return { file, data };
-}
-
-/** A change request and one revision of its space (a signed PDF); 404 when either is gone or they do not belong together. */
-export async function loadChangeRequestRevision(
-  ctx: ContentContext,
-  changeRequestId: string,
-  revisionId: string,
-): Promise<{ changeRequest: ChangeRequestDoc; revision: RevisionDoc }> {
-  const [changeRequest, revision] = await Promise.all([
-    ctx.models.ChangeRequest.findById(changeRequestId).lean<ChangeRequestDoc>(),
-    loadRevision(ctx, revisionId).catch(() => null),
-  ]);
-  if (!changeRequest || !revision || revision.spaceId !== changeRequest.spaceId) throw httpError.notFound('Change request');
-  return { changeRequest, revision };
 }

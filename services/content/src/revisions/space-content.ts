@@ -1,9 +1,7 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError } from '@quire/http';
-import type { RevisionDoc } from '../db/revisions';
-import type { SpaceDoc } from '../db/structure';
-import type { ContentContext } from './context';
-import { spaceLock, withLock } from './locks';
+import { spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
+import type { RevisionDoc } from './revision-store';
 import { discardRevision, loadRevision, writeBuiltRevision, writeRevision, type BuiltContent } from './revisions';
 
 /*
@@ -35,15 +33,12 @@ export async function copyRevisionToSpace(ctx: ContentContext, input: { revision
 }
 
 /**
- * Removes everything a purged space owned (revisions, change requests, link indexes);
+ * Removes the content a purged space owned (change requests, link indexes, revisions);
  * idempotent. Page bodies and file blobs are shared by hash between spaces and stay.
  */
 export async function purgeSpaceContent(ctx: ContentContext, spaceId: string): Promise<void> {
-  await Promise.all([ctx.models.Comment.deleteMany({ spaceId }), ctx.models.CommentReply.deleteMany({ spaceId })]);
   await ctx.models.ChangeRequest.deleteMany({ spaceId });
   await ctx.models.RevisionLinks.deleteMany({ spaceId });
-  await ctx.models.SearchIndexPart.deleteMany({ spaceId });
-  await ctx.models.GitSync.deleteOne({ _id: spaceId });
   await ctx.models.Revision.deleteMany({ spaceId });
 }
 

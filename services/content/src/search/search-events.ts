@@ -1,7 +1,7 @@
 import { EVENT_TYPES, type EventSubscription } from '@quire/async';
 import { HttpError } from '@quire/http';
-import type { ContentContext } from './context';
-import { loadRevision } from './revisions';
+import type { ContentContext } from '../kernel';
+import { loadRevision } from '../revisions';
 import { warmRevisionIndex } from './search-index';
 
 /**

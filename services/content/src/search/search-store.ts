@@ -1,10 +1,70 @@
-import type { SearchIndexModels, SearchIndexPartDoc } from '../db/search';
+import { Schema, type Model } from 'mongoose';
+import type { ModelDefinitions } from '@quire/runtime';
+import type { ContentContext, ContentModels } from '../kernel';
 
 /*
  * The stored search indexes (collection search_indexes): gzip'd JSON of one revision's
  * index, whole (a snapshot) or as a delta on an earlier revision's snapshot, in parts of
  * at most PART_BYTES. Every read and delete is by `_id`.
  */
+
+/**
+ * One part of the persisted full-text index of one (immutable) revision: gzip'd JSON,
+ * split into parts of at most ~12 MB so a large space stays under the 16 MB document
+ * limit. Part 0 has `_id` = revision id and is written last, so whoever finds it finds
+ * every other part (`<revisionId>:<n>`) already stored; every read is by `_id` (the only
+ * filter FerretDB serves from an index).
+ *
+ * An index is stored either whole (a snapshot, `base` null) or as a delta on the snapshot
+ * of an earlier revision (`base`): the sections of the pages whose body changed since.
+ */
+export interface SearchIndexPartDoc {
+  _id: string;
+  revisionId: string;
+  spaceId: string;
+  part: number;
+  /** How many parts the index has (the same on every part). */
+  parts: number;
+  /** Layout of the serialized index; an index of another format is built again. */
+  format: number;
+  /** The revision whose stored snapshot this delta applies to; null for a snapshot. */
+  base: string | null;
+  /** Bytes of the whole gzip'd index (all parts). */
+  size: number;
+  data: Buffer;
+  createdAt: Date;
+}
+
+const searchIndexPartSchema = new Schema<SearchIndexPartDoc>(
+  {
+    _id: String,
+    revisionId: { type: String, required: true },
+    spaceId: { type: String, required: true },
+    part: { type: Number, required: true },
+    parts: { type: Number, required: true },
+    format: { type: Number, required: true },
+    base: { type: String, default: null },
+    size: { type: Number, required: true },
+    data: { type: Buffer, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+// Removal with a purged space.
+searchIndexPartSchema.index({ spaceId: 1 });
+
+declare module '../kernel' {
+  interface ContentModels {
+    SearchIndexPart: Model<SearchIndexPartDoc>;
+  }
+}
+
+/** What the functions below read and write (they take the models: tests call them on a database of their own). */
+export type SearchIndexModels = Pick<ContentModels, 'SearchIndexPart'>;
+
+export const searchModelDefinitions: ModelDefinitions<SearchIndexModels> = {
+  SearchIndexPart: [searchIndexPartSchema, 'search_indexes'],
+};
 
 /** Bumped when tokenization or the stored layout changes: older stored indexes read as absent (and are built again). */
 export const FORMAT = 2;
@@ -80,4 +140,9 @@ export async function deleteIndexData(models: SearchIndexModels, revisionId: str
   const head = await models.SearchIndexPart.findById(revisionId, { parts: 1 }).lean<Pick<SearchIndexPartDoc, 'parts'>>();
   if (!head) return;
   for (let part = 0; part < head.parts; part++) await models.SearchIndexPart.deleteOne({ _id: partId(revisionId, part) });
+}
+
+/** Removes every stored index of a purged space. */
+export async function purgeSpaceSearchIndexes(ctx: ContentContext, spaceId: string): Promise<void> {
+  await ctx.models.SearchIndexPart.deleteMany({ spaceId });
 }

@@ -1,8 +1,9 @@
 import type { SearchOptions } from 'minisearch';
-import type { RevisionDoc } from '../db/revisions';
-import type { ContentContext } from './context';
-import { LruCache } from './lru';
-import { revisionSearchIndex, sectionRef, type IndexedPage, type IndexedSection, type SearchEngine, type SearchIndex } from './search-index';
+import { HttpError, httpError } from '@quire/http';
+import { LruCache, type ContentContext } from '../kernel';
+import { loadRevision, type RevisionDoc } from '../revisions';
+import { sectionRef, type IndexedPage, type IndexedSection, type SearchEngine, type SearchIndex } from './search-engine';
+import { revisionSearchIndex } from './search-index';
 import { excerptAround, normalizeTerm, words } from './search-sections';
 
 /*
@@ -168,4 +169,15 @@ export async function searchRevision(
     );
   }
   return { hits: ranked.slice(slice.offset, slice.offset + slice.limit).map((hit) => describeHit(index, hit)), count: ranked.length };
+}
+
+/** The space's current revision, or the one a list cursor continues in (it must be one of this space's: a 400 otherwise). */
+export async function searchedRevision(ctx: ContentContext, space: { _id: string; revisionId: string }, cursor?: { revisionId: string }): Promise<RevisionDoc> {
+  if (!cursor) return loadRevision(ctx, space.revisionId);
+  const revision = await loadRevision(ctx, cursor.revisionId).catch((error: unknown) => {
+    if (error instanceof HttpError && error.status === 404) return null;
+    throw error;
+  });
+  if (!revision || revision.spaceId !== space._id) throw httpError.badRequest('Invalid query: page: not a cursor of this list');
+  return revision;
 }

@@ -1,89 +1,101 @@
-import { Router } from 'express';
-import { apiUrl, listEnvelope, parseInput, principalOf } from '@quire/http';
-import { loadCollectionAccess } from '../domain/access';
-import { createCollection, deleteCollection, listCollections, moveCollection, transferCollection, updateCollection } from '../domain/collections';
-import type { ContentContext } from '../domain/context';
-import { presentCollection } from './space-presenter';
-import {
-  collectionParams,
-  createCollectionBody,
-  listCollectionsQuery,
-  moveBody,
-  organizationParams,
-  transferBody,
-  updateCollectionBody,
-} from './structure-schemas';
+import { apiUrl, created, listEnvelope, route, type Route } from '@quire/http';
+import { loadCollectionAccess } from '../access';
+import { collectionParams, organizationParams, type ContentContext } from '../kernel';
+import { createCollection, deleteCollection, listCollections, moveCollection, transferCollection, updateCollection } from './collections';
+import { presentCollection } from './structure-presenter';
+import { createCollectionBody, listCollectionsQuery, moveBody, transferBody, updateCollectionBody } from './structure-schemas';
 
 /** /v1/orgs/{org}/collections and /v1/collections/{collectionId} with move and transfer. */
-export function collectionsRouter(ctx: ContentContext): Router {
-  const router = Router();
-  const base = ctx.config.PUBLIC_BASE_URL;
+export function collectionRoutes(ctx: ContentContext): Route[] {
+  const baseUrl = ctx.config.PUBLIC_BASE_URL;
 
-  router.post('/v1/orgs/:organizationId/collections', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const body = parseInput(createCollectionBody, req.body, 'body');
-    const { collection, role } = await createCollection(ctx, userId, organizationId, body);
-    res
-      .status(201)
-      .location(apiUrl(base, `/v1/collections/${collection._id}`))
-      .json(presentCollection(collection, role, base));
-  });
+  return [
+    route({
+      method: 'post',
+      path: '/v1/orgs/:organizationId/collections',
+      summary: 'Create a collection',
+      params: organizationParams,
+      body: createCollectionBody,
+      handler: async ({ caller, params, body }) => {
+        const { collection, role } = await createCollection(ctx, caller.userId, params.organizationId, body);
+        return created(apiUrl(baseUrl, `/v1/collections/${collection._id}`), presentCollection(collection, { role, baseUrl }));
+      },
+    }),
 
-  router.get('/v1/orgs/:organizationId/collections', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const { nested, ...query } = parseInput(listCollectionsQuery, req.query, 'query');
-    const page = await listCollections(ctx, userId, organizationId, { ...query, nested: nested ?? true });
-    res.json(
-      listEnvelope(
-        page.items.map(({ collection, role }) => presentCollection(collection, role, base)),
-        page.count,
-        page.next,
-      ),
-    );
-  });
+    route({
+      method: 'get',
+      path: '/v1/orgs/:organizationId/collections',
+      summary: "List the organization's collections the caller can access",
+      params: organizationParams,
+      query: listCollectionsQuery,
+      handler: async ({ caller, params, query: { nested, ...query } }) => {
+        const page = await listCollections(ctx, caller.userId, params.organizationId, { ...query, nested: nested ?? true });
+        return listEnvelope(
+          page.items.map(({ collection, role }) => presentCollection(collection, { role, baseUrl })),
+          page.count,
+          page.next,
+        );
+      },
+    }),
 
-  router.get('/v1/collections/:collectionId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { collectionId } = parseInput(collectionParams, req.params, 'params');
-    const access = await loadCollectionAccess(ctx, userId, collectionId);
-    res.json(presentCollection(access.collection, access.role, base));
-  });
+    route({
+      method: 'get',
+      path: '/v1/collections/:collectionId',
+      summary: 'Get a collection',
+      params: collectionParams,
+      handler: async ({ caller, params }) => {
+        const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
+        return presentCollection(access.collection, { role: access.role, baseUrl });
+      },
+    }),
 
-  router.patch('/v1/collections/:collectionId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { collectionId } = parseInput(collectionParams, req.params, 'params');
-    const body = parseInput(updateCollectionBody, req.body, 'body');
-    const access = await loadCollectionAccess(ctx, userId, collectionId);
-    const { collection, role } = await updateCollection(ctx, userId, access, body);
-    res.json(presentCollection(collection, role, base));
-  });
+    route({
+      method: 'patch',
+      path: '/v1/collections/:collectionId',
+      summary: 'Update a collection',
+      params: collectionParams,
+      body: updateCollectionBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
+        const { collection, role } = await updateCollection(ctx, caller.userId, access, body);
+        return presentCollection(collection, { role, baseUrl });
+      },
+    }),
 
-  router.delete('/v1/collections/:collectionId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { collectionId } = parseInput(collectionParams, req.params, 'params');
-    await deleteCollection(ctx, userId, collectionId);
-    res.status(204).end();
-  });
+    route({
+      method: 'delete',
+      path: '/v1/collections/:collectionId',
+      summary: 'Delete an empty collection',
+      params: collectionParams,
+      handler: async ({ caller, params }) => {
+        await deleteCollection(ctx, caller.userId, params.collectionId);
+      },
+    }),
 
-  router.post('/v1/collections/:collectionId/move', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { collectionId } = parseInput(collectionParams, req.params, 'params');
-    const body = parseInput(moveBody, req.body, 'body');
-    const access = await loadCollectionAccess(ctx, userId, collectionId);
-    const { collection, role } = await moveCollection(ctx, userId, access, body);
-    res.json(presentCollection(collection, role, base));
-  });
+    route({
+      method: 'post',
+      path: '/v1/collections/:collectionId/move',
+      summary: 'Move a collection into another one or next to a sibling',
+      params: collectionParams,
+      body: moveBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
+        const { collection, role } = await moveCollection(ctx, caller.userId, access, body);
+        return presentCollection(collection, { role, baseUrl });
+      },
+    }),
 
-  router.post('/v1/collections/:collectionId/transfer', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { collectionId } = parseInput(collectionParams, req.params, 'params');
-    const body = parseInput(transferBody, req.body, 'body');
-    const access = await loadCollectionAccess(ctx, userId, collectionId);
-    const { collection, role } = await transferCollection(ctx, userId, access, body.organization);
-    res.json(presentCollection(collection, role, base));
-  });
-
-  return router;
+    route({
+      method: 'post',
+      path: '/v1/collections/:collectionId/transfer',
+      summary: 'Transfer a collection and its content to another organization',
+      params: collectionParams,
+      body: transferBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
+        const { collection, role } = await transferCollection(ctx, caller.userId, access, body.organization);
+        return presentCollection(collection, { role, baseUrl });
+      },
+    }),
+  ];
 }

@@ -1,14 +1,19 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, roleAtLeast, type Role } from '@quire/runtime';
-import type { CollectionDoc, SpaceDoc } from '../db/structure';
-import { loadCollectionAccess, requireCollectionRole, requireMember, type CollectionAccess } from './access';
-import type { ContentContext } from './context';
-import { collectionLock, spaceLock, withLock } from './locks';
-import { getStanding } from './membership';
+import {
+  chainIn,
+  COLLECTION_ACTION_ROLES,
+  collectionRoleIn,
+  getStanding,
+  loadCollectionAccess,
+  loadOrgView,
+  requireCollectionRole,
+  requireMember,
+  type CollectionAccess,
+} from '../access';
+import { collectionLock, spaceLock, withLock, type CollectionDoc, type ContentContext, type DefaultLevel, type SpaceDoc } from '../kernel';
 import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
-import { COLLECTION_ACTION_ROLES, type DefaultLevel } from './roles';
-import { chainIn, collectionRoleIn, loadOrgView } from './visibility';
 
 export interface CollectionWithRole {
   collection: CollectionDoc;

@@ -1,6 +1,5 @@
 import { httpError } from '@quire/http';
-import type { CollectionDoc, SpaceDoc } from '../db/structure';
-import type { ContentContext } from './context';
+import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
 
 /**
  * Spaces and collections with the same parent form one ordered list (ascending

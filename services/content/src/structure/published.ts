@@ -1,6 +1,5 @@
 import { fromService, httpError } from '@quire/http';
-import type { SpaceDoc } from '../db/structure';
-import type { ContentContext } from './context';
+import type { ContentContext, SpaceDoc } from '../kernel';
 
 /**
  * The space's published address on the site whose share link `shareKey` opens (publishing

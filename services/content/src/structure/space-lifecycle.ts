@@ -1,22 +1,25 @@
 import { createJobQueue, EVENT_TYPES, type JobQueue } from '@quire/async';
 import { httpError } from '@quire/http';
-import type { ContentConfig } from '../config';
-import type { SpaceDoc } from '../db/structure';
-import { loadSpaceAccess, requireSpaceRole, type SpaceAccess } from './access';
-import type { ContentContext } from './context';
-import { spaceLock, withLock } from './locks';
-import { getStanding } from './membership';
+import { z } from 'zod';
+import { getStanding, loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES, type SpaceAccess } from '../access';
+import { spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
+import { purgeSpaceContent } from '../revisions';
 import { lastPosition } from './positions';
-import { SPACE_ACTION_ROLES } from './roles';
-import { purgeSpaceContent } from './space-content';
 import { withRole, type SpaceWithRole } from './spaces';
 
 /** Spec Limits: a deleted space stays restorable for 7 days, then it is purged. */
 export const DEFAULT_SPACE_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
-/** The configured retention (SPACE_RETENTION_MS, see config.ts); 7 days by default. */
+/** The retention setting of the service's config (config.ts merges it in). */
+export const spaceLifecycleConfigSchema = z.object({
+  // Spec Limits: 7 days. Shorter values exist for tests that watch a real purge.
+  SPACE_RETENTION_MS: z.coerce.number().int().positive().default(DEFAULT_SPACE_RETENTION_MS),
+});
+type SpaceLifecycleConfig = z.infer<typeof spaceLifecycleConfigSchema>;
+
+/** The configured retention (SPACE_RETENTION_MS); 7 days by default. */
 export function spaceRetentionMs(ctx: ContentContext): number {
-  const configured = (ctx.config as Partial<ContentConfig>).SPACE_RETENTION_MS;
+  const configured = (ctx.config as Partial<SpaceLifecycleConfig>).SPACE_RETENTION_MS;
   return typeof configured === 'number' && configured > 0 ? configured : DEFAULT_SPACE_RETENTION_MS;
 }
 
@@ -40,9 +43,15 @@ export function spacePurgeQueue(ctx: ContentContext): JobQueue<PurgeJob, { purge
   return queue;
 }
 
+/**
+ * Removes what the modules above this one keep of a purged space (comments, search
+ * indexes, Git sync state). They build on structure, so the service passes it in.
+ */
+export type FeatureDataPurge = (ctx: ContentContext, spaceId: string) => Promise<void>;
+
 /** Runs purge jobs in this process (service start). */
-export function startSpacePurgeWorker(ctx: ContentContext): void {
-  spacePurgeQueue(ctx).work(async (job) => ({ purged: await purgeSpace(ctx, job.data.spaceId) }));
+export function startSpacePurgeWorker(ctx: ContentContext, purgeFeatureData: FeatureDataPurge): void {
+  spacePurgeQueue(ctx).work(async (job) => ({ purged: await purgeTrashedSpace(ctx, job.data.spaceId, purgeFeatureData) }));
 }
 
 export async function closeSpacePurgeQueue(ctx: ContentContext): Promise<void> {
@@ -52,9 +61,10 @@ export async function closeSpacePurgeQueue(ctx: ContentContext): Promise<void> {
 
 /**
  * Removes a space for good, only if it is still deleted and its retention is over (a
- * restore in between, or a newer deletion, makes the job a no-op). Idempotent.
+ * restore in between, or a newer deletion, makes the job a no-op): what the feature
+ * modules keep of it, its content, its grants, then the space. Idempotent.
  */
-export async function purgeSpace(ctx: ContentContext, spaceId: string): Promise<boolean> {
+export async function purgeTrashedSpace(ctx: ContentContext, spaceId: string, purgeFeatureData: FeatureDataPurge): Promise<boolean> {
   // The whole check-purge-delete runs under the space lock: a restore slipping in between
   // the content purge and the final delete would bring back a space without its content.
   // It is a few database deletes, well within the lock's TTL.
@@ -62,6 +72,7 @@ export async function purgeSpace(ctx: ContentContext, spaceId: string): Promise<
     const found = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
     if (!found?.deletedAt) return null;
     if (Date.now() - new Date(found.deletedAt).getTime() < spaceRetentionMs(ctx)) return null;
+    await purgeFeatureData(ctx, spaceId);
     await purgeSpaceContent(ctx, spaceId);
     await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: spaceId });
     const removed = await ctx.models.Space.deleteOne({ _id: spaceId, deletedAt: found.deletedAt });

@@ -1,130 +1,142 @@
-import { Router } from 'express';
-import { apiUrl, listEnvelope, parseInput, principalOf } from '@quire/http';
-import { loadSpaceAccess } from '../domain/access';
-import type { SpaceDoc } from '../db/structure';
-import type { ContentContext } from '../domain/context';
-import { loadSpacesGitSyncs } from '../domain/git/state';
-import { deleteSpace, restoreSpace, transferSpace } from '../domain/space-lifecycle';
-import { resolvePublishedUrl } from '../domain/published';
-import { createSpace, duplicateSpace, listCollectionSpaces, listOrganizationSpaces, moveSpace, updateSpace } from '../domain/spaces';
-import { presentSpace } from './space-presenter';
-import {
-  collectionParams,
-  createSpaceBody,
-  getSpaceQuery,
-  listQuery,
-  moveBody,
-  organizationParams,
-  spaceParams,
-  transferBody,
-  updateSpaceBody,
-} from './structure-schemas';
+import { apiUrl, created, listEnvelope, listQuerySchema, route, type KeysetPage, type Route } from '@quire/http';
+import { loadSpaceAccess } from '../access';
+import { collectionParams, organizationParams, spaceParams, type ContentContext, type SpaceDoc } from '../kernel';
+import { resolvePublishedUrl } from './published';
+import { deleteSpace, restoreSpace, transferSpace } from './space-lifecycle';
+import { createSpace, duplicateSpace, listCollectionSpaces, listOrganizationSpaces, moveSpace, updateSpace, type SpaceWithRole } from './spaces';
+import { presentSpace, type SpaceGitSync } from './structure-presenter';
+import { createSpaceBody, getSpaceQuery, moveBody, transferBody, updateSpaceBody } from './structure-schemas';
+
+/**
+ * The Git sync states (Space.gitSync) of loaded spaces that have one, in one query. The git
+ * module keeps and presents them; it builds on structure, so the service passes this in.
+ */
+export type SpaceGitSyncs = (spaces: ReadonlyArray<SpaceDoc>) => Promise<Map<string, SpaceGitSync>>;
 
 /** /v1/orgs/{org}/spaces, /v1/spaces/{spaceId} and its lifecycle operations, /v1/collections/{id}/spaces. */
-export function spacesRouter(ctx: ContentContext): Router {
-  const router = Router();
-  const base = ctx.config.PUBLIC_BASE_URL;
+export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: SpaceGitSyncs }): Route[] {
+  const baseUrl = ctx.config.PUBLIC_BASE_URL;
   // New spaces (create, duplicate) have no Git sync state: only existing ones that may have one look it up.
-  const gitSyncOf = async (space: SpaceDoc) => (await loadSpacesGitSyncs(ctx, [space])).get(space._id);
-
-  router.post('/v1/orgs/:organizationId/spaces', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const body = parseInput(createSpaceBody, req.body, 'body');
-    const { space, role } = await createSpace(ctx, userId, organizationId, body);
-    res
-      .status(201)
-      .location(apiUrl(base, `/v1/spaces/${space._id}`))
-      .json(presentSpace(space, role, base));
-  });
+  const gitSyncOf = async (space: SpaceDoc) => (await gitSyncs([space])).get(space._id);
+  /** A space just written, as its viewer sees it, with its Git sync state. */
+  const presentWritten = async ({ space, role }: SpaceWithRole) => presentSpace(space, { role, baseUrl, gitSync: await gitSyncOf(space) });
 
   /** A page of spaces the caller sees, with their Git sync states in one query. */
-  const presentSpacePage = async (page: Awaited<ReturnType<typeof listOrganizationSpaces>>) => {
-    const gitSyncs = await loadSpacesGitSyncs(
-      ctx,
-      page.items.map(({ space }) => space),
-    );
-    const items = page.items.map(({ space, role }) => presentSpace(space, role, base, undefined, gitSyncs.get(space._id)));
+  const presentSpacePage = async (page: KeysetPage<SpaceWithRole>) => {
+    const states = await gitSyncs(page.items.map(({ space }) => space));
+    const items = page.items.map(({ space, role }) => presentSpace(space, { role, baseUrl, gitSync: states.get(space._id) }));
     return listEnvelope(items, page.count, page.next);
   };
 
-  router.get('/v1/orgs/:organizationId/spaces', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { organizationId } = parseInput(organizationParams, req.params, 'params');
-    const query = parseInput(listQuery, req.query, 'query');
-    const page = await listOrganizationSpaces(ctx, userId, organizationId, query);
-    res.json(await presentSpacePage(page));
-  });
+  return [
+    route({
+      method: 'post',
+      path: '/v1/orgs/:organizationId/spaces',
+      summary: 'Create a space',
+      params: organizationParams,
+      body: createSpaceBody,
+      handler: async ({ caller, params, body }) => {
+        const { space, role } = await createSpace(ctx, caller.userId, params.organizationId, body);
+        return created(apiUrl(baseUrl, `/v1/spaces/${space._id}`), presentSpace(space, { role, baseUrl }));
+      },
+    }),
 
-  router.get('/v1/collections/:collectionId/spaces', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { collectionId } = parseInput(collectionParams, req.params, 'params');
-    const query = parseInput(listQuery, req.query, 'query');
-    const page = await listCollectionSpaces(ctx, userId, collectionId, query);
-    res.json(await presentSpacePage(page));
-  });
+    route({
+      method: 'get',
+      path: '/v1/orgs/:organizationId/spaces',
+      summary: "List the organization's spaces the caller can access",
+      params: organizationParams,
+      query: listQuerySchema,
+      handler: async ({ caller, params, query }) => presentSpacePage(await listOrganizationSpaces(ctx, caller.userId, params.organizationId, query)),
+    }),
 
-  // With a shareKey, the published address comes from the share link's site (publishing owns it).
-  router.get('/v1/spaces/:spaceId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    const { shareKey } = parseInput(getSpaceQuery, req.query, 'query');
-    const access = await loadSpaceAccess(ctx, userId, spaceId, { cached: true });
-    const published = shareKey === undefined ? undefined : await resolvePublishedUrl(ctx, access.space, shareKey);
-    res.json(presentSpace(access.space, access.role, base, published, await gitSyncOf(access.space)));
-  });
+    route({
+      method: 'get',
+      path: '/v1/collections/:collectionId/spaces',
+      summary: 'List the spaces of a collection the caller can access',
+      params: collectionParams,
+      query: listQuerySchema,
+      handler: async ({ caller, params, query }) => presentSpacePage(await listCollectionSpaces(ctx, caller.userId, params.collectionId, query)),
+    }),
 
-  router.patch('/v1/spaces/:spaceId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    const body = parseInput(updateSpaceBody, req.body, 'body');
-    const access = await loadSpaceAccess(ctx, userId, spaceId);
-    const { space, role } = await updateSpace(ctx, userId, access, body);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
-  });
+    // With a shareKey, the published address comes from the share link's site (publishing owns it).
+    route({
+      method: 'get',
+      path: '/v1/spaces/:spaceId',
+      summary: 'Get a space',
+      params: spaceParams,
+      query: getSpaceQuery,
+      handler: async ({ caller, params, query: { shareKey } }) => {
+        const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId, { cached: true });
+        const published = shareKey === undefined ? undefined : await resolvePublishedUrl(ctx, access.space, shareKey);
+        return presentSpace(access.space, { role: access.role, baseUrl, published, gitSync: await gitSyncOf(access.space) });
+      },
+    }),
 
-  router.delete('/v1/spaces/:spaceId', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    await deleteSpace(ctx, userId, spaceId);
-    res.status(204).end();
-  });
+    route({
+      method: 'patch',
+      path: '/v1/spaces/:spaceId',
+      summary: "Update a space's settings",
+      params: spaceParams,
+      body: updateSpaceBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
+        return presentWritten(await updateSpace(ctx, caller.userId, access, body));
+      },
+    }),
 
-  router.post('/v1/spaces/:spaceId/duplicate', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    const access = await loadSpaceAccess(ctx, userId, spaceId);
-    const { space, role } = await duplicateSpace(ctx, userId, access);
-    res
-      .status(201)
-      .location(apiUrl(base, `/v1/spaces/${space._id}`))
-      .json(presentSpace(space, role, base));
-  });
+    route({
+      method: 'delete',
+      path: '/v1/spaces/:spaceId',
+      summary: 'Delete a space (restorable until its retention ends)',
+      params: spaceParams,
+      handler: async ({ caller, params }) => {
+        await deleteSpace(ctx, caller.userId, params.spaceId);
+      },
+    }),
 
-  router.post('/v1/spaces/:spaceId/restore', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    const { space, role } = await restoreSpace(ctx, userId, spaceId);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
-  });
+    route({
+      method: 'post',
+      path: '/v1/spaces/:spaceId/duplicate',
+      summary: 'Duplicate a space with its current content',
+      params: spaceParams,
+      handler: async ({ caller, params }) => {
+        const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
+        const { space, role } = await duplicateSpace(ctx, caller.userId, access);
+        return created(apiUrl(baseUrl, `/v1/spaces/${space._id}`), presentSpace(space, { role, baseUrl }));
+      },
+    }),
 
-  router.post('/v1/spaces/:spaceId/move', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    const body = parseInput(moveBody, req.body, 'body');
-    const access = await loadSpaceAccess(ctx, userId, spaceId);
-    const { space, role } = await moveSpace(ctx, userId, access, body);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
-  });
+    route({
+      method: 'post',
+      path: '/v1/spaces/:spaceId/restore',
+      summary: 'Restore a deleted space',
+      params: spaceParams,
+      handler: async ({ caller, params }) => presentWritten(await restoreSpace(ctx, caller.userId, params.spaceId)),
+    }),
 
-  router.post('/v1/spaces/:spaceId/transfer', async (req, res) => {
-    const { userId } = principalOf(req);
-    const { spaceId } = parseInput(spaceParams, req.params, 'params');
-    const body = parseInput(transferBody, req.body, 'body');
-    const access = await loadSpaceAccess(ctx, userId, spaceId);
-    const { space, role } = await transferSpace(ctx, userId, access, body.organization);
-    res.json(presentSpace(space, role, base, undefined, await gitSyncOf(space)));
-  });
+    route({
+      method: 'post',
+      path: '/v1/spaces/:spaceId/move',
+      summary: 'Move a space to another collection or next to a sibling',
+      params: spaceParams,
+      body: moveBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
+        return presentWritten(await moveSpace(ctx, caller.userId, access, body));
+      },
+    }),
 
-  return router;
+    route({
+      method: 'post',
+      path: '/v1/spaces/:spaceId/transfer',
+      summary: 'Transfer a space to another organization',
+      params: spaceParams,
+      body: transferBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
+        return presentWritten(await transferSpace(ctx, caller.userId, access, body.organization));
+      },
+    }),
+  ];
 }

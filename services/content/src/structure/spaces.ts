@@ -1,14 +1,22 @@
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { newId, roleAtLeast, type Role } from '@quire/runtime';
-import type { MergeRulesDoc, SpaceDoc, SpaceVisibility } from '../db/structure';
-import { loadCollectionAccess, requireCollectionRole, requireMember, requireSpaceRole, type SpaceAccess } from './access';
-import type { ContentContext } from './context';
-import { spaceLock, withLock } from './locks';
-import { requireOrganizationMembers } from './organization-subjects';
+import { findByIds, newId, roleAtLeast, type Role } from '@quire/runtime';
+import {
+  COLLECTION_ACTION_ROLES,
+  loadCollectionAccess,
+  loadOrgView,
+  requireCollectionRole,
+  requireMember,
+  requireOrganizationMembers,
+  requireSpaceRole,
+  SPACE_ACTION_ROLES,
+  spaceRoleIn,
+  visibleSpacesFilter,
+  type OrgView,
+  type SpaceAccess,
+} from '../access';
+import { spaceLock, withLock, type ContentContext, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from '../kernel';
+import { copyRevisionToSpace, createInitialRevision } from '../revisions';
 import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
-import { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES, type DefaultLevel } from './roles';
-import { copyRevisionToSpace, createInitialRevision } from './space-content';
-import { loadOrgView, spaceRoleIn, visibleSpacesFilter } from './visibility';
 
 export interface SpaceWithRole {
   space: SpaceDoc;
@@ -107,6 +115,20 @@ export async function listCollectionSpaces(
   const filter = { $and: [visibleSpacesFilter(view), { parentId: collectionId }] };
   const page = await keysetPage(ctx.models.Space, { filter, sortField: 'position', order: 'asc', limit: query.limit, page: query.page });
   return { ...page, items: page.items.map((space) => ({ space, role: spaceRoleIn(view, space) })) };
+}
+
+/** Spaces by id (for other services), without the deleted ones unless asked for; unknown ids are left out. */
+export async function findSpaces(ctx: ContentContext, ids: string[], options: { includeDeleted: boolean }): Promise<SpaceDoc[]> {
+  return (await findByIds(ctx.models.Space, ids, { filter: options.includeDeleted ? {} : { deletedAt: null } })) as SpaceDoc[];
+}
+
+/** A keyset page (by createdAt) of the live spaces a member sees in the view's organization. */
+export function listVisibleSpaces(
+  ctx: ContentContext,
+  view: OrgView,
+  query: { order: 'asc' | 'desc'; limit: number; page?: string },
+): Promise<KeysetPage<SpaceDoc>> {
+  return keysetPage(ctx.models.Space, { filter: visibleSpacesFilter(view), sortField: 'createdAt', order: query.order, limit: query.limit, page: query.page });
 }
 
 export interface SpaceUpdate {

@@ -1,27 +1,31 @@
 import { apiUrl } from '@quire/http';
 import type { Role } from '@quire/runtime';
-import type { GitSyncSummary } from '../db/git';
-import type { CollectionDoc, SpaceDoc } from '../db/structure';
-import { collectionPermissions, spacePermissions } from '../domain/roles';
+import { collectionPermissions, spacePermissions } from '../access';
+import type { CollectionDoc, SpaceDoc } from '../kernel';
 
-/** The repository a space syncs with (spec "Git info"; OpenAPI GitSyncState without its operation). */
-export function presentGitSync(state: GitSyncSummary) {
-  return {
-    installationId: state.installationId,
-    installationProvider: state.provider,
-    installationStatus: 'active' as const,
-    integration: state.provider,
-    repoName: state.repoName,
-    url: state.treeUrl ?? state.url,
-    updatedAt: new Date(state.updatedAt).toISOString(),
-  };
+/** The repository a space syncs with, as the Space object shows it (spec "Git info"; the git module presents it). */
+export interface SpaceGitSync {
+  installationId: string;
+  installationProvider: string;
+  installationStatus: 'active';
+  integration: string;
+  repoName: string;
+  url: string;
+  updatedAt: string;
 }
 
-/**
- * The Space object (spec "Space", OpenAPI Space) for a viewer holding `role` on it;
- * `gitSync` is the space's Git sync state when it has one (loaded in one query for a list).
- */
-export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string, published?: string, gitSync?: GitSyncSummary | null) {
+export interface SpacePresentation {
+  /** The viewer's role on the space (null: none, e.g. another service asking without a viewer). */
+  role: Role | null;
+  baseUrl: string;
+  /** The published address, when the request opened the space through a share link. */
+  published?: string;
+  /** The space's Git sync state when it has one (loaded in one query for a list). */
+  gitSync?: SpaceGitSync;
+}
+
+/** The Space object (spec "Space", OpenAPI Space) for a viewer holding `role` on it. */
+export function presentSpace(space: SpaceDoc, { role, baseUrl, published, gitSync }: SpacePresentation) {
   return {
     object: 'space' as const,
     id: space._id,
@@ -41,7 +45,7 @@ export function presentSpace(space: SpaceDoc, role: Role | null, baseUrl: string
     organization: space.organizationId,
     ...(space.parentId ? { parent: space.parentId } : {}),
     ...(space.language ? { language: space.language } : {}),
-    ...(gitSync ? { gitSync: presentGitSync(gitSync) } : {}),
+    ...(gitSync ? { gitSync } : {}),
     revision: space.revisionId,
     defaultLevel: space.defaultLevel ?? null,
     comments: space.comments ?? 0,
@@ -60,8 +64,8 @@ function presentMergeRules(space: SpaceDoc) {
   return { type: 'rules' as const, rules: rules.rules.map((r) => ({ rule: r.rule, users: [...r.users] })) };
 }
 
-/** The Collection object (spec "Collection", OpenAPI Collection). */
-export function presentCollection(collection: CollectionDoc, role: Role | null, baseUrl: string) {
+/** The Collection object (spec "Collection", OpenAPI Collection) for a viewer holding `role` on it. */
+export function presentCollection(collection: CollectionDoc, { role, baseUrl }: { role: Role | null; baseUrl: string }) {
   return {
     object: 'collection' as const,
     id: collection._id,

@@ -2,12 +2,10 @@ import { booleanQuery, listQuerySchema, spaceMergeRulesSchema, idSchema } from '
 import { ROLES } from '@quire/runtime';
 import { z } from 'zod';
 
-/** Request schemas of the spaces, collections and permissions routes (OpenAPI shapes, spec Limits). */
+/** Request schemas of the spaces and collections routes (OpenAPI shapes, spec Limits). */
 
 const id = idSchema;
 const role = z.enum(ROLES);
-/** OpenAPI MemberRoleOrGuest: a role, or null. */
-const roleOrGuest = role.nullable();
 /** OpenAPI DefaultLevel: a role, null (guest) or 'inherit'. */
 const defaultLevel = z.union([role, z.literal('inherit')]).nullable();
 const visibility = z.enum(['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private']);
@@ -58,15 +56,6 @@ export const LANGUAGES = [
 ] as const;
 const language = z.enum(LANGUAGES);
 
-export const organizationParams = z.object({ organizationId: id });
-export const spaceParams = z.object({ spaceId: id });
-export const collectionParams = z.object({ collectionId: id });
-export const spaceUserParams = z.object({ spaceId: id, userId: id });
-export const spaceTeamParams = z.object({ spaceId: id, teamId: id });
-export const collectionUserParams = z.object({ collectionId: id, userId: id });
-export const collectionTeamParams = z.object({ collectionId: id, teamId: id });
-
-export const listQuery = listQuerySchema;
 export const getSpaceQuery = z.object({ shareKey: z.string().max(512).optional() });
 export const listCollectionsQuery = listQuerySchema.extend({ nested: booleanQuery.optional() });
 
@@ -114,14 +103,3 @@ export const updateCollectionBody = z.object({
   description: z.string().max(100).nullable().optional(),
   defaultLevel: defaultLevel.optional(),
 });
-
-/** OpenAPI InviteUsersAndTeams. */
-export const inviteBody = z
-  .object({
-    role: roleOrGuest,
-    users: z.array(id).min(1).max(100).optional(),
-    teams: z.array(id).min(1).max(100).optional(),
-  })
-  .refine((b) => b.users !== undefined || b.teams !== undefined, { message: 'give users or teams' });
-
-export const updatePermissionBody = z.object({ role: roleOrGuest });

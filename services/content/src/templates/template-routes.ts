@@ -1,27 +1,28 @@
-import { parseInput, principalOf } from '@quire/http';
-import { Router } from 'express';
-import { loadSpaceAccess, requireSpaceRole } from '../domain/access';
-import type { ContentContext } from '../domain/context';
-import { SPACE_ACTION_ROLES } from '../domain/roles';
-import { applyTemplate } from '../domain/templates';
-import { applyTemplateBody } from './change-request-schemas';
+import { Reply, route, type Route } from '@quire/http';
+import { loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES } from '../access';
+import { spaceParams, type ContentContext } from '../kernel';
+import { applyTemplateBody } from './template-schemas';
+import { applyTemplate } from './templates';
 
-/**
- * POST /v1/spaces/{spaceId}/content/template (OpenAPI applyTemplateToSpace): 201 with no
- * body. Edit role; `changeRequestId` (id or number) targets a change request instead of
- * the primary content: unknown → 404, merged → 409.
- */
-export function templatesRouter(ctx: ContentContext): Router {
-  const router = Router();
-
-  router.post('/v1/spaces/:spaceId/content/template', async (req, res) => {
-    const body = parseInput(applyTemplateBody, req.body, 'body');
-    const { userId } = principalOf(req);
-    const access = await loadSpaceAccess(ctx, userId, String(req.params.spaceId));
-    requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'apply templates');
-    await applyTemplate(ctx, access, userId, body);
-    res.status(201).end();
-  });
-
-  return router;
+export function templateRoutes(ctx: ContentContext): Route[] {
+  return [
+    /**
+     * OpenAPI applyTemplateToSpace: 201 with no body. Edit role; `changeRequestId` (id or
+     * number) targets a change request instead of the primary content: unknown → 404,
+     * merged → 409.
+     */
+    route({
+      method: 'post',
+      path: '/v1/spaces/:spaceId/content/template',
+      summary: "Apply a built-in template to the space's content or to a change request",
+      params: spaceParams,
+      body: applyTemplateBody,
+      handler: async ({ caller, params, body }) => {
+        const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
+        requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'apply templates');
+        await applyTemplate(ctx, access, caller.userId, body);
+        return new Reply(201);
+      },
+    }),
+  ];
 }

@@ -1,12 +1,24 @@
 import { httpError } from '@quire/http';
-import type { RevisionDoc, RevisionFileDoc } from '../db/revisions';
-import type { SpaceAccess } from './access';
-import { findChangeRequest, writeChangeRequestContent } from './change-requests';
-import { applyChanges, type ContentChange } from './content-changes';
-import type { ContentContext } from './context';
-import { hasModels, loadSpec, MAX_TAG_PAGES, OPENAPI_COMPUTED_TYPE, overviewMarkdown, specFileOf, specSlugOf, specTags } from './openapi-pages';
-import { loadRevision } from './revisions';
-import { commitSpaceRevision } from './space-content';
+import type { SpaceAccess } from '../access';
+import type { ContentContext } from '../kernel';
+import {
+  applyChanges,
+  commitSpaceRevision,
+  findChangeRequest,
+  hasModels,
+  loadRevision,
+  loadSpec,
+  MAX_TAG_PAGES,
+  OPENAPI_COMPUTED_TYPE,
+  overviewMarkdown,
+  specFileOf,
+  specSlugOf,
+  specTags,
+  writeChangeRequestContent,
+  type ContentChange,
+  type RevisionDoc,
+  type RevisionFileDoc,
+} from '../revisions';
 
 /*
  * Built-in content templates (OpenAPI applyTemplateToSpace, and `template` when creating a

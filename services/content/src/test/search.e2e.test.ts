@@ -14,10 +14,9 @@ import {
   type TestStack,
 } from '@quire/testkit';
 import MiniSearch from 'minisearch';
-import { modelsOf, registerModels, type ContentModels } from '../db/models';
-import { settleAverages } from '../domain/search-index';
-import { markdownSections } from '../domain/search-sections';
-import { FORMAT, readIndexData, storeIndexData } from '../domain/search-store';
+import type { ContentModels } from '../kernel';
+import { modelsOf, registerModels } from '../models';
+import { FORMAT, markdownSections, readIndexData, settleAverages, storeIndexData } from '../search';
 
 /**
  * Space search through the gateway: result shapes (GitBook SearchPageResult), ranking,

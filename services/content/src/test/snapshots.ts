@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { applyChanges, type ContentChange } from '../domain/content-changes';
-import { mergeContent, type ContentSnapshot } from '../domain/merge';
+import { mergeContent, type ContentSnapshot } from '../change-requests';
+import { applyChanges, type ContentChange } from '../revisions';
 
 /** Content snapshots for the pure engines' tests (content changes, three-way merge): bodies kept by hash, as the store would. */
 

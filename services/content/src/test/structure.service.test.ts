@@ -17,9 +17,8 @@ import {
   type BackendConfig,
 } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment, expectEvery } from '@quire/testkit';
-import type { ContentContext } from '../domain/context';
-import { purgeSpace } from '../domain/space-lifecycle';
-import { startContent } from '../service';
+import type { ContentContext } from '../kernel';
+import { purgeSpace, startContent } from '../service';
 
 /**
  * The content service (REST + its gRPC server) with the real identity service beside it,

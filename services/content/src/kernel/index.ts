@@ -1,0 +1,11 @@
+/*
+ * The kernel: what every module of the content service needs (the context and its model
+ * registry, the space and collection documents, write locks, a bounded cache, the users
+ * responses show, shared path parameters). It imports no other module.
+ */
+export type { ContentContext, ContentModels } from './context';
+export { withLock, spaceLock, changeRequestLock, collectionLock, lockConfigSchema } from './locks';
+export { LruCache } from './lru';
+export { structureModelDefinitions, type CollectionDoc, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from './structure-store';
+export { loadUsers, type PresentedUser } from './users';
+export { changeRequestParams, collectionParams, organizationParams, spaceParams } from './path-schemas';

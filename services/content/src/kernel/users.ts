@@ -1,0 +1,24 @@
+import { fromService, presentUser } from '@quire/http';
+import type { ContentContext } from './context';
+
+/** A user as the API shows them wherever one appears (author, reviewer, reacting user…). */
+export type PresentedUser = ReturnType<typeof presentUser>;
+
+/**
+ * The users a response shows, by id, with ONE identity.BatchGetUsers call (unknown users
+ * get a placeholder). Change requests and comments load them before presenting a page.
+ */
+export async function loadUsers(ctx: ContentContext, ids: Iterable<string>): Promise<Map<string, PresentedUser>> {
+  const wanted = [...new Set([...ids].filter(Boolean))];
+  const users = new Map<string, PresentedUser>();
+  if (wanted.length > 0) {
+    const { users: found } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: wanted }));
+    for (const user of found)
+      users.set(
+        user.id,
+        presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, ctx.config.PUBLIC_BASE_URL),
+      );
+  }
+  for (const id of wanted) if (!users.has(id)) users.set(id, presentUser({ id, displayName: 'Unknown user', email: '' }, ctx.config.PUBLIC_BASE_URL));
+  return users;
+}

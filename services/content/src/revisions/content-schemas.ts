@@ -1,0 +1,29 @@
+import { booleanQuery, idSchema, listQuerySchema } from '@quire/http';
+import { z } from 'zod';
+import { spaceParams } from '../kernel';
+
+/** Request schemas of the content reads (a space's content, a change request's, a revision). */
+
+// metadata=false omits git metadata; computed=false presents computed pages without generating them.
+export const revisionQuery = z.object({ metadata: booleanQuery.optional(), computed: booleanQuery.optional() });
+// format: markdown (default) or document (a paragraph-level JSON document built from the markdown).
+export const pageQuery = revisionQuery.extend({
+  format: z.enum(['markdown', 'document']).optional(),
+  evaluated: z.union([booleanQuery, z.literal('deterministic-only')]).optional(),
+});
+export type PageQuery = z.infer<typeof pageQuery>;
+// Files are never computed: `computed` is accepted and changes nothing.
+export const fileListQuery = listQuerySchema.extend(revisionQuery.shape);
+export const linksQuery = listQuerySchema.extend({ status: z.enum(['ok', 'broken', 'in-app']).optional() });
+export type LinksQuery = z.infer<typeof linksQuery>;
+
+/** A revision of a space: /v1/spaces/{spaceId}/revisions/{revisionId}. */
+export const revisionParams = spaceParams.extend({ revisionId: idSchema });
+
+/* Path parameters under a content source's prefix (added to the source's own). */
+export const fileParam = { fileId: idSchema };
+export const pageParam = { pageId: idSchema };
+/** `…/path/*pagePath`: the wildcard's segments as one path, without leading or trailing slashes. */
+export const pagePathParam = {
+  pagePath: z.unknown().transform((raw) => (Array.isArray(raw) ? raw.join('/') : String(raw)).replace(/^\/+|\/+$/g, '')),
+};
