@@ -1,4 +1,3 @@
-import type { Express } from 'express';
 import { createEventBus, type EventBus } from '@quire/async';
 import {
   connectDatabase,
@@ -15,6 +14,7 @@ import {
   type ServiceClients,
 } from '@quire/runtime';
 import { createServiceApp, finishServiceApp } from './app';
+import { routerOf, type Route } from './routes';
 
 export interface ServiceDeps<C extends BackendConfig> {
   name: string;
@@ -47,7 +47,8 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
   models: (db: Database) => void;
   /** Builds what routes and gRPC methods work with (the domain context), once. */
   context?: (deps: ServiceDeps<C>) => X;
-  routes?: (app: Express, context: X) => void;
+  /** The service's REST routes, as data (libs/http routes.ts): mounted in this order. */
+  routes?: (context: X) => Route[];
   grpc?: (server: GrpcServerHandle, context: X) => void;
   /**
    * Work that runs beside requests once the service listens (job workers, event
@@ -82,7 +83,7 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
   const available = () => db.readyState === 1 && redis.status === 'ready';
   const ready = async () => available() && (await redis.ping()) === 'PONG';
   const app = createServiceApp({ logger, secret: config.INTERNAL_HMAC_SECRET, ready, available });
-  options.routes?.(app, context);
+  if (options.routes) app.use(routerOf(options.routes(context)));
   finishServiceApp(app, logger);
 
   const grpc = createGrpcServer({ host: config.BIND_HOST, port: config.GRPC_PORT, secret: config.INTERNAL_HMAC_SECRET, logger, available });

@@ -6,7 +6,7 @@ import { purgeSpaceComments } from './comments';
 import type { ContentConfig } from './config';
 import { purgeSpaceGitSync, startGitWorker } from './git';
 import { contentGrpc } from './grpc/server';
-import { contentRouter } from './http/routes';
+import { contentRoutes } from './http/routes';
 import type { ContentContext } from './kernel';
 import { modelsOf, registerModels } from './models';
 import { purgeSpaceSearchIndexes, subscribeSearchWarmup } from './search';
@@ -37,7 +37,7 @@ export function startContent(
     config,
     models: registerModels,
     context: (deps): ContentContext => ({ ...deps, models: modelsOf(deps.db) }),
-    routes: (app, ctx) => app.use(contentRouter(ctx)),
+    routes: contentRoutes,
     grpc: (server, ctx) => server.add(content.ContentServiceDefinition, contentGrpc(ctx)),
     background: async (ctx) => {
       startSpacePurgeWorker(ctx, purgeFeatureData);

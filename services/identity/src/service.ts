@@ -6,7 +6,7 @@ import type { IdentityContext } from './domain/context';
 import { backfillMemberSearchFields } from './domain/members';
 import { scopeLegacySsoTokens } from './domain/tokens';
 import { identityGrpc } from './grpc/server';
-import { identityRouter } from './http';
+import { identityRoutes } from './http';
 
 /** Starts the identity service (REST + gRPC) against its own database. */
 export function startIdentity(
@@ -18,7 +18,7 @@ export function startIdentity(
     config,
     models: registerModels,
     context: (deps): IdentityContext => ({ ...deps, models: modelsOf(deps.db) }),
-    routes: (app, ctx) => app.use(identityRouter(ctx)),
+    routes: identityRoutes,
     grpc: (server, ctx) => server.add(identity.IdentityServiceDefinition, identityGrpc(ctx)),
     // Memberships written before the search copies existed get them once, without holding up the start.
     background: async (ctx) => {

@@ -6,7 +6,7 @@ import { modelsOf, registerModels } from './db/models';
 import type { PublishingContext } from './domain/context';
 import { subscribeToSpaceEvents } from './domain/space-events';
 import { publishingGrpc } from './grpc/server';
-import { publishingRouter } from './http';
+import { publishingRoutes } from './http';
 
 /** Starts the publishing service (REST + gRPC + space events) against its own database. */
 export function startPublishing(
@@ -18,7 +18,7 @@ export function startPublishing(
     config,
     models: registerModels,
     context: (deps): PublishingContext => ({ ...deps, models: modelsOf(deps.db) }),
-    routes: (app, ctx) => app.use(publishingRouter(ctx)),
+    routes: publishingRoutes,
     grpc: (server, ctx) => server.add(publishing.PublishingServiceDefinition, publishingGrpc(ctx)),
     background: async (ctx) => {
       if (options.subscribeToEvents === false) return;

@@ -1,5 +1,4 @@
-import { routerOf, type Route } from '@quire/http';
-import type { Router } from 'express';
+import type { Route } from '@quire/http';
 import { permissionRoutes } from '../access';
 import { changeRequestRoutes } from '../change-requests';
 import { commentRoutes } from '../comments';
@@ -32,8 +31,4 @@ export function contentRoutes(ctx: ContentContext): Route[] {
     ...templateRoutes(ctx),
     ...gitRoutes(ctx),
   ];
-}
-
-export function contentRouter(ctx: ContentContext): Router {
-  return routerOf(contentRoutes(ctx));
 }

@@ -1,5 +1,4 @@
-import { routerOf, type Route } from '@quire/http';
-import type { Router } from 'express';
+import type { Route } from '@quire/http';
 import type { IdentityContext } from '../domain/context';
 import { memberRoutes } from './member-routes';
 import { organizationRoutes } from './organization-routes';
@@ -9,8 +8,4 @@ import { teamRoutes } from './team-routes';
 /** Every REST route of the identity service, as data (the router and the API document are made from it). */
 export function identityRoutes(ctx: IdentityContext): Route[] {
   return [...organizationRoutes(ctx), ...memberRoutes(ctx), ...teamRoutes(ctx), ...samlRoutes(ctx)];
-}
-
-export function identityRouter(ctx: IdentityContext): Router {
-  return routerOf(identityRoutes(ctx));
 }
