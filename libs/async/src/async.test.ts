@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createLogger, newId } from '@quire/runtime';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { createEventBus, type DomainEvent } from './events';
@@ -17,10 +17,10 @@ async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
 
 describe('event bus on Redis Streams', () => {
   let env: TestEnvironment;
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
   });
-  after(() => cleanupTestEnvironment(env));
+  afterAll(() => cleanupTestEnvironment(env));
 
   const bus = () => createEventBus({ redisUrl: env.redisUrl, prefix: `${env.redisPrefix}${newId(6)}:`, logger });
 
@@ -99,10 +99,10 @@ describe('event bus on Redis Streams', () => {
 
 describe('job queues on BullMQ', () => {
   let env: TestEnvironment;
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
   });
-  after(() => cleanupTestEnvironment(env));
+  afterAll(() => cleanupTestEnvironment(env));
 
   it('runs a job and reports its state and result', async () => {
     const queue = createJobQueue<{ n: number }, { doubled: number }>('double', { redisUrl: env.redisUrl, prefix: env.redisPrefix, logger });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from '@jest/globals';
 import { MongoClient } from 'mongodb';
 import { startMongo } from './mongo';
 import { postgresAnswers, withDatabase, withPostgres } from './pg-client';
@@ -16,7 +16,7 @@ function tempDir(): string {
   tempDirs.push(dir);
   return dir;
 }
-after(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** The server the launcher would find running (POSTGRES_URL, else the local default), if any. */
 const serverUrl = process.env.POSTGRES_URL || LOCAL_DEFAULT_POSTGRES_URL;
@@ -44,37 +44,40 @@ describe('datastore: FerretDB on PostgreSQL', () => {
     assert.notEqual(stackDatabaseName('/srv/quire/b'), name);
   });
 
-  it('runs FerretDB on the running PostgreSQL, in the data dir’s own database, which dropStackDatabase removes', async (t) => {
-    if (process.env.MONGODB_URI) return t.skip('MONGODB_URI chooses another datastore');
-    if (!(await postgresAnswers(serverUrl))) return t.skip(`no PostgreSQL answers at ${new URL(serverUrl).host}`);
-    const dataDir = tempDir();
-    const expected = stackDatabaseName(dataDir);
-    const lines: string[] = [];
-    const mongo = await startMongo({ dataDir, port: await freePort(), log: (line) => lines.push(line) });
-    try {
-      assert.equal(mongo.engine, 'ferretdb');
-      assert.equal(mongo.backend, 'postgresql');
-      assert.equal(new URL(mongo.postgresUrl!).pathname, `/${expected}`);
-      assert.ok(
-        lines.some((line) => line.startsWith('datastore: FerretDB on PostgreSQL at') && line.includes(`database ${expected}`)),
-        lines.join('\n'),
-      );
-      assert.equal(await roundTrip(mongo.uri, 'quire_probe'), 'kept');
-      // The document is in that PostgreSQL database: FerretDB keeps a schema per MongoDB database.
-      const schemas = await withPostgres(mongo.postgresUrl!, async (client) =>
-        (await client.query('SELECT nspname FROM pg_namespace')).rows.map((r) => r.nspname),
-      );
-      assert.ok(schemas.includes('quire_probe'), `schemas: ${schemas.join(', ')}`);
-    } finally {
-      await mongo.stop();
-    }
-    assert.ok(await databaseExists(serverUrl, expected), 'the data stays for the next start');
-    assert.equal(await dropStackDatabase(dataDir), true);
-    assert.equal(await databaseExists(serverUrl, expected), false, 'dropped');
-  });
+  // Skipped when process.env.MONGODB_URI: MONGODB_URI chooses another datastore
+  (process.env.MONGODB_URI ? it.skip : it)(
+    'runs FerretDB on the running PostgreSQL, in the data dir’s own database, which dropStackDatabase removes',
+    async () => {
+      if (!(await postgresAnswers(serverUrl))) return console.log('skipped:', `no PostgreSQL answers at ${new URL(serverUrl).host}`);
+      const dataDir = tempDir();
+      const expected = stackDatabaseName(dataDir);
+      const lines: string[] = [];
+      const mongo = await startMongo({ dataDir, port: await freePort(), log: (line) => lines.push(line) });
+      try {
+        assert.equal(mongo.engine, 'ferretdb');
+        assert.equal(mongo.backend, 'postgresql');
+        assert.equal(new URL(mongo.postgresUrl!).pathname, `/${expected}`);
+        assert.ok(
+          lines.some((line) => line.startsWith('datastore: FerretDB on PostgreSQL at') && line.includes(`database ${expected}`)),
+          lines.join('\n'),
+        );
+        assert.equal(await roundTrip(mongo.uri, 'quire_probe'), 'kept');
+        // The document is in that PostgreSQL database: FerretDB keeps a schema per MongoDB database.
+        const schemas = await withPostgres(mongo.postgresUrl!, async (client) =>
+          (await client.query('SELECT nspname FROM pg_namespace')).rows.map((r) => r.nspname),
+        );
+        assert.ok(schemas.includes('quire_probe'), `schemas: ${schemas.join(', ')}`);
+      } finally {
+        await mongo.stop();
+      }
+      assert.ok(await databaseExists(serverUrl, expected), 'the data stays for the next start');
+      assert.equal(await dropStackDatabase(dataDir), true);
+      assert.equal(await databaseExists(serverUrl, expected), false, 'dropped');
+    },
+  );
 
-  it('sweeps the databases of temporary data dirs that are gone, and only those', async (t) => {
-    if (!(await postgresAnswers(serverUrl))) return t.skip(`no PostgreSQL answers at ${new URL(serverUrl).host}`);
+  it('sweeps the databases of temporary data dirs that are gone, and only those', async () => {
+    if (!(await postgresAnswers(serverUrl))) return console.log('skipped:', `no PostgreSQL answers at ${new URL(serverUrl).host}`);
     const gone = tempDir();
     const kept = tempDir();
     await ensureStackDatabase(serverUrl, gone);
@@ -91,8 +94,8 @@ describe('datastore: FerretDB on PostgreSQL', () => {
     }
   });
 
-  it('runs a cluster of its own in the data dir when only the server binaries are there: loopback, password, not root', async (t) => {
-    if (!postgresBinDir()) return t.skip('no PostgreSQL server binaries installed');
+  it('runs a cluster of its own in the data dir when only the server binaries are there: loopback, password, not root', async () => {
+    if (!postgresBinDir()) return console.log('skipped:', 'no PostgreSQL server binaries installed');
     const dataDir = tempDir();
     const server = await startOwnPostgres(dataDir, () => {});
     const previous = process.env.POSTGRES_URL;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import mongoose, { Schema } from 'mongoose';
 import { databaseUri } from '@quire/runtime';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from '@quire/testkit';
@@ -17,7 +17,7 @@ describe('keyset pagination against the real datastore', () => {
   let connection: mongoose.Connection;
   let Rows: mongoose.Model<Row>;
 
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
     connection = await mongoose.createConnection(databaseUri('pagination', { MONGODB_URI: env.mongodbUri, DB_PREFIX: env.dbPrefix })).asPromise();
     const schema = new Schema<Row>({ _id: String, group: String, at: Date }, { versionKey: false });
@@ -35,7 +35,7 @@ describe('keyset pagination against the real datastore', () => {
     );
   });
 
-  after(async () => {
+  afterAll(async () => {
     await connection.close();
     await cleanupTestEnvironment(env);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import mongoose, { Schema } from 'mongoose';
 import { Client } from 'pg';
 import { indexedFields } from './ferretdb-indexes';
@@ -50,11 +50,12 @@ describe('indexes FerretDB on PostgreSQL really uses', () => {
     await connection.close();
   });
 
-  describe('explain on the real engine', { skip: !(MONGODB_URI && POSTGRES_URL) && 'needs FerretDB on PostgreSQL' }, () => {
+  // Skipped when !(MONGODB_URI && POSTGRES_URL): needs FerretDB on PostgreSQL
+  (!(MONGODB_URI && POSTGRES_URL) ? describe.skip : describe)('explain on the real engine', () => {
     let db: mongoose.Connection;
     let Space: mongoose.Model<SpaceLike>;
 
-    before(async () => {
+    beforeAll(async () => {
       db = await connectDatabase('explain', { MONGODB_URI, DB_PREFIX: `t${SUFFIX}_` }, createLogger('explain-test', 'silent'), models.register, {
         ferretdbPostgresUrl: POSTGRES_URL,
       });
@@ -76,7 +77,7 @@ describe('indexes FerretDB on PostgreSQL really uses', () => {
       await client.end();
     });
 
-    after(async () => {
+    afterAll(async () => {
       await db?.dropDatabase().catch(() => {});
       await db?.close();
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from '@jest/globals';
 import path from 'node:path';
 import { loadSync } from '@grpc/proto-loader';
 import { ClientError, createChannel, createClient, Status } from 'nice-grpc';
@@ -21,7 +21,7 @@ function freePort(): Promise<number> {
 
 describe('gRPC clients', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
-  after(async () => {
+  afterAll(async () => {
     for (const cleanup of cleanups) await cleanup();
   });
 

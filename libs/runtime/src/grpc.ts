@@ -112,7 +112,10 @@ export function createGrpcServer(options: {
     },
     async shutdown() {
       health.setStatus('unhealthy');
-      await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 5_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([server.shutdown(), new Promise((r) => (timer = setTimeout(r, 5_000)))]);
+      // Not left running: it would hold a process that stopped its services open for 5 s.
+      clearTimeout(timer);
       server.forceShutdown();
     },
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { acquireRedisLock, LockBusyError, releaseRedisLock, withRedisLock } from './locks';
 import { createLogger } from './logger';
 import { createRedis, type RedisClient } from './redis';
@@ -15,10 +15,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('withRedisLock on a real Redis', () => {
   let redis: RedisClient;
-  before(() => {
+  beforeAll(() => {
     redis = createRedis({ REDIS_URL, REDIS_PREFIX: PREFIX }, createLogger('locks-test', 'silent'));
   });
-  after(async () => {
+  afterAll(async () => {
     // keyPrefix is not applied to KEYS patterns nor to the names it returns: a raw client cleans up.
     const raw = createRedis({ REDIS_URL, REDIS_PREFIX: '' }, createLogger('locks-test', 'silent'));
     const keys = await raw.keys(`${PREFIX}*`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createLogger } from './logger';
 import { createTokenCache, invalidationChannel, MembershipCache, publishInvalidation, type CachedMembership } from './membership-cache';
 import { createRedis, type RedisClient } from './redis';
@@ -32,13 +32,13 @@ describe('MembershipCache on a real Redis', () => {
     return value;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     service = createRedis({ REDIS_URL, REDIS_PREFIX: PREFIX }, logger);
     identity = createRedis({ REDIS_URL, REDIS_PREFIX: PREFIX }, logger);
     cache = new MembershipCache(service, { logger });
     await until('the subscription', () => cacheIsLive(cache));
   });
-  after(() => {
+  afterAll(() => {
     identity.disconnect();
     service.disconnect();
   });

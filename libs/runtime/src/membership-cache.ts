@@ -49,6 +49,7 @@ export class InvalidatedCache<V extends object> {
   private generation = 0;
   /** True while subscribed: only then are entries served and kept. */
   private live = false;
+  private closed = false;
   private readonly subscriber: RedisClient;
 
   constructor(
@@ -124,6 +125,10 @@ export class InvalidatedCache<V extends object> {
   /** Stops listening; the cache is bypassed from then on. */
   close(): void {
     this.reset();
+    // Once: closed by its owner, then again when the main connection ends, a second disconnect
+    // of the ended subscriber left ioredis's 2 s force-close timer holding the process open.
+    if (this.closed) return;
+    this.closed = true;
     this.subscriber.disconnect();
   }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import { runWithContext } from './context';
 import { signPrincipal, verifyPrincipal } from './principal';
 import { outsideTokenScope, tokenScope } from './token-scope';

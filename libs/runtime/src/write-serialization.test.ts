@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import mongoose, { Schema } from 'mongoose';
 import { createLogger } from './logger';
 import { connectDatabase, defineModels } from './mongo';
@@ -32,19 +32,20 @@ const counterSchema = new Schema<CounterDoc>(
 counterSchema.index({ owner: 1, slot: 1 }, { unique: true });
 const models = defineModels<{ Counter: mongoose.Model<CounterDoc> }>({ Counter: [counterSchema, 'counters'] });
 
-describe('updates of one document never lose each other (real datastore)', { skip: !MONGODB_URI && 'needs the test runner datastore' }, () => {
+// Skipped when !MONGODB_URI: needs the test runner datastore
+(!MONGODB_URI ? describe.skip : describe)('updates of one document never lose each other (real datastore)', () => {
   let db: mongoose.Connection;
   let redis: RedisClient;
   let Counter: mongoose.Model<CounterDoc>;
 
-  before(async () => {
+  beforeAll(async () => {
     const logger = createLogger('write-serialization-test', 'silent');
     redis = createRedis({ REDIS_URL, REDIS_PREFIX: `quire-test:${SUFFIX}:` }, logger);
     db = await connectDatabase('serialization', { MONGODB_URI, DB_PREFIX: `t${SUFFIX}_` }, logger, models.register, { redis });
     Counter = models.of(db).Counter;
   });
 
-  after(async () => {
+  afterAll(async () => {
     await db?.dropDatabase().catch(() => {});
     await db?.close();
     redis?.disconnect();

@@ -71,14 +71,13 @@ export async function startTestStack(
     LOG_LEVEL: 'warn',
     ...extraEnv,
   };
-  const child = spawn(process.execPath, [path.join(root, 'tools/stack/dist/start.js')], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Whatever happens to the test, its stacks do not outlive it: the stack stops when this
+  // process goes away and the IPC channel closes (an 'exit' hook would not do under jest, whose
+  // test files see a process object of their own, and whose workers may be killed).
+  const child = spawn(process.execPath, [path.join(root, 'tools/stack/dist/start.js')], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  // Whatever happens to the test, its stacks do not outlive it.
-  const killOnExit = () => child.kill('SIGTERM');
-  process.once('exit', killOnExit);
-  void exited.then(() => process.removeListener('exit', killOnExit));
   let output = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`stack did not become ready in 60 s:\n${output.slice(-20_000)}`)), 60_000);

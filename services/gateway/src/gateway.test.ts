@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { freePort } from '@quire/datastore';
 import { addMemberWithToken, bootstrapAdmin, revokeToken, startIdentity, withIdentityAdmin } from '@quire/identity';
 import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
@@ -19,7 +19,7 @@ describe('gateway', () => {
 
   const api = (token?: string) => apiClient(`http://127.0.0.1:${gateway.port}`, token);
 
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
     const backend = testBackendConfig(env);
     identityService = await startIdentity(backend, { handleSignals: false });
@@ -42,7 +42,7 @@ describe('gateway', () => {
     admin = await withIdentityAdmin(backend, (ctx) => bootstrapAdmin(ctx, { email: 'gw@example.com', organizationTitle: 'Gateway Org' }));
   });
 
-  after(async () => {
+  afterAll(async () => {
     await gateway.stop();
     await identityService.stop();
     await cleanupTestEnvironment(env);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { expectOk, startTestStack, type ApiClient, type ApiResponse, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
@@ -126,7 +126,7 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
   const newComment = async (owner: string) => `${owner}/comments/${(await created(`${owner}/comments`, { body: { markdown: 'Comment' } })).id}`;
   const newReply = async (comment: string) => `${comment}/replies/${(await created(`${comment}/replies`, { body: { markdown: 'Reply' } })).id}`;
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack({ RATE_LIMIT_POINTS: '1000000' });
     org = await stack.organization({ domain: 'concurrency.test', roles: ['create', 'review', 'comment'] });
     admin = org.admin.api;
@@ -139,32 +139,35 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
     }
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 
   describe('updates of different fields of one resource at once keep every change', () => {
-    it('organization: concurrent PATCH of title, emailDomains, hostname, defaultRole, defaultContent, logo, sso, ai, inviteLinks, mergeRules keeps every change', async (t) => {
+    it('organization: concurrent PATCH of title, emailDomains, hostname, defaultRole, defaultContent, logo, sso, ai, inviteLinks, mergeRules keeps every change', async () => {
       // The merges below need no review: the rules this case sets are dropped whatever happens.
-      t.after(async () => void expectOk(await admin.patch(o(), { mergeRules: { type: 'none' } })));
-      await rounds(async (r) => {
-        const now = await read(o());
-        const site = await newSite();
-        const fields = {
-          title: `Concurrent organization ${r}`,
-          emailDomains: [`r${r}.concurrency.test`],
-          hostname: `concurrency-${r}-${suffix}`,
-          defaultRole: now.defaultRole === 'read' ? 'comment' : 'read',
-          defaultContent: { type: 'site', site },
-          logo: `https://logo.example.com/${r}.png`,
-          sso: !now.sso,
-          ai: !now.ai,
-          inviteLinks: !now.inviteLinks,
-          mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [users[r].userId] }] },
-        };
-        const { writes, expected } = eachField((body) => admin.patch(o(), body), fields, undefined, { logo: (organization) => organization.urls.logo });
-        return concurrently(writes, () => read(o()), expected);
-      });
+      try {
+        await rounds(async (r) => {
+          const now = await read(o());
+          const site = await newSite();
+          const fields = {
+            title: `Concurrent organization ${r}`,
+            emailDomains: [`r${r}.concurrency.test`],
+            hostname: `concurrency-${r}-${suffix}`,
+            defaultRole: now.defaultRole === 'read' ? 'comment' : 'read',
+            defaultContent: { type: 'site', site },
+            logo: `https://logo.example.com/${r}.png`,
+            sso: !now.sso,
+            ai: !now.ai,
+            inviteLinks: !now.inviteLinks,
+            mergeRules: { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [users[r].userId] }] },
+          };
+          const { writes, expected } = eachField((body) => admin.patch(o(), body), fields, undefined, { logo: (organization) => organization.urls.logo });
+          return concurrently(writes, () => read(o()), expected);
+        });
+      } finally {
+        expectOk(await admin.patch(o(), { mergeRules: { type: 'none' } }));
+      }
     });
 
     it('member: concurrent role change, SSO, ping and team additions keep every change', async () => {

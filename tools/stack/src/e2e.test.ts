@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { apiClient, assertMatchesOpenApi, cleanupTestEnvironment, startTestStack, testEnvironment, type TestStack } from '@quire/testkit';
 
@@ -11,12 +11,12 @@ describe('end to end through the gateway', () => {
   let stack: TestStack;
   let admin: ReturnType<typeof apiClient>;
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack({ LOG_LEVEL: 'info' });
     admin = apiClient(stack.baseUrl, stack.adminToken);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { freePort, onPath, waitFor } from '@quire/datastore';
 import { apiClient, expectOk, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
@@ -101,7 +101,7 @@ describe('faults: a datastore or Redis crash is a short outage of 503s, then rec
   let spaceId: string;
   const created: string[] = [];
 
-  before(async () => {
+  beforeAll(async () => {
     redisPort = await freePort();
     redisDir = mkdtempSync(path.join(os.tmpdir(), 'quire-faults-redis-'));
     redis = startOwnRedis(redisPort, redisDir);
@@ -113,7 +113,7 @@ describe('faults: a datastore or Redis crash is a short outage of 503s, then rec
     spaceId = created[0];
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
     redis?.kill('SIGKILL');
     if (redisDir) rmSync(redisDir, { recursive: true, force: true });
@@ -125,12 +125,12 @@ describe('faults: a datastore or Redis crash is a short outage of 503s, then rec
   // PostgreSQL server it stores into, which other stacks share.
   const datastorePids = () => pidsOf(`ferretdb .*--listen-addr=127\\.0\\.0\\.1:${datastorePort()}( |$)`);
 
-  it('restarts a killed datastore; meanwhile 503s within a second; nothing acknowledged is lost', async (t) => {
+  it('restarts a killed datastore; meanwhile 503s within a second; nothing acknowledged is lost', async () => {
     const pids = datastorePids();
     assert.equal(pids.length, 1, `the stack runs its own FerretDB (found ${pids.join(', ') || 'none'})`);
     const [before] = pids;
     const port = datastorePort();
-    t.diagnostic(/datastore: .*/.exec(stack.output())?.[0] ?? 'datastore: not reported');
+    console.log(/datastore: .*/.exec(stack.output())?.[0] ?? 'datastore: not reported');
     const { statuses, acknowledged } = await throughOutage(admin, spaceId, async () => {
       process.kill(before, 'SIGKILL');
       // Hold the datastore's port for two seconds with a server that accepts and never

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** Nested `depth` levels: { nodes: [ { nodes: [ … ] } ] }-like, built without recursion. */
@@ -19,7 +19,7 @@ describe('hostile input through the gateway', () => {
   let spaceId: string;
   let siteId: string;
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     org = await stack.organization({ domain: 'hostile.test', roles: ['read'] });
     spaceId = expectOk(await org.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'Target' }), 201).id;
@@ -30,7 +30,7 @@ describe('hostile input through the gateway', () => {
     expectOk(await org.admin.api.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: 'two' } }));
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

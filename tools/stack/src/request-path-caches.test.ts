@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import pino from 'pino';
 import { startContent } from '@quire/content';
 import { freePort } from '@quire/datastore';
@@ -45,7 +45,7 @@ describe('request path caches: memberships and tokens, invalidated by identity',
   /** A space only grants open (default level null), granted to TEAM. */
   let TEAM_SPACE: string;
 
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
     const grpc = { content: await freePort(), publishing: await freePort() };
     const down = await freePort();
@@ -95,7 +95,7 @@ describe('request path caches: memberships and tokens, invalidated by identity',
     assert.equal((await admin.patch(`/v1/spaces/${TEAM_SPACE}`, { defaultLevel: null })).status, 200);
   });
 
-  after(async () => {
+  afterAll(async () => {
     for (const stop of stops) await stop();
     await cleanupTestEnvironment(env);
   });

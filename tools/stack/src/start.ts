@@ -77,6 +77,11 @@ async function main() {
   shutdown = stopAll;
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  // Started by a test over an IPC channel (testkit's startTestStack): the stack goes when that process does, however it ends.
+  if (process.send) {
+    process.once('disconnect', () => void stopAll(0));
+    if (!process.connected) void stopAll(0);
+  }
 
   const mongo = await startMongo({ dataDir, port: ports.datastore, log });
   cleanups.push(() => mongo.stop());

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import { resolveDefaultLevel, resolveEffectiveRole, resolveSpaceRole, spacePermissions, weakestRole } from './roles';
 
 const member = (orgRole: Parameters<typeof weakestRole>[0]) => ({ member: true, orgRole });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import type { RevisionFileDoc } from '../revisions';
 import { mergeMarkdown, mergeContent, type ContentSnapshot } from './merge';
 import { apply, empty, titles, bodyOf, loader, merged } from '../test/snapshots';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import { normalizeRepoPath, resolveRepoHref } from './layout';
 import { parsePageFile, parseSummary, renderPageFile, rewriteLinks } from './markdown';
 import { parseRemote, RemoteUrlError, openCredentials, scrubSecrets, sealCredentials } from './remote';

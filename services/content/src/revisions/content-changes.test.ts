@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import { applyChanges } from './content-changes';
 import { pagePaths } from './page-tree';
 import { apply, empty, titles } from '../test/snapshots';

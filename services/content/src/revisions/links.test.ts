@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import type { RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { classifyHref, classifyLinks, extractHrefs, linkTargets } from './links';
 import { contentHash } from './revisions';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from '@jest/globals';
 import { DOWNLOAD_URL_LIFETIME_MS, signedUrl, verifySignedUrl } from './signed-urls';
 
 describe('signed download addresses', () => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
+import { pdfText } from './pdf-text';
 import { assertMatchesOpenApi, startTestStack, waitFor, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
-import { PDFParse } from 'pdf-parse';
 
 /** Revisions, change requests, content batches, merge/update, links and PDF through the gateway. */
 describe('content: change requests and revisions (end to end)', () => {
@@ -42,7 +42,7 @@ describe('content: change requests and revisions (end to end)', () => {
     return { space, pages: flat(content.pages) };
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = (admin as { organizationId?: string }).organizationId as string;
@@ -54,7 +54,7 @@ describe('content: change requests and revisions (end to end)', () => {
     await events.subscribe('content-change-requests-e2e-test', async (event) => void seen.push(event), { blockMs: 200 });
   });
 
-  after(async () => {
+  afterAll(async () => {
     // Debugging aid: the stack's own log when asked for.
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await events?.close();
@@ -409,14 +409,7 @@ describe('content: change requests and revisions (end to end)', () => {
     const response = await fetch(url);
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('content-type'), 'application/pdf');
-    const text = async (bytes: ArrayBuffer) => {
-      const parser = new PDFParse({ data: new Uint8Array(bytes) });
-      try {
-        return (await parser.getText()).text;
-      } finally {
-        await parser.destroy();
-      }
-    };
+    const text = pdfText;
     const all = await text(await response.arrayBuffer());
     assert.match(all, /Printed Intro/);
     assert.match(all, /Printed Appendix/);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import {
   assertMatchesOpenApi,
   startTestStack,
@@ -33,7 +33,7 @@ describe('content: collections (end to end)', () => {
   };
   const ids = (body: { items: Array<{ id: string }> }) => body.items.map((i) => i.id);
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
@@ -43,7 +43,7 @@ describe('content: collections (end to end)', () => {
     outsider = await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

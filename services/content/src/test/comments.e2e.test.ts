@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { MongoClient } from 'mongodb';
 import { createLogger, createRedis } from '@quire/runtime';
@@ -53,7 +53,7 @@ describe('content: comments (end to end)', () => {
     ok(await account.api.post(`${base}/comments`, { body: { markdown }, ...extra }));
   const openCount = async (base: string) => ok(await reader.api.get(`${base}/comments?status=open&limit=1`)).count as number;
 
-  before(async () => {
+  beforeAll(async () => {
     // A busy lock answers 503 after 5 s here (30 s by default), so the test below need not wait 30 s.
     stack = await startTestStack({ SPACE_RETENTION_MS: String(RETENTION_MS), RATE_LIMIT_POINTS: '100000', CONTENT_LOCK_WAIT_MS: String(LOCK_WAIT_MS) });
     const organization = await stack.organization({ domain: 'comments.test', roles: ['edit', 'comment', 'read', 'guest'] });
@@ -62,7 +62,7 @@ describe('content: comments (end to end)', () => {
     ({ edit: editor, comment: commenter, read: reader, guest } = organization.members);
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await stack?.stop();
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
@@ -28,7 +28,7 @@ describe('content: rules of spaces, change requests and content (end to end)', (
   const flat = (pages: any[]): any[] => pages.flatMap((page) => [page, ...flat(page.pages)]);
   const ids = (body: { items: Array<{ id: string }> }) => body.items.map((item) => item.id);
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
@@ -38,7 +38,7 @@ describe('content: rules of spaces, change requests and content (end to end)', (
     outsider = (await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other'])) as TestAccount & { organizationId: string };
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await stack?.stop();
   });

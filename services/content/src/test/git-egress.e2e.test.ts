@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 const REFUSED = 'refused: the repository address is not allowed';
@@ -39,7 +39,7 @@ describe('content: Git sync reaches only public repositories (end to end)', () =
     return (await settle(spaceId)).operation;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     // Explicit: development stacks may widen the protocols; this suite wants the defaults.
     stack = await startTestStack({ GIT_ALLOWED_PROTOCOLS: 'https', GIT_OPERATION_TIMEOUT_MS: '20000' });
     const organization = await stack.organization({ domain: 'egress.test', roles: ['edit', 'read'] });
@@ -58,7 +58,7 @@ describe('content: Git sync reaches only public repositories (end to end)', () =
     await new Promise<void>((resolve) => probe.close(() => resolve()));
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await stack?.stop();
     await new Promise<void>((resolve) => (listener ? listener.close(() => resolve()) : resolve()));

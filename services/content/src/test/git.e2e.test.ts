@@ -6,7 +6,7 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { createJobQueue } from '@quire/async';
 import { createLogger } from '@quire/runtime';
@@ -185,7 +185,7 @@ describe('content: Git import and export (end to end)', () => {
     return state;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     workRoot = mkdtempSync(path.join(os.tmpdir(), 'quire-git-test-'));
     remotes = path.join(workRoot, 'remotes');
     httpRoot = path.join(workRoot, 'http');
@@ -208,7 +208,7 @@ describe('content: Git import and export (end to end)', () => {
     ({ edit: editor, read: reader, guest } = organization.members);
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await stack?.stop();
     await server?.close();
@@ -761,7 +761,7 @@ describe('content: Git import and export (end to end)', () => {
       assert.ok(attempt < 1_200, 'the stalled fetches did not start');
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    const workDirs = () => readdirSync(serviceTmp).filter((name) => name.startsWith('quire-git-'));
+    const workDirs = () => [...readdirSync(serviceTmp)].filter((name) => name.startsWith('quire-git-'));
     assert.equal(workDirs().length, 2, 'each running operation works in its own directory');
     // Meanwhile a job leaves the queue without its outcome recorded, as when its worker dies
     // past BullMQ's stall limit: here a worker of the test takes it and drops it.

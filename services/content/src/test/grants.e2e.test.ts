@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { startTestStack, type ApiResponse, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 /**
@@ -33,7 +33,7 @@ describe('content: grants and reviewers within the organization (end to end)', (
     return answers;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     const organization = await stack.organization({ domain: 'grants.test', roles: ['edit', 'review', 'read'] });
     ({ admin, outsider } = organization);
@@ -43,7 +43,7 @@ describe('content: grants and reviewers within the organization (end to end)', (
     assert.ok(outsiderEmail);
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await stack?.stop();
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { connectDatabase, createLogger, type Database } from '@quire/runtime';
 import {
@@ -109,7 +109,7 @@ describe('content: space search (end to end)', () => {
     models = modelsOf(db);
   };
 
-  before(async () => {
+  beforeAll(async () => {
     // keepData: the last test restarts the stack on the same databases.
     stack = await startTestStack({}, { keepData: true });
     const organization = await stack.organization({ domain: 'search.test', roles: ['read', 'guest'] });
@@ -148,7 +148,7 @@ describe('content: space search (end to end)', () => {
     docs = { id, pages: await pageIds(id) };
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await db?.close();
     await stack?.stop();

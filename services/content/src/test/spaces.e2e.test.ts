@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import {
@@ -51,7 +51,7 @@ describe('content: spaces (end to end)', () => {
     assert.fail(message);
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack({ SPACE_RETENTION_MS: String(RETENTION_MS) });
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
@@ -64,7 +64,7 @@ describe('content: spaces (end to end)', () => {
     await events.subscribe('content-spaces-e2e-test', async (event) => void seen.push(event), { blockMs: 200 });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await events?.close();
     await stack?.stop();
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import pino from 'pino';
 import { createEventBus } from '@quire/async';
 import { freePort } from '@quire/datastore';
@@ -82,7 +82,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     return team.body as { id: string; createdAt: string };
   };
 
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
     // Each service calls the other (identity asks content for team space counts), so
     // content's gRPC port is chosen before either starts.
@@ -121,7 +121,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     assert.equal((await call('ada', 'DELETE', `/v1/spaces/${spaces.trashed}`)).status, 204);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await service?.stop();
     await identityService?.stop();
     await cleanupTestEnvironment(env);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 import { assertPageShape, assertRevisionShape } from './page-shapes';
@@ -152,7 +152,7 @@ describe('content: templates (end to end)', () => {
     for (const page of flat(pages)) assertPageShape(page);
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     const organization = await stack.organization({ domain: 'templates.test', roles: ['edit', 'comment', 'read'] });
     ({ admin, outsider } = organization);
@@ -160,7 +160,7 @@ describe('content: templates (end to end)', () => {
     ({ edit: editor, comment: commenter, read: reader } = organization.members);
   });
 
-  after(async () => {
+  afterAll(async () => {
     if (process.env.QUIRE_TEST_SHOW_OUTPUT) console.log(stack?.output());
     await stack?.stop();
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { generate } from 'selfsigned';
 import { startTestStack, type ApiClient, type TestAccount, type TestStack, expectEvery } from '@quire/testkit';
@@ -43,7 +43,7 @@ describe('identity: directory rules across operations (end to end)', () => {
   const account = (args: string[]) => stack.account(args);
   const org = (path = '') => `/v1/orgs/${orgId}${path}`;
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     admin = await account(['bootstrap', '--email', 'root@dir.test', '--org', 'Directory', '--name', 'Root Admin']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
@@ -68,7 +68,7 @@ describe('identity: directory rules across operations (end to end)', () => {
     providerId = provider.body.id;
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { identity } from '@quire/proto';
 import { HttpError } from '@quire/http';
 import { ClientError, createGrpcClient, createServiceClients, grpcStatus, signPrincipal, type BackendConfig, type ServiceClients } from '@quire/runtime';
@@ -29,7 +29,7 @@ describe('identity service (REST + gRPC, real datastore)', () => {
   };
   const http = () => apiClient(`http://127.0.0.1:${service.httpPort}`);
 
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
     config = testBackendConfig(env);
     service = await startIdentity(config, { handleSignals: false });
@@ -44,7 +44,7 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await service.stop();
     await cleanupTestEnvironment(env);
   });
@@ -299,7 +299,7 @@ describe('identity service (REST + gRPC, real datastore)', () => {
       assertMatchesOpenApi('OrganizationMember', json);
       assert.equal(member.organizationId, organizationId);
       const view = views.find((v) => v.membership.userId === member.userId)!;
-      assert.deepEqual(json, presentMember(view, config.PUBLIC_BASE_URL), 'exactly the REST Member');
+      assert.deepEqual(json, presentMember(view, { baseUrl: config.PUBLIC_BASE_URL }), 'exactly the REST Member');
     }
     assert.equal(JSON.parse(members[0].restJson).role, 'read');
     assert.equal(JSON.parse(members[0].restJson).spaces, 2);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
@@ -33,7 +33,7 @@ describe('identity: members and teams (end to end)', () => {
     assert.fail(`no ${type} event`);
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme', '--name', 'Ada Lovelace']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
@@ -45,7 +45,7 @@ describe('identity: members and teams (end to end)', () => {
     await events.subscribe('identity-e2e-test', async (event) => void seen.push(event), { blockMs: 200 });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await events?.close();
     await stack?.stop();
   });

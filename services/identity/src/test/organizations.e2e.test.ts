@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { assertMatchesOpenApi, expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
 const SCRIPT_ADDRESSES = [
@@ -21,12 +21,12 @@ describe('identity: user privacy, organization addresses and concurrent writes (
 
   const orgPath = (path = '') => `/v1/orgs/${org.id}${path}`;
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     org = await stack.organization({ domain: 'privacy.test', title: 'Privacy', roles: ['read', 'edit', 'guest'] });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

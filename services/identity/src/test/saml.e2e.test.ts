@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
@@ -84,7 +84,7 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     return expectOk({ status: response.status, body: (await response.json()) as any });
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     const boss = await stack.cli(['bootstrap', '--email', 'boss@corp.test', '--org', 'Corp', '--json']);
     orgId = boss.organizationId;
@@ -96,7 +96,7 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     idp = { privateKey: pems.private, cert: pems.cert };
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
@@ -45,7 +45,7 @@ describe('publishing: access, paging and published structure through the gateway
     return { ids, pages };
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     const owner = await stack.cli(['bootstrap', '--email', 'access-owner@example.com', '--org', 'Access Org', '--json']);
     const other = await stack.cli(['bootstrap', '--email', 'access-outsider@example.com', '--org', 'Access Elsewhere', '--json']);
@@ -62,7 +62,7 @@ describe('publishing: access, paging and published structure through the gateway
     for (const title of ['One', 'Two', 'Three', 'Four']) spaces[title] = (await created(admin, `/v1/orgs/${org}/spaces`, { title })).id;
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { expectOk, startTestStack, type ApiClient, type ApiResponse, type TestStack } from '@quire/testkit';
 
 const PARALLEL = 8;
@@ -32,7 +32,7 @@ describe('publishing: concurrent writes through the gateway', () => {
     return body.items as any[];
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     const organization = await stack.organization({ domain: 'concurrent.test', roles: [] });
     org = organization.id;
@@ -40,7 +40,7 @@ describe('publishing: concurrent writes through the gateway', () => {
     for (let i = 0; i < PARALLEL + 2; i++) spaces.push(expectOk(await admin.post(`/v1/orgs/${org}/spaces`, { title: `Space ${i}` }), 201).id);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

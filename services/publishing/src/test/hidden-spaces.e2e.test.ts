@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { assertMatchesOpenApi, expectOk, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
 /**
@@ -39,7 +39,7 @@ describe('publishing: spaces hidden from a member stay hidden through sites', ()
     return body;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     const organization = await stack.organization({ domain: 'hidden-spaces.test', roles: ['read'] });
     org = organization.id;
@@ -50,7 +50,7 @@ describe('publishing: spaces hidden from a member stay hidden through sites', ()
     secretVariant = await newSpace('Confidential pricing', true);
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

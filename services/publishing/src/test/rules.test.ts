@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { publishing } from '@quire/proto';
 import { ClientError, createGrpcClient, grpcStatus } from '@quire/runtime';
 import { cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
@@ -154,7 +154,7 @@ describe('publishing gRPC and space events (real datastore)', () => {
   let service: Awaited<ReturnType<typeof startPublishing>>;
   let client: publishing.PublishingServiceClient;
 
-  before(async () => {
+  beforeAll(async () => {
     env = await testEnvironment();
     const config: PublishingConfig = { ...testBackendConfig(env), SITES_BASE_DOMAIN: 'sites.test' };
     service = await startPublishing(config, { handleSignals: false, subscribeToEvents: false });
@@ -166,7 +166,7 @@ describe('publishing gRPC and space events (real datastore)', () => {
     });
   });
 
-  after(async () => {
+  afterAll(async () => {
     await service?.stop();
     if (env) await cleanupTestEnvironment(env);
   });

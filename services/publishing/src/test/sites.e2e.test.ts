@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { connectDatabase, createLogger } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack, expectEvery } from '@quire/testkit';
 
@@ -30,7 +30,7 @@ describe('publishing: sites through the gateway', () => {
     return created.body.id as string;
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack({ SITES_BASE_DOMAIN });
     const owner = await stack.cli(['bootstrap', '--email', 'site-owner@example.com', '--org', 'Sites Org', '--json']);
     const other = await stack.cli(['bootstrap', '--email', 'site-outsider@example.com', '--org', 'Other Org', '--json']);
@@ -44,7 +44,7 @@ describe('publishing: sites through the gateway', () => {
     spaceB = await newSpace(admin, org, 'API Reference');
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

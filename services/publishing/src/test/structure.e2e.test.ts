@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import jwt from 'jsonwebtoken';
 import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack, expectEvery } from '@quire/testkit';
@@ -31,7 +31,7 @@ describe('publishing: site structure through the gateway', () => {
     return response.body.items as any[];
   };
 
-  before(async () => {
+  beforeAll(async () => {
     stack = await startTestStack();
     const owner = await stack.cli(['bootstrap', '--email', 'structure-owner@example.com', '--org', 'Structure Org', '--json']);
     const other = await stack.cli(['bootstrap', '--email', 'structure-outsider@example.com', '--org', 'Elsewhere', '--json']);
@@ -50,7 +50,7 @@ describe('publishing: site structure through the gateway', () => {
     }
   });
 
-  after(async () => {
+  afterAll(async () => {
     await stack?.stop();
   });
 

@@ -1,0 +1,22 @@
+// The jest settings every package shares: its jest.config.js is `{ preset: '@quire/testkit' }`.
+// Tests run from their TypeScript source through @swc/jest (no type check: `npm run build` does
+// that); what they import from other packages, and the stacks they start, run from dist.
+// Nothing here is compiled: jest reads this file as it is.
+const path = require('node:path');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src'],
+  testMatch: ['<rootDir>/src/**/*.test.ts'],
+  // e2e suites start whole stacks in their hooks: node's test runner had --test-timeout=300000.
+  testTimeout: 300_000,
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  // response.json() in the test file's realm, for node:assert's deepStrictEqual.
+  setupFiles: [path.join(__dirname, 'dist/jest/same-realm-fetch.js')],
+  // One datastore and Redis for the whole run (several projects: started once), removed at the end.
+  globalSetup: path.join(__dirname, 'dist/jest/global-setup.js'),
+  globalTeardown: path.join(__dirname, 'dist/jest/global-teardown.js'),
+};
