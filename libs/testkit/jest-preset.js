@@ -13,7 +13,10 @@ module.exports = {
   testTimeout: 300_000,
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    // Packages published only as ES modules, which jest's module sandbox cannot require: compiled to CommonJS too.
+    '/node_modules/@apidevtools/.+\\.js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!@apidevtools/)'],
   // response.json() in the test file's realm, for node:assert's deepStrictEqual.
   setupFiles: [path.join(__dirname, 'dist/jest/same-realm-fetch.js')],
   // One datastore and Redis for the whole run (several projects: started once), removed at the end.

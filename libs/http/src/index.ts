@@ -21,3 +21,4 @@ export { apiUrl, slugify } from './urls';
 export { presentUser } from './presenters';
 export { redactSecretQuery } from './log-redaction';
 export { route, routerOf, Reply, created, noContent, type Route, type RouteAccess, type RouteInput, type HttpMethod } from './routes';
+export { openApiPart, openApiPath } from './openapi';

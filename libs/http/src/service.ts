@@ -14,6 +14,7 @@ import {
   type ServiceClients,
 } from '@quire/runtime';
 import { createServiceApp, finishServiceApp } from './app';
+import { openApiPart } from './openapi';
 import { routerOf, type Route } from './routes';
 
 export interface ServiceDeps<C extends BackendConfig> {
@@ -83,7 +84,14 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
   const available = () => db.readyState === 1 && redis.status === 'ready';
   const ready = async () => available() && (await redis.ping()) === 'PONG';
   const app = createServiceApp({ logger, secret: config.INTERNAL_HMAC_SECRET, ready, available });
-  if (options.routes) app.use(routerOf(options.routes(context)));
+  const routes = options.routes?.(context) ?? [];
+  // This service's part of the API document (the gateway merges the parts behind /v1/openapi.json);
+  // outside /v1, so the gateway never forwards a caller here.
+  const apiPart = openApiPart(routes, { tag: name });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(apiPart);
+  });
+  app.use(routerOf(routes));
   finishServiceApp(app, logger);
 
   const grpc = createGrpcServer({ host: config.BIND_HOST, port: config.GRPC_PORT, secret: config.INTERNAL_HMAC_SECRET, logger, available });

@@ -15,6 +15,7 @@ import {
   type Principal,
 } from '@quire/runtime';
 import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
+import type { ApiDocument } from './openapi';
 import { routeFor } from './routes';
 
 export interface GatewayParts {
@@ -23,6 +24,8 @@ export interface GatewayParts {
   authenticate(header: string | undefined): Promise<Principal & { tokenHash: string }>;
   consumeRate(key: string, res: Response): Promise<void>;
   ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
+  /** The OpenAPI document of every operation callers can reach (openapi.ts). */
+  apiDocument(): Promise<ApiDocument>;
   metrics: { registry: { contentType: string; metrics(): Promise<string> }; observe(service: string, method: string, status: number, seconds: number): void };
 }
 
@@ -60,6 +63,19 @@ export function createGatewayApp(parts: GatewayParts): Express {
   });
 
   const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, config, logger)])) as Record<ServiceName, RequestHandler>;
+
+  // The API document needs no token: it describes the API, nothing of anyone's data.
+  app.get('/v1/openapi.json', async (req, res) => {
+    await parts.consumeRate(`ip:${req.ip}`, res);
+    let document: ApiDocument;
+    try {
+      document = await parts.apiDocument();
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'API document unavailable');
+      throw new HttpError(503, 'The API document is not available yet: a service is not answering, retry shortly', { 'Retry-After': '1' });
+    }
+    res.json(document);
+  });
 
   app.use('/v1', async (req, res, next) => {
     const path = req.originalUrl.split('?')[0];

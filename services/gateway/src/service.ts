@@ -14,6 +14,7 @@ import { createGatewayApp } from './app';
 import { createAuthenticator } from './auth';
 import { grpcAddrOf, SERVICES, type GatewayConfig } from './config';
 import { createMetrics } from './metrics';
+import { createApiDocument } from './openapi';
 import { createRateLimiter } from './rate-limit';
 
 /** Starts the gateway on config.PORT; resolves once it listens. */
@@ -32,6 +33,7 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
     authenticate: createAuthenticator({ identity: identityClient, redis, cacheSeconds: config.AUTH_CACHE_SECONDS, memory }),
     consumeRate: createRateLimiter({ redis, points: config.RATE_LIMIT_POINTS, durationSeconds: config.RATE_LIMIT_DURATION_SECONDS }),
     metrics: createMetrics(),
+    apiDocument: createApiDocument(config, logger),
     async ready() {
       const [redisOk, ...services] = await Promise.all([
         redis.ping().then(

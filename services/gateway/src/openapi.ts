@@ -1,0 +1,73 @@
+import type { Logger } from '@quire/runtime';
+import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
+import { routeFor } from './routes';
+
+type Operations = Record<string, Record<string, unknown>>;
+export type ApiDocument = Record<string, unknown> & { paths: Record<string, Operations> };
+
+/** `/v1/spaces/{spaceId}` → `/v1/spaces/x`: a concrete path the route table can be asked about. */
+const concretePath = (path: string) => path.replace(/\{[^}]+\}/g, 'x');
+
+/**
+ * Quire's OpenAPI 3.1 document: each service's part (`GET /openapi.json` on the service, made
+ * from the routes it declares) merged with the gateway's route table. An operation the table
+ * sends elsewhere is left out (and logged): the document describes what callers can reach.
+ */
+export function createApiDocument(config: GatewayConfig, logger: Logger): () => Promise<ApiDocument> {
+  let document: ApiDocument | undefined;
+  let pending: Promise<ApiDocument> | undefined;
+
+  async function build(): Promise<ApiDocument> {
+    const parts = await Promise.all(SERVICES.map(async (service) => ({ service, ...(await partOf(config, service)) })));
+    const paths: Record<string, Operations> = {};
+    const schemas: Record<string, unknown> = {};
+    for (const { service, paths: servicePaths, schemas: serviceSchemas } of parts) {
+      Object.assign(schemas, serviceSchemas);
+      for (const [path, operations] of Object.entries(servicePaths)) {
+        const route = routeFor(concretePath(path));
+        if (route?.service !== service) {
+          logger.warn({ service, path }, 'an operation the route table does not send to its service is left out of the API document');
+          continue;
+        }
+        paths[path] = { ...paths[path], ...operations };
+      }
+    }
+    return {
+      openapi: '3.1.0',
+      info: {
+        title: 'Quire API',
+        version: '1',
+        description: 'The documentation platform management API: spaces, content, change requests, sites, organizations.',
+      },
+      servers: [{ url: config.PUBLIC_BASE_URL }],
+      security: [{ bearer: [] }],
+      tags: SERVICES.map((name) => ({ name })),
+      paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API token (`qr_…`)' } },
+        schemas: {
+          ...schemas,
+          Error: {
+            type: 'object',
+            required: ['error'],
+            properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } } },
+          },
+        },
+      },
+    };
+  }
+
+  // The parts change only with a deploy: made once, when every service has answered.
+  return async () => {
+    if (document) return document;
+    pending ??= build().finally(() => (pending = undefined));
+    document = await pending;
+    return document;
+  };
+}
+
+async function partOf(config: GatewayConfig, service: ServiceName): Promise<{ paths: Record<string, Operations>; schemas: Record<string, unknown> }> {
+  const response = await fetch(`${httpUrlOf(config, service)}/openapi.json`, { signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`${service} answered ${response.status} for its API document part`);
+  return (await response.json()) as { paths: Record<string, Operations>; schemas: Record<string, unknown> };
+}
