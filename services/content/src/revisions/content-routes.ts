@@ -16,7 +16,7 @@ import {
   type PageQuery,
 } from './content-schemas';
 import { evaluateMarkdown } from './expressions';
-import { groupLinks, linksOfRevision, spaceLinkReport, type LinkGroup } from './links';
+import { linksOfRevision, spaceLinkReport, type LinkGroup } from './links';
 import { memoryPage, presentBacklink, presentLinkItem } from './link-presenter';
 import { computedPageBodies } from './openapi-pages';
 import { descendantsOf, pagePaths, pagesByPath, treeOf } from './page-tree';
@@ -251,8 +251,8 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       handler: async ({ caller, params, query }) => {
         const { access, revision } = await load(ctx, caller.userId, params);
         const page = findPage(revision, params.pageId);
-        const links = (await linksOfRevision(ctx, revision)).filter((link) => link.pageId === page.id);
-        return linkList(groupLinks(links), access.space._id, query);
+        const { groups, stats } = await spaceLinkReport(ctx, access.space._id, revision, { pageId: page.id });
+        return { ...linkList(groups, access.space._id, query), stats };
       },
     }),
 

@@ -173,24 +173,26 @@ export function groupLinks(links: readonly LinkEntryDoc[]): LinkGroup[] {
 const MAX_CHANGE_REQUESTS_IN_STATS = 50;
 
 /**
- * The link items of a space's current revision and their stats (spec "Content link
- * item"): total distinct targets, broken ones, and broken ones that open change requests
- * would add to the space's content.
+ * The link items of a revision of a space (all of them, or those of one page) and their stats
+ * (spec "Content link item": every links list has them): total distinct targets, broken ones,
+ * and broken ones that the space's open change requests would add there.
  */
 export async function spaceLinkReport(
   ctx: ContentContext,
   spaceId: string,
   revision: RevisionDoc,
+  options: { pageId?: string } = {},
 ): Promise<{ groups: LinkGroup[]; stats: { total: number; broken: { total: number; changeRequest: number } } }> {
-  const groups = groupLinks(await linksOfRevision(ctx, revision));
+  const onPage = (links: readonly LinkEntryDoc[]) => (options.pageId ? links.filter((link) => link.pageId === options.pageId) : links);
+  const groups = groupLinks(onPage(await linksOfRevision(ctx, revision)));
   const brokenInSpace = new Set(groups.filter((group) => group.status === 'broken').map((group) => group.key));
-  const open = await ctx.models.ChangeRequest.find({ spaceId, status: 'open' }, { revisionId: 1 })
+  const open = await ctx.models.ChangeRequest.find({ spaceId, status: 'open', revisionId: { $ne: revision._id } }, { revisionId: 1 })
     .sort({ createdAt: -1 })
     .limit(MAX_CHANGE_REQUESTS_IN_STATS)
     .lean<Array<{ revisionId: string; _id: string }>>();
   const introduced = new Set<string>();
   for (const changeRequest of open) {
-    const crGroups = groupLinks(await linksOfRevision(ctx, await loadRevision(ctx, changeRequest.revisionId)));
+    const crGroups = groupLinks(onPage(await linksOfRevision(ctx, await loadRevision(ctx, changeRequest.revisionId))));
     for (const group of crGroups) if (group.status === 'broken' && !brokenInSpace.has(group.key)) introduced.add(`${changeRequest._id}\n${group.key}`);
   }
   return { groups, stats: { total: groups.length, broken: { total: brokenInSpace.size, changeRequest: introduced.size } } };

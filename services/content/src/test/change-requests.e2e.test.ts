@@ -352,6 +352,7 @@ describe('content: change requests and revisions (end to end)', () => {
     const pageLinks = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${home.id}/links?limit=2`));
     assert.equal(pageLinks.count, 4);
     assert.equal(pageLinks.items.length, 2);
+    assert.deepEqual(pageLinks.stats, { total: 4, broken: { total: 1, changeRequest: 0 } }, 'a page links list has its stats too');
     const rest = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${home.id}/links?limit=2&page=${pageLinks.next.page}`));
     assert.equal(rest.items.length, 2);
     const backlinks = ok(await reader.api.get(`/v1/spaces/${space.id}/content/page/${guide.id}/backlinks`));
@@ -376,6 +377,13 @@ describe('content: change requests and revisions (end to end)', () => {
     assert.equal(ok(await reader.api.get(`${crBase}/page/${home.id}/backlinks`)).count, 1);
     assert.equal(ok(await reader.api.get(`${crBase}/page/${guide.id}/links?status=broken`)).count, 1);
     assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/links`)).stats.broken.changeRequest, 1);
+    const guideLinks = (base: string) => reader.api.get(`${base}/page/${guide.id}/links`).then((r) => ok(r).stats);
+    assert.deepEqual(
+      await guideLinks(`/v1/spaces/${space.id}/content`),
+      { total: 0, broken: { total: 0, changeRequest: 1 } },
+      'what the open change request would break there',
+    );
+    assert.deepEqual(await guideLinks(crBase), { total: 3, broken: { total: 1, changeRequest: 0 } }, "the change request's own page");
     assertError(await reader.api.get(`/v1/spaces/${space.id}/content/files/${fileId}/backlinks`), 404);
     assertError(await outsider.api.get(`/v1/spaces/${space.id}/links`), 404);
   });
