@@ -3,7 +3,7 @@ import { documentCacheOf, roleAtLeast, type Role } from '@quire/runtime';
 import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
 import type { GrantDoc } from './grant-store';
 import { getStanding, type MemberStanding } from './membership';
-import { resolveEffectiveRole, resolveSpaceRole } from './roles';
+import { defaultLevelInForce, resolveEffectiveRole, resolveSpaceRole } from './roles';
 
 /**
  * The caller's standing on one space: the one place every space operation asks.
@@ -15,6 +15,8 @@ export interface SpaceAccess {
   role: Role;
   /** The caller's role in the space's organization (null = guest or not a member). */
   orgRole: Role | null;
+  /** The default level in force on the space (over its collection chain; see defaultLevelInForce). */
+  defaultLevel: Role | null;
 }
 
 export interface CollectionAccess {
@@ -23,6 +25,8 @@ export interface CollectionAccess {
   orgRole: Role | null;
   /** The collection's ancestors, nearest first. */
   ancestors: CollectionDoc[];
+  /** The default level in force on the collection (over its ancestors; see defaultLevelInForce). */
+  defaultLevel: Role | null;
 }
 
 const MAX_DEPTH = 32;
@@ -90,6 +94,16 @@ export function collectionRoleFor(standing: MemberStanding, collection: Collecti
   });
 }
 
+/** The default level in force on a space whose collection chain (nearest first) is known. */
+export function spaceLevelFor(space: SpaceDoc, chain: CollectionDoc[]): Role | null {
+  return defaultLevelInForce([space.defaultLevel, ...chain.map((c) => c.defaultLevel)]);
+}
+
+/** The default level in force on a collection with its ancestors (nearest first). */
+export function collectionLevelFor(collection: CollectionDoc, ancestors: CollectionDoc[]): Role | null {
+  return defaultLevelInForce([collection, ...ancestors].map((c) => c.defaultLevel));
+}
+
 /** Loads a space the caller may see; 404 when it is missing, deleted (unless asked for) or invisible to them. */
 export async function loadSpaceAccess(
   ctx: ContentContext,
@@ -107,7 +121,7 @@ export async function loadSpaceAccess(
   const grants = withoutGrants === 'admin' ? [] : await grantsOf(ctx, standing, [space._id, ...chain.map((c) => c._id)]);
   const role = spaceRoleFor(standing, space, chain, grants);
   if (!role) throw httpError.notFound('Space');
-  return { space, role, orgRole: standing.orgRole };
+  return { space, role, orgRole: standing.orgRole, defaultLevel: spaceLevelFor(space, chain) };
 }
 
 /** 403 naming `action` unless the caller's effective role is at least `minimum`. */
@@ -125,7 +139,7 @@ export async function loadCollectionAccess(ctx: ContentContext, userId: string, 
   const grants = await grantsOf(ctx, standing, [collection._id, ...ancestors.map((c) => c._id)]);
   const role = collectionRoleFor(standing, collection, ancestors, grants);
   if (!role) throw httpError.notFound('Collection');
-  return { collection, role, orgRole: standing.orgRole, ancestors };
+  return { collection, role, orgRole: standing.orgRole, ancestors, defaultLevel: collectionLevelFor(collection, ancestors) };
 }
 
 export function requireCollectionRole(access: CollectionAccess, minimum: Role, action: string): void {

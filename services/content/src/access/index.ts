@@ -20,4 +20,4 @@ export { loadMembers, requireOrganizationMembers } from './organization-subjects
 export { permissionRoutes } from './permission-routes';
 export { COLLECTION_ACTION_ROLES, SPACE_ACTION_ROLES, collectionPermissions, isRole, spacePermissions } from './roles';
 export { countSpaces, type SpaceCountSubject } from './space-counts';
-export { chainIn, collectionRoleIn, loadOrgView, spaceRoleIn, visibleSpacesFilter, type OrgView } from './visibility';
+export { chainIn, collectionLevelIn, collectionRoleIn, loadOrgView, spaceLevelIn, spaceRoleIn, visibleSpacesFilter, type OrgView } from './visibility';

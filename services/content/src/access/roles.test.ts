@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
-import { resolveDefaultLevel, resolveEffectiveRole, resolveSpaceRole, spacePermissions, weakestRole } from './roles';
+import { defaultLevelInForce, resolveDefaultLevel, resolveEffectiveRole, resolveSpaceRole, spacePermissions, weakestRole } from './roles';
 
 const member = (orgRole: Parameters<typeof weakestRole>[0]) => ({ member: true, orgRole });
 
@@ -17,6 +17,20 @@ describe('effective role (design.md §4)', () => {
     assert.equal(resolveDefaultLevel(['inherit', 'inherit', 'comment', 'edit']), 'comment');
     assert.equal(resolveDefaultLevel(['inherit', 'inherit']), 'inherit');
     assert.equal(resolveEffectiveRole({ standing: member('edit'), levels: ['inherit', 'inherit'], grants: [] }), 'edit');
+  });
+
+  it('presents the level in force: an all-inherit chain is the level admin (the org role), null stays null', () => {
+    assert.equal(defaultLevelInForce(['inherit', 'inherit']), 'admin');
+    assert.equal(defaultLevelInForce(['inherit', 'read', 'edit']), 'read');
+    assert.equal(defaultLevelInForce(['inherit', null, 'edit']), null);
+    assert.equal(defaultLevelInForce(['comment', 'inherit']), 'comment');
+    for (const orgRole of ['read', 'comment', 'edit', 'review', 'create'] as const) {
+      const levels = ['inherit', 'inherit'] as const;
+      assert.equal(
+        resolveEffectiveRole({ standing: member(orgRole), levels, grants: [] }),
+        resolveEffectiveRole({ standing: member(orgRole), levels: [defaultLevelInForce(levels)], grants: [] }),
+      );
+    }
   });
 
   it('caps a default level at the org role: base = min(org role, level)', () => {

@@ -26,6 +26,17 @@ export function resolveDefaultLevel(levels: readonly DefaultLevel[]): DefaultLev
 }
 
 /**
+ * The default level in force on a resource, as Space and Collection objects show it
+ * (`defaultLevel`): resolveDefaultLevel over its own level and its chain, nearest first.
+ * An all-'inherit' chain gives each member their org role, which is exactly the level
+ * 'admin' (min(org role, admin) = org role); null: nobody gets a base role, only grants.
+ */
+export function defaultLevelInForce(levels: readonly DefaultLevel[]): Role | null {
+  const level = resolveDefaultLevel(levels);
+  return level === 'inherit' ? 'admin' : (level ?? null);
+}
+
+/**
  * The effective role of a caller on a space or collection (design.md §4). The rule:
  *
  * 1. Non-members (and disabled members) have no role: the resource is invisible (404).

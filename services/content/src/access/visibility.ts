@@ -1,7 +1,7 @@
 import { ROLES, type Role } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
 import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
-import { collectionRoleFor, spaceRoleFor, subjectClauses } from './access';
+import { collectionLevelFor, collectionRoleFor, spaceLevelFor, spaceRoleFor, subjectClauses } from './access';
 import type { GrantDoc } from './grant-store';
 import type { MemberStanding } from './membership';
 import { resolveDefaultLevel } from './roles';
@@ -49,6 +49,16 @@ export function spaceRoleIn(view: OrgView, space: SpaceDoc): Role | null {
 
 export function collectionRoleIn(view: OrgView, collection: CollectionDoc): Role | null {
   return collectionRoleFor(view.standing, collection, chainIn(view.collections, collection.parentId), view.grants);
+}
+
+/** The default level in force on a space of the view's organization (no queries; the same for every viewer). */
+export function spaceLevelIn(view: Pick<OrgView, 'collections'>, space: SpaceDoc): Role | null {
+  return spaceLevelFor(space, chainIn(view.collections, space.parentId));
+}
+
+/** The default level in force on a collection of the view's organization (no queries). */
+export function collectionLevelIn(view: Pick<OrgView, 'collections'>, collection: CollectionDoc): Role | null {
+  return collectionLevelFor(collection, chainIn(view.collections, collection.parentId));
 }
 
 /**

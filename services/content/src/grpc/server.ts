@@ -1,7 +1,18 @@
 import { HttpError } from '@quire/http';
 import type { content } from '@quire/proto';
 import { GrpcError, grpcStatus, type Role, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
-import { countSpaces, getStandings, isRole, loadOrgView, nonMember, spaceRoleIn, type MemberStanding, type OrgView, type SpaceCountSubject } from '../access';
+import {
+  countSpaces,
+  getStandings,
+  isRole,
+  loadOrgView,
+  nonMember,
+  spaceLevelIn,
+  spaceRoleIn,
+  type MemberStanding,
+  type OrgView,
+  type SpaceCountSubject,
+} from '../access';
 import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../git';
 import type { ContentContext, SpaceDoc } from '../kernel';
 import { findSpaces, listVisibleSpaces, presentSpace } from '../structure';
@@ -16,7 +27,8 @@ function orgRoleOf(name: string): Role | null {
 export function contentGrpc(ctx: ContentContext): content.ContentServiceImplementation {
   const base = ctx.config.PUBLIC_BASE_URL;
 
-  const toSpace = (space: SpaceDoc, viewerRole: Role | null, gitSync: GitSyncSummary | undefined): content.Space => ({
+  /** `view`: a view of the space's organization (its collections give the level in force on the space). */
+  const toSpace = (space: SpaceDoc, view: OrgView, viewerRole: Role | null, gitSync: GitSyncSummary | undefined): content.Space => ({
     id: space._id,
     organizationId: space.organizationId,
     title: space.title,
@@ -29,7 +41,9 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     updateTime: space.updatedAt,
     deleteTime: space.deletedAt ?? undefined,
     viewerRole: viewerRole ?? '',
-    restJson: JSON.stringify(presentSpace(space, { role: viewerRole, baseUrl: base, gitSync: gitSync && presentGitSync(gitSync) })),
+    restJson: JSON.stringify(
+      presentSpace(space, { role: viewerRole, defaultLevel: spaceLevelIn(view, space), baseUrl: base, gitSync: gitSync && presentGitSync(gitSync) }),
+    ),
   });
 
   return {
@@ -38,17 +52,15 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
       if (ids.length === 0) return { spaces: [] };
       const spaces = await findSpaces(ctx, ids, { includeDeleted: request.includeDeleted });
       const viewer = request.viewerUserId;
-      const roles = new Map<string, Role | null>();
-      if (viewer) {
-        // One identity call for every organization involved, one view per organization.
-        const organizationIds = [...new Set(spaces.map((s) => s.organizationId))];
-        const standings = await getStandings(ctx, viewer, organizationIds);
-        const views = new Map<string, OrgView>();
-        for (const organizationId of organizationIds) {
-          views.set(organizationId, await loadOrgView(ctx, standings.get(organizationId) ?? nonMember(organizationId, viewer)));
-        }
-        for (const space of spaces) roles.set(space._id, spaceRoleIn(views.get(space.organizationId)!, space));
+      // One identity call for every organization involved (with a viewer), one view per
+      // organization: the viewer's roles, and the level in force on each space (its collections).
+      const organizationIds = [...new Set(spaces.map((s) => s.organizationId))];
+      const standings = viewer ? await getStandings(ctx, viewer, organizationIds) : new Map<string, MemberStanding>();
+      const views = new Map<string, OrgView>();
+      for (const organizationId of organizationIds) {
+        views.set(organizationId, await loadOrgView(ctx, standings.get(organizationId) ?? nonMember(organizationId, viewer)));
       }
+      const viewOf = (space: SpaceDoc) => views.get(space.organizationId)!;
       const byId = new Map(spaces.map((s) => [s._id, s]));
       const gitSyncs = await loadGitSyncSummaries(
         ctx,
@@ -57,7 +69,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
       return {
         spaces: ids.flatMap((id) => {
           const space = byId.get(id);
-          return space ? [toSpace(space, roles.get(id) ?? null, gitSyncs.get(id))] : [];
+          return space ? [toSpace(space, viewOf(space), viewer ? spaceRoleIn(viewOf(space), space) : null, gitSyncs.get(id))] : [];
         }),
       };
     },
@@ -93,7 +105,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         return {
           items: page.items.map((space) => {
             const role = spaceRoleIn(view, space);
-            return { space: toSpace(space, viewer ? spaceRoleIn(viewerView, space) : role, gitSyncs.get(space._id)), role: role ?? '' };
+            return { space: toSpace(space, view, viewer ? spaceRoleIn(viewerView, space) : role, gitSyncs.get(space._id)), role: role ?? '' };
           }),
           nextPageToken: page.next ?? '',
           totalSize: page.count,

@@ -17,8 +17,8 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       params: organizationParams,
       body: createCollectionBody,
       handler: async ({ caller, params, body }) => {
-        const { collection, role } = await createCollection(ctx, caller.userId, params.organizationId, body);
-        return created(apiUrl(baseUrl, `/v1/collections/${collection._id}`), presentCollection(collection, { role, baseUrl }));
+        const { collection, role, defaultLevel } = await createCollection(ctx, caller.userId, params.organizationId, body);
+        return created(apiUrl(baseUrl, `/v1/collections/${collection._id}`), presentCollection(collection, { role, defaultLevel, baseUrl }));
       },
     }),
 
@@ -31,7 +31,7 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       handler: async ({ caller, params, query: { nested, ...query } }) => {
         const page = await listCollections(ctx, caller.userId, params.organizationId, { ...query, nested: nested ?? true });
         return listEnvelope(
-          page.items.map(({ collection, role }) => presentCollection(collection, { role, baseUrl })),
+          page.items.map(({ collection, role, defaultLevel }) => presentCollection(collection, { role, defaultLevel, baseUrl })),
           page.count,
           page.next,
         );
@@ -45,7 +45,7 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       params: collectionParams,
       handler: async ({ caller, params }) => {
         const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
-        return presentCollection(access.collection, { role: access.role, baseUrl });
+        return presentCollection(access.collection, { role: access.role, defaultLevel: access.defaultLevel, baseUrl });
       },
     }),
 
@@ -57,8 +57,8 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       body: updateCollectionBody,
       handler: async ({ caller, params, body }) => {
         const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
-        const { collection, role } = await updateCollection(ctx, caller.userId, access, body);
-        return presentCollection(collection, { role, baseUrl });
+        const { collection, role, defaultLevel } = await updateCollection(ctx, caller.userId, access, body);
+        return presentCollection(collection, { role, defaultLevel, baseUrl });
       },
     }),
 
@@ -80,8 +80,8 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       body: moveBody,
       handler: async ({ caller, params, body }) => {
         const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
-        const { collection, role } = await moveCollection(ctx, caller.userId, access, body);
-        return presentCollection(collection, { role, baseUrl });
+        const { collection, role, defaultLevel } = await moveCollection(ctx, caller.userId, access, body);
+        return presentCollection(collection, { role, defaultLevel, baseUrl });
       },
     }),
 
@@ -93,8 +93,8 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       body: transferBody,
       handler: async ({ caller, params, body }) => {
         const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
-        const { collection, role } = await transferCollection(ctx, caller.userId, access, body.organization);
-        return presentCollection(collection, { role, baseUrl });
+        const { collection, role, defaultLevel } = await transferCollection(ctx, caller.userId, access, body.organization);
+        return presentCollection(collection, { role, defaultLevel, baseUrl });
       },
     }),
   ];

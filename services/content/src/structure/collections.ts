@@ -4,6 +4,7 @@ import { newId, roleAtLeast, type Role } from '@quire/runtime';
 import {
   chainIn,
   COLLECTION_ACTION_ROLES,
+  collectionLevelIn,
   collectionRoleIn,
   getStanding,
   loadCollectionAccess,
@@ -18,11 +19,14 @@ import { lastPosition, resolvePlacement, type ContentPosition } from './position
 export interface CollectionWithRole {
   collection: CollectionDoc;
   role: Role | null;
+  /** The default level in force on the collection (Collection.defaultLevel), resolved with the role. */
+  defaultLevel: Role | null;
 }
 
+/** The viewer's role on a collection just written (moved, transferred…) and its level in force. */
 async function withRole(ctx: ContentContext, userId: string, collection: CollectionDoc): Promise<CollectionWithRole> {
   const view = await loadOrgView(ctx, await requireMember(ctx, collection.organizationId, userId));
-  return { collection, role: collectionRoleIn(view, collection) };
+  return { collection, role: collectionRoleIn(view, collection), defaultLevel: collectionLevelIn(view, collection) };
 }
 
 async function requireCreateIn(ctx: ContentContext, userId: string, organizationId: string, parentId: string | null): Promise<void> {
@@ -82,7 +86,10 @@ export async function listCollections(
       ? { organizationId, ...(query.nested ? {} : { parentId: null }) }
       : { organizationId, _id: { $in: [...roles.keys()] }, ...(query.nested ? {} : { parentId: null }) };
   const page = await keysetPage(ctx.models.Collection, { filter, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
-  return { ...page, items: page.items.map((collection) => ({ collection, role: roles.get(collection._id) ?? null })) };
+  return {
+    ...page,
+    items: page.items.map((collection) => ({ collection, role: roles.get(collection._id) ?? null, defaultLevel: collectionLevelIn(view, collection) })),
+  };
 }
 
 export async function updateCollection(

@@ -114,7 +114,7 @@ export async function deleteSpace(ctx: ContentContext, userId: string, spaceId: 
 export async function restoreSpace(ctx: ContentContext, userId: string, spaceId: string): Promise<SpaceWithRole> {
   const access = await loadSpaceAccess(ctx, userId, spaceId, { includeDeleted: true });
   requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'restore it');
-  if (!access.space.deletedAt) return { space: access.space, role: access.role };
+  if (!access.space.deletedAt) return { space: access.space, role: access.role, defaultLevel: access.defaultLevel };
   // Checked and written on the space as it is under the lock (a purge or another restore
   // may have run since it was read for the access check).
   const restored = await withLock(ctx, spaceLock(spaceId), async () => {

@@ -19,12 +19,13 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
   // New spaces (create, duplicate) have no Git sync state: only existing ones that may have one look it up.
   const gitSyncOf = async (space: SpaceDoc) => (await gitSyncs([space])).get(space._id);
   /** A space just written, as its viewer sees it, with its Git sync state. */
-  const presentWritten = async ({ space, role }: SpaceWithRole) => presentSpace(space, { role, baseUrl, gitSync: await gitSyncOf(space) });
+  const presentWritten = async ({ space, role, defaultLevel }: SpaceWithRole) =>
+    presentSpace(space, { role, defaultLevel, baseUrl, gitSync: await gitSyncOf(space) });
 
   /** A page of spaces the caller sees, with their Git sync states in one query. */
   const presentSpacePage = async (page: KeysetPage<SpaceWithRole>) => {
     const states = await gitSyncs(page.items.map(({ space }) => space));
-    const items = page.items.map(({ space, role }) => presentSpace(space, { role, baseUrl, gitSync: states.get(space._id) }));
+    const items = page.items.map(({ space, role, defaultLevel }) => presentSpace(space, { role, defaultLevel, baseUrl, gitSync: states.get(space._id) }));
     return listEnvelope(items, page.count, page.next);
   };
 
@@ -36,8 +37,8 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       params: organizationParams,
       body: createSpaceBody,
       handler: async ({ caller, params, body }) => {
-        const { space, role } = await createSpace(ctx, caller.userId, params.organizationId, body);
-        return created(apiUrl(baseUrl, `/v1/spaces/${space._id}`), presentSpace(space, { role, baseUrl }));
+        const { space, role, defaultLevel } = await createSpace(ctx, caller.userId, params.organizationId, body);
+        return created(apiUrl(baseUrl, `/v1/spaces/${space._id}`), presentSpace(space, { role, defaultLevel, baseUrl }));
       },
     }),
 
@@ -69,7 +70,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       handler: async ({ caller, params, query: { shareKey } }) => {
         const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId, { cached: true });
         const published = shareKey === undefined ? undefined : await resolvePublishedUrl(ctx, access.space, shareKey);
-        return presentSpace(access.space, { role: access.role, baseUrl, published, gitSync: await gitSyncOf(access.space) });
+        return presentSpace(access.space, { role: access.role, defaultLevel: access.defaultLevel, baseUrl, published, gitSync: await gitSyncOf(access.space) });
       },
     }),
 
@@ -102,8 +103,8 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       params: spaceParams,
       handler: async ({ caller, params }) => {
         const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
-        const { space, role } = await duplicateSpace(ctx, caller.userId, access);
-        return created(apiUrl(baseUrl, `/v1/spaces/${space._id}`), presentSpace(space, { role, baseUrl }));
+        const { space, role, defaultLevel } = await duplicateSpace(ctx, caller.userId, access);
+        return created(apiUrl(baseUrl, `/v1/spaces/${space._id}`), presentSpace(space, { role, defaultLevel, baseUrl }));
       },
     }),
 

@@ -9,6 +9,7 @@ import {
   requireOrganizationMembers,
   requireSpaceRole,
   SPACE_ACTION_ROLES,
+  spaceLevelIn,
   spaceRoleIn,
   visibleSpacesFilter,
   type OrgView,
@@ -21,6 +22,8 @@ import { lastPosition, resolvePlacement, type ContentPosition } from './position
 export interface SpaceWithRole {
   space: SpaceDoc;
   role: Role | null;
+  /** The default level in force on the space (Space.defaultLevel), resolved with the role. */
+  defaultLevel: Role | null;
 }
 
 const TITLE_MAX = 50;
@@ -79,10 +82,15 @@ export async function createSpace(
   return withRole(ctx, userId, created.toObject() as SpaceDoc);
 }
 
-/** The viewer's role on one space (for presenting a space just written). */
+/** A space with the viewer's role and its level in force, from a view of its organization (no queries). */
+function withRoleIn(view: OrgView, space: SpaceDoc): SpaceWithRole {
+  return { space, role: spaceRoleIn(view, space), defaultLevel: spaceLevelIn(view, space) };
+}
+
+/** The viewer's role on one space and its level in force (for presenting a space just written: moved, transferred…). */
 export async function withRole(ctx: ContentContext, userId: string, space: SpaceDoc): Promise<SpaceWithRole> {
   const view = await loadOrgView(ctx, await requireMember(ctx, space.organizationId, userId));
-  return { space, role: spaceRoleIn(view, space) };
+  return withRoleIn(view, space);
 }
 
 /** Live spaces of an organization the caller can access, newest first (keyset on createdAt, _id). */
@@ -100,7 +108,7 @@ export async function listOrganizationSpaces(
     limit: query.limit,
     page: query.page,
   });
-  return { ...page, items: page.items.map((space) => ({ space, role: spaceRoleIn(view, space) })) };
+  return { ...page, items: page.items.map((space) => withRoleIn(view, space)) };
 }
 
 /** Live spaces directly in a collection the caller can access, in their sibling order. */
@@ -114,7 +122,7 @@ export async function listCollectionSpaces(
   const view = await loadOrgView(ctx, await requireMember(ctx, access.collection.organizationId, userId));
   const filter = { $and: [visibleSpacesFilter(view), { parentId: collectionId }] };
   const page = await keysetPage(ctx.models.Space, { filter, sortField: 'position', order: 'asc', limit: query.limit, page: query.page });
-  return { ...page, items: page.items.map((space) => ({ space, role: spaceRoleIn(view, space) })) };
+  return { ...page, items: page.items.map((space) => withRoleIn(view, space)) };
 }
 
 /** Spaces by id (for other services), without the deleted ones unless asked for; unknown ids are left out. */

@@ -14,7 +14,17 @@ export interface SpaceGitSync {
   updatedAt: string;
 }
 
-export interface SpacePresentation {
+/**
+ * `defaultLevel` shows the level in force (the stored 'inherit' resolved over the collection
+ * chain; at the root it is the org role, i.e. 'admin'); `defaultLevelInherited` says whether
+ * the stored value is 'inherit'. The caller resolves it where it computed the role.
+ */
+interface LevelPresentation {
+  /** The default level in force on the resource (access: spaceLevelFor, collectionLevelFor…). */
+  defaultLevel: Role | null;
+}
+
+export interface SpacePresentation extends LevelPresentation {
   /** The viewer's role on the space (null: none, e.g. another service asking without a viewer). */
   role: Role | null;
   baseUrl: string;
@@ -25,7 +35,7 @@ export interface SpacePresentation {
 }
 
 /** The Space object (spec "Space", OpenAPI Space) for a viewer holding `role` on it. */
-export function presentSpace(space: SpaceDoc, { role, baseUrl, published, gitSync }: SpacePresentation) {
+export function presentSpace(space: SpaceDoc, { role, baseUrl, published, gitSync, defaultLevel }: SpacePresentation) {
   return {
     object: 'space' as const,
     id: space._id,
@@ -47,7 +57,8 @@ export function presentSpace(space: SpaceDoc, { role, baseUrl, published, gitSyn
     ...(space.language ? { language: space.language } : {}),
     ...(gitSync ? { gitSync } : {}),
     revision: space.revisionId,
-    defaultLevel: space.defaultLevel ?? null,
+    defaultLevel,
+    defaultLevelInherited: space.defaultLevel === 'inherit',
     comments: space.comments ?? 0,
     changeRequests: space.changeRequests ?? 0,
     changeRequestsOpen: space.changeRequestsOpen ?? 0,
@@ -65,7 +76,7 @@ function presentMergeRules(space: SpaceDoc) {
 }
 
 /** The Collection object (spec "Collection", OpenAPI Collection) for a viewer holding `role` on it. */
-export function presentCollection(collection: CollectionDoc, { role, baseUrl }: { role: Role | null; baseUrl: string }) {
+export function presentCollection(collection: CollectionDoc, { role, baseUrl, defaultLevel }: LevelPresentation & { role: Role | null; baseUrl: string }) {
   return {
     object: 'collection' as const,
     id: collection._id,
@@ -73,7 +84,8 @@ export function presentCollection(collection: CollectionDoc, { role, baseUrl }: 
     ...(collection.description ? { description: collection.description } : {}),
     organization: collection.organizationId,
     ...(collection.parentId ? { parent: collection.parentId } : {}),
-    defaultLevel: collection.defaultLevel ?? null,
+    defaultLevel,
+    defaultLevelInherited: collection.defaultLevel === 'inherit',
     urls: {
       location: apiUrl(baseUrl, `/v1/collections/${collection._id}`),
       app: apiUrl(baseUrl, `/c/${collection._id}`),

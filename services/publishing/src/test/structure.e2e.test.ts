@@ -134,6 +134,26 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal((await outsider.get(path)).status, 404);
   });
 
+  it('embeds Space objects showing the default level in force, not the stored inherit', async () => {
+    const shelf = await admin.post(`/v1/orgs/${org}/collections`, { title: 'Comment shelf' });
+    assert.equal(shelf.status, 201, JSON.stringify(shelf.body));
+    assert.equal((await admin.patch(`/v1/collections/${shelf.body.id}`, { defaultLevel: 'comment' })).status, 200);
+    const shelved = await admin.post(`/v1/orgs/${org}/spaces`, { title: 'Shelved', parent: shelf.body.id });
+    assert.equal(shelved.status, 201, JSON.stringify(shelved.body));
+    const site = await newSite({ title: 'Levels site', spaces: [spaces.Guides, shelved.body.id] });
+    for (const client of [admin, reader]) {
+      const embedded = (await items(client, `${siteUrl(site)}/site-spaces`)).map((s) => s.space);
+      assert.deepEqual(
+        embedded.map((space) => [space.id, space.defaultLevel, space.defaultLevelInherited]),
+        [
+          [spaces.Guides, 'admin', true],
+          [shelved.body.id, 'comment', true],
+        ],
+      );
+      embedded.forEach((space) => assertMatchesOpenApi('Space', space));
+    }
+  });
+
   it('gathers root site spaces into a default section when the first section is created', async () => {
     const site = await newSite({ title: 'Product docs', spaces: [spaces.Guides, spaces['Guides v2']] });
     const sections = `${siteUrl(site)}/sections`;
