@@ -15,6 +15,7 @@ import {
   type Principal,
 } from '@quire/runtime';
 import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
+import { docsRouter } from './docs';
 import type { ApiDocument } from './openapi';
 import { routeFor } from './routes';
 
@@ -63,6 +64,8 @@ export function createGatewayApp(parts: GatewayParts): Express {
   });
 
   const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, config, logger)])) as Record<ServiceName, RequestHandler>;
+
+  app.use(docsRouter());
 
   // The API document needs no token: it describes the API, nothing of anyone's data.
   app.get('/v1/openapi.json', async (req, res) => {
