@@ -1,6 +1,6 @@
 import { fromService, httpError } from '@quire/http';
 import { MAX_GRPC_BATCH } from '@quire/runtime';
-import type { ContentContext } from '../kernel';
+import type { ContentContext, UserViewer } from '../kernel';
 
 /*
  * The users and teams a space, a collection or a change request may name: those of its
@@ -12,11 +12,17 @@ import type { ContentContext } from '../kernel';
 
 /**
  * The Member objects (as identity's REST API presents them) of those of `userIds` who are
- * members of the organization: one identity.BatchGetMembers call (one per 1,000 users).
+ * members of the organization, as `viewer` may see them (a guest sees no e-mail): one
+ * identity.BatchGetMembers call (one per 1,000 users).
  */
-export async function loadMembers(ctx: ContentContext, organizationId: string, userIds: readonly string[]): Promise<Map<string, unknown>> {
+export async function loadMembers(ctx: ContentContext, organizationId: string, userIds: readonly string[], viewer: UserViewer): Promise<Map<string, unknown>> {
   const answers = await inBatches(userIds, (ids) => ctx.clients.identity.batchGetMembers({ organizationId, userIds: ids }));
-  return new Map(answers.flatMap(({ members }) => members.map((member) => [member.userId, JSON.parse(member.restJson) as unknown] as const)));
+  const shown = (member: { user?: Record<string, unknown> }) => {
+    if (viewer.emails || !member.user) return member;
+    const { email: _hidden, ...user } = member.user;
+    return { ...member, user };
+  };
+  return new Map(answers.flatMap(({ members }) => members.map((member) => [member.userId, shown(JSON.parse(member.restJson))] as const)));
 }
 
 /** One identity call per MAX_GRPC_BATCH ids, all at once; identity down is a 503. */

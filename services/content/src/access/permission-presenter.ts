@@ -1,13 +1,12 @@
 import { presentUser } from '@quire/http';
+import type { UserViewer } from '../kernel';
 import type { MemberStanding } from './membership';
 import { teamPermissionsOf, type TeamGrantView, type UserGrantView } from './grants';
 
-/** A user's explicit role on a space or collection (OpenAPI UserPermission). */
-export function presentUserPermission({ grant, user }: UserGrantView, { baseUrl }: { baseUrl: string }) {
-  return {
-    permission: grant.role,
-    user: presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, baseUrl),
-  };
+/** A user's explicit role on a space or collection (OpenAPI UserPermission), as `viewer` may see the user (guests: no e-mail). */
+export function presentUserPermission({ grant, user }: UserGrantView, { baseUrl, viewer }: { baseUrl: string; viewer: UserViewer }) {
+  const { email, ...shown } = presentUser({ id: user.id, displayName: user.displayName, email: user.email, photoURL: user.photoUrl || undefined }, baseUrl);
+  return { permission: grant.role, user: viewer.emails ? { ...shown, email } : shown };
 }
 
 /** A team's explicit role on a space or collection (OpenAPI TeamPermission), with what `caller` may do with the team. */

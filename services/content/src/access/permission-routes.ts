@@ -1,5 +1,5 @@
 import { listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
-import type { ContentContext } from '../kernel';
+import { viewerWithOrgRole, type ContentContext } from '../kernel';
 import { inviteToResource, listGrants, loadAdministeredResource, removeGrant, teamGrantViews, updateGrant, userGrantViews, type GrantResource } from './grants';
 import { getStanding } from './membership';
 import { presentTeamPermission, presentUserPermission } from './permission-presenter';
@@ -49,9 +49,12 @@ export function permissionRoutes(ctx: ContentContext): Route[] {
         handler: async ({ caller, params, query }) => {
           const target = await administered(caller.userId, params[resource.param]);
           const page = await listGrants(ctx, target, 'user', query);
-          const views = await userGrantViews(ctx, target.organizationId, page.items);
+          const [views, standing] = await Promise.all([
+            userGrantViews(ctx, target.organizationId, page.items),
+            getStanding(ctx, target.organizationId, caller.userId),
+          ]);
           return listEnvelope(
-            views.map((view) => presentUserPermission(view, { baseUrl })),
+            views.map((view) => presentUserPermission(view, { baseUrl, viewer: viewerWithOrgRole(standing.orgRole) })),
             page.count,
             page.next,
           );

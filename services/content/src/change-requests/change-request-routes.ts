@@ -1,6 +1,6 @@
 import { created, httpError, listEnvelope, route, type KeysetPage, type Route } from '@quire/http';
-import { loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES } from '../access';
-import { changeRequestParams, loadUsers, organizationParams, spaceParams, type ContentContext } from '../kernel';
+import { getStanding, loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES } from '../access';
+import { changeRequestParams, loadUsers, organizationParams, spaceParams, viewerWithOrgRole, type ContentContext, type UserViewer } from '../kernel';
 import { findChangeRequest, loadRevision, signedUrl, writeChangeRequestContent, type ChangeRequestDoc } from '../revisions';
 import { templateChanges } from '../templates';
 import { mergeChangeRequest, updateChangeRequestFromSpace } from './change-request-merge';
@@ -45,14 +45,14 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
     return { access, changeRequest };
   }
 
-  async function presentOne(changeRequest: ChangeRequestDoc, spaceRevisionId?: string) {
+  async function presentOne(changeRequest: ChangeRequestDoc, viewer: UserViewer, spaceRevisionId?: string) {
     const revisionId = spaceRevisionId ?? (await spaceRevisionOf(ctx, changeRequest.spaceId));
-    const users = await loadUsers(ctx, userIdsOf([changeRequest]));
+    const users = await loadUsers(ctx, userIdsOf([changeRequest]), viewer);
     return presentChangeRequest(changeRequest, { spaceRevisionId: revisionId, users, baseUrl });
   }
 
-  async function presentList(page: KeysetPage<ChangeRequestDoc>, spaceRevisions: Map<string, string>) {
-    const users = await loadUsers(ctx, userIdsOf(page.items));
+  async function presentList(page: KeysetPage<ChangeRequestDoc>, spaceRevisions: Map<string, string>, viewer: UserViewer) {
+    const users = await loadUsers(ctx, userIdsOf(page.items), viewer);
     const items = page.items.map((cr) => presentChangeRequest(cr, { spaceRevisionId: spaceRevisions.get(cr.spaceId) ?? '', users, baseUrl }));
     return listEnvelope(items, page.count, page.next);
   }
@@ -68,7 +68,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
         const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
         requireSpaceRole(access, SPACE_ACTION_ROLES.view, 'list change requests');
         const page = await listChangeRequests(ctx, { spaceIds: [access.space._id] }, query, query);
-        return presentList(page, new Map([[access.space._id, access.space.revisionId]]));
+        return presentList(page, new Map([[access.space._id, access.space.revisionId]]), viewerWithOrgRole(access.orgRole));
       },
     }),
 
@@ -84,7 +84,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
         // The template is checked against the current content before anything is created.
         const changes = body.template ? await templateChanges(ctx, await loadRevision(ctx, access.space.revisionId), body.template, 'template.') : undefined;
         const changeRequest = await createChangeRequest(ctx, access.space, { userId: caller.userId, subject: body.subject, status: body.status, changes });
-        const presented = await presentOne(changeRequest);
+        const presented = await presentOne(changeRequest, viewerWithOrgRole(access.orgRole));
         return created(presented.urls.location, presented);
       },
     }),
@@ -97,7 +97,8 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       query: organizationChangeRequestListQuery,
       handler: async ({ caller, params, query }) => {
         const { page, spaceRevisions } = await listOrganizationChangeRequests(ctx, caller.userId, params.organizationId, query);
-        return presentList(page, spaceRevisions);
+        const standing = await getStanding(ctx, params.organizationId, caller.userId);
+        return presentList(page, spaceRevisions, viewerWithOrgRole(standing.orgRole));
       },
     }),
 
@@ -108,7 +109,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       params: changeRequestParams,
       handler: async ({ caller, params }) => {
         const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
-        return presentOne(changeRequest, access.space.revisionId);
+        return presentOne(changeRequest, viewerWithOrgRole(access.orgRole), access.space.revisionId);
       },
     }),
 
@@ -121,7 +122,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       handler: async ({ caller, params, body }) => {
         const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
         requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'edit change requests');
-        return presentOne(await patchChangeRequest(ctx, changeRequest, body));
+        return presentOne(await patchChangeRequest(ctx, changeRequest, body), viewerWithOrgRole(access.orgRole));
       },
     }),
 
@@ -137,7 +138,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
         const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
         requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'edit change request content');
         const written = await writeChangeRequestContent(ctx, changeRequest, caller.userId, body.changes);
-        const presented = await presentOne(written.changeRequest);
+        const presented = await presentOne(written.changeRequest, viewerWithOrgRole(access.orgRole));
         return compat === false ? presentContentUpdate(presented, { results: written.results, files: written.files, config: ctx.config }) : presented;
       },
     }),
@@ -174,11 +175,12 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       summary: "List a change request's reviews, newest first",
       params: changeRequestParams,
       handler: async ({ caller, params }) => {
-        const { changeRequest } = await loadChangeRequest(caller.userId, params);
+        const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
         const latest = latestReviews(changeRequest.reviews);
         const users = await loadUsers(
           ctx,
           changeRequest.reviews.map((review) => review.userId),
+          viewerWithOrgRole(access.orgRole),
         );
         const items = [...changeRequest.reviews]
           .reverse()
@@ -198,7 +200,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
         const { access, changeRequest } = await loadChangeRequest(userId, params);
         if (!changeRequest.requestedReviewers.includes(userId)) requireSpaceRole(access, SPACE_ACTION_ROLES.review, 'review change requests');
         const { changeRequest: updated, review } = await submitReview(ctx, changeRequest, { userId, status: body.status });
-        const users = await loadUsers(ctx, [userId]);
+        const users = await loadUsers(ctx, [userId], viewerWithOrgRole(access.orgRole));
         const presented = presentReview(review, { changeRequest: updated, outdated: false, users, baseUrl });
         return created(presented.urls.location, presented);
       },
@@ -217,7 +219,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
         let updated = await requestReviewers(ctx, access.space, changeRequest, body.users);
         if (body.subject !== undefined || body.description !== undefined)
           updated = await patchChangeRequest(ctx, updated, { subject: body.subject, description: body.description });
-        const users = await loadUsers(ctx, [userId, ...body.users]);
+        const users = await loadUsers(ctx, [userId, ...body.users], viewerWithOrgRole(access.orgRole));
         return presentRequestedReviewers(body.users, { changeRequest: updated, requestedBy: userId, requestedAt: new Date(), users });
       },
     }),

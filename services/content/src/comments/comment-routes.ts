@@ -1,7 +1,7 @@
 import { listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
 import { z } from 'zod';
 import { loadMembers } from '../access';
-import { changeRequestParams, loadUsers, spaceParams, type ContentContext } from '../kernel';
+import { changeRequestParams, loadUsers, spaceParams, viewerWithOrgRole, type ContentContext } from '../kernel';
 import { memoryPage } from '../revisions';
 import { presentComment, presentReply, userIdsOf, type BodyFormat } from './comment-presenter';
 import { deleteReply, getReply, listReplies, postReply, updateReply } from './comment-replies';
@@ -43,12 +43,12 @@ export function commentRoutes(ctx: ContentContext): Route[] {
   const baseUrl = ctx.config.PUBLIC_BASE_URL;
 
   async function presentComments(scope: CommentScope, comments: CommentDoc[], bodyFormat?: BodyFormat) {
-    const users = await loadUsers(ctx, userIdsOf(comments));
+    const users = await loadUsers(ctx, userIdsOf(comments), viewerWithOrgRole(scope.access.orgRole));
     return comments.map((comment) => presentComment(comment, { scope, users, baseUrl, format: bodyFormat }));
   }
 
   async function presentReplies(scope: CommentScope, replies: CommentReplyDoc[], bodyFormat?: BodyFormat) {
-    const users = await loadUsers(ctx, userIdsOf(replies));
+    const users = await loadUsers(ctx, userIdsOf(replies), viewerWithOrgRole(scope.access.orgRole));
     return replies.map((reply) => presentReply(reply, { scope, users, baseUrl, format: bodyFormat }));
   }
 
@@ -218,7 +218,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         handler: async ({ caller, params, query }) => {
           const scope = await scopeOf(caller.userId, params);
           const authors = await commenterIds(ctx, scope);
-          const members = await loadMembers(ctx, scope.access.space.organizationId, authors);
+          const members = await loadMembers(ctx, scope.access.space.organizationId, authors, viewerWithOrgRole(scope.access.orgRole));
           const listed = authors.filter((author) => members.has(author));
           return memoryPage(
             listed,

@@ -7,5 +7,5 @@ export type { ContentContext, ContentModels } from './context';
 export { withLock, spaceLock, changeRequestLock, collectionLock, lockConfigSchema } from './locks';
 export { LruCache } from './lru';
 export { structureModelDefinitions, type CollectionDoc, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from './structure-store';
-export { loadUsers, type PresentedUser } from './users';
+export { loadUsers, viewerWithOrgRole, type PresentedUser, type UserViewer } from './users';
 export { changeRequestParams, collectionParams, organizationParams, spaceParams } from './path-schemas';

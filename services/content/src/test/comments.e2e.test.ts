@@ -642,6 +642,68 @@ describe('content: comments (end to end)', () => {
     assert.equal(ok(await reader.api.get(`${base}/change-requests/${crA.id}`)).comments, 1);
   });
 
+  it('refuses replies to a change request comment as on the space: read 403, strangers and unknown ids 404, bad input 400', async () => {
+    const space = await newSpace('Change request replies refused');
+    const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Replies' }), 201);
+    const byId = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
+    const comment = await post(commenter, byId, 'thread on the change request');
+    const replies = `${byId}/comments/${comment.id}/replies`;
+    const reply = ok(await commenter.api.post(replies, { body: { markdown: 'first' } }));
+
+    assertError(await reader.api.post(replies, { body: { markdown: 'no' } }), 403, 'comment');
+    for (const stranger of [guest, outsider]) {
+      assertError(await stranger.api.post(replies, { body: { markdown: 'no' } }), 404);
+      assertError(await stranger.api.get(replies), 404);
+    }
+    for (const [path, what] of [
+      [`${byId}/comments/no-such-comment/replies`, 'Comment'],
+      [`/v1/spaces/${space.id}/change-requests/no-such-cr/comments/${comment.id}/replies`, 'Change request'],
+      // The same comment is not reachable outside its change request.
+      [`/v1/spaces/${space.id}/comments/${comment.id}/replies`, 'Comment'],
+    ]) {
+      assertError(await commenter.api.post(path, { body: { markdown: 'no' } }), 404, what);
+      assertError(await reader.api.get(path), 404, what);
+    }
+    assertError(await commenter.api.post(replies, {}), 400, 'body');
+    assertError(await commenter.api.post(replies, { body: { markdown: ' ' } }), 400, 'body.markdown');
+    assertError(await commenter.api.post(replies, { body: { markdown: 'x' }, resolved: true }), 400, 'resolved');
+    assertError(await reader.api.get(`${replies}?limit=0`), 400, 'limit');
+    assertError(await reader.api.get(`${replies}?format=html`), 400, 'format');
+
+    const listed = ok(await reader.api.get(replies));
+    assert.deepEqual(ids(listed), [reply.id], 'nothing refused was stored');
+    assert.equal(listed.count, 1);
+    for (const item of listed.items) assertMatchesOpenApi('CommentReply', item);
+  });
+
+  it('refuses deleting change request comments and replies to read and to other authors (403), deletes nothing for strangers (204), 400 on bad ids', async () => {
+    const space = await newSpace('Change request deletes refused');
+    const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Deletes' }), 201);
+    const byId = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
+    const comment = await post(commenter, byId, 'keep me');
+    const url = `${byId}/comments/${comment.id}`;
+    const reply = ok(await commenter.api.post(`${url}/replies`, { body: { markdown: 'keep me too' } }));
+    const replyUrl = `${url}/replies/${reply.id}`;
+
+    for (const path of [url, replyUrl]) {
+      assertError(await reader.api.delete(path), 403);
+      // Not the author and no space admin.
+      assertError(await editor.api.delete(path), 403, 'author');
+      // For those who cannot see the space there is nothing to delete: 204, and nothing goes.
+      for (const stranger of [guest, outsider]) assert.equal((await stranger.api.delete(path)).status, 204, `DELETE ${path}`);
+    }
+    const long = 'x'.repeat(65);
+    assertError(await admin.api.delete(`${byId}/comments/${long}`), 400, 'commentId');
+    assertError(await admin.api.delete(`${url}/replies/${long}`), 400, 'commentReplyId');
+    assertError(await admin.api.delete(`/v1/spaces/${space.id}/change-requests/${long}/comments/${comment.id}`), 400, 'changeRequestId');
+
+    const kept = ok(await reader.api.get(url));
+    assertMatchesOpenApi('Comment', kept);
+    assert.deepEqual([kept.id, kept.replies], [comment.id, 1]);
+    assert.equal(ok(await reader.api.get(replyUrl)).id, reply.id);
+    assert.equal(ok(await reader.api.get(byId)).comments, 1, 'the open-comment counter did not move');
+  });
+
   it('lists commenters as organization Members: distinct authors of comments and replies who are still members', async () => {
     const space = await newSpace('Commenters');
     const base = `/v1/spaces/${space.id}`;
@@ -686,6 +748,54 @@ describe('content: comments (end to end)', () => {
       'former members are left out',
     );
     assert.equal(after.count, 2);
+  });
+
+  it("embeds in a change request's commenters the very Member identity answers to the same caller (BatchGetMembers end to end)", async () => {
+    // Counts that are not all zero, so they are compared too: a team of the commenter's, a site.
+    ok(await admin.api.put(`/v1/orgs/${orgId}/teams`, { title: 'Commenters team', members: [commenter.userId] }), 201);
+    ok(await admin.api.post(`/v1/orgs/${orgId}/sites`, { title: 'Commenters site' }), 201);
+    const space = await newSpace('Commenters of a change request');
+    const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Discuss' }), 201);
+    const byId = `/v1/spaces/${space.id}/change-requests/${cr.id}`;
+    const thread = await post(commenter, byId, 'a question');
+    ok(await editor.api.post(`${byId}/comments/${thread.id}/replies`, { body: { markdown: 'an answer' } }));
+    await post(admin, byId, 'a decision');
+
+    for (const caller of [reader, admin]) {
+      const listed = ok(await caller.api.get(`${byId}/commenters`));
+      assert.deepEqual(listed.items.map((member: any) => member.id).sort(), [admin.userId, commenter.userId, editor.userId].sort());
+      assert.equal(listed.count, 3);
+      for (const member of listed.items) {
+        assertMatchesOpenApi('OrganizationMember', member);
+        const fromIdentity = ok(await caller.api.get(`/v1/orgs/${orgId}/members/${member.id}`));
+        assert.deepEqual(member, fromIdentity, `the commenter ${member.id} is the Member GET /v1/orgs/{organizationId}/members/{userId} answers`);
+      }
+      const own = listed.items.find((member: any) => member.id === commenter.userId);
+      assert.deepEqual([own.role, own.teams, own.sites > 0, own.spaces > 0], ['comment', 1, true, true], 'counts made by content and publishing');
+    }
+  });
+
+  it('shows a guest who may comment on a space no e-mail of anyone: commenters, comment authors, change request authors, permissions', async () => {
+    const space = await newSpace('Guest can comment');
+    const base = `/v1/spaces/${space.id}`;
+    ok(await admin.api.post(`${base}/permissions`, { role: 'admin', users: [guest.userId] }), 204);
+    await post(commenter, base, 'from a member');
+    const cr = ok(await editor.api.post(`${base}/change-requests`, { subject: 'by a member' }), 201);
+
+    const commenters = ok(await guest.api.get(`${base}/commenters`));
+    assert.deepEqual(ids(commenters), [commenter.userId]);
+    assert.equal(commenters.items[0].user.email, undefined, 'the Member without its e-mail');
+    const comments = ok(await guest.api.get(`${base}/comments`));
+    assert.equal(comments.items[0].postedBy.email, undefined);
+    const changeRequest = ok(await guest.api.get(`${base}/change-requests/${cr.id}`));
+    assert.equal(changeRequest.createdBy.email, undefined);
+    const granted = ok(await guest.api.get(`${base}/permissions/users`));
+    assert.ok(granted.items.length > 0);
+    for (const item of granted.items) assert.equal(item.user.email, undefined);
+
+    // A member with a role still sees them, as identity shows them.
+    assert.equal(ok(await reader.api.get(`${base}/commenters`)).items[0].user.email, 'comment@comments.test');
+    assert.equal(ok(await reader.api.get(`${base}/comments`)).items[0].postedBy.email, 'comment@comments.test');
   });
 
   it('removes the comments and replies of a purged space', async () => {
