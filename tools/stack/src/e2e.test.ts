@@ -32,6 +32,22 @@ describe('end to end through the gateway', () => {
     assertMatchesOpenApi('User', me.body);
   });
 
+  it('answers GET /v1/user only with a live token: 401 in the error shape without one, with an unknown one, or with another scheme', async () => {
+    // No id, no input and no role rule here: the refusal that applies is authentication.
+    const refusals = [
+      [await apiClient(stack.baseUrl).get('/v1/user'), /Authentication required/],
+      [await apiClient(stack.baseUrl, 'qr_no-such-token').get('/v1/user'), /Invalid or revoked/],
+      [await apiClient(stack.baseUrl).request('GET', '/v1/user', { headers: { authorization: `Basic ${stack.adminToken}` } }), /Authentication required/],
+    ] as const;
+    for (const [response, message] of refusals) {
+      assert.equal(response.status, 401, JSON.stringify(response.body));
+      assert.deepEqual(Object.keys(response.body), ['error']);
+      assert.equal(response.body.error.code, 401);
+      assert.match(response.body.error.message, message);
+      assert.equal(JSON.stringify(response.body).includes('@'), false, 'nobody’s user is shown');
+    }
+  });
+
   it('is ready when every service and both datastores answer', async () => {
     const ready = await apiClient(stack.baseUrl).get('/readyz');
     assert.equal(ready.status, 200);

@@ -330,6 +330,31 @@ describe('content: change requests and revisions (end to end)', () => {
     }
   });
 
+  it("lists a change request's reviews only where the change request is visible: 404 for unknown ids and outsiders, 400 for a malformed id", async () => {
+    const space = await newSpace('Reviews refused');
+    const cr = await newChangeRequest(space.id, 'Reviewed once');
+    ok(await reviewer.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`, { status: 'approved' }), 201);
+    const other = await newSpace('Other reviews');
+
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/no-such-cr/reviews`), 404, 'Change request');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/999/reviews`), 404, 'Change request');
+    // A change request is reached only through its own space.
+    assertError(await reader.api.get(`/v1/spaces/${other.id}/change-requests/${cr.id}/reviews`), 404, 'Change request');
+    assertError(await reader.api.get(`/v1/spaces/no-such-space/change-requests/${cr.id}/reviews`), 404);
+    assertError(await outsider.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/reviews`), 404);
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${'x'.repeat(65)}/reviews`), 400, 'changeRequestId');
+
+    for (const ref of [cr.id, String(cr.number)]) {
+      const listed = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${ref}/reviews`));
+      assert.equal(listed.count, 1);
+      assert.deepEqual(
+        listed.items.map((review: any) => [review.reviewer.id, review.status, review.outdated]),
+        [[reviewer.userId, 'approved', false]],
+      );
+      for (const review of listed.items) assertMatchesOpenApi('ChangeRequestReview', review);
+    }
+  });
+
   it('classifies links and answers links and backlinks for the space and change requests', async () => {
     const { space, pages } = await seededSpace('Linked', [
       { title: 'Home', markdown: `[guide](guide.md) [gone](missing.md) [app](${stack.baseUrl}/s/x) [web](https://example.org)` },

@@ -58,7 +58,8 @@ describe('content: collections (end to end)', () => {
     assert.equal(products.title, 'Products');
     assert.equal(products.organization, orgId);
     assert.equal(products.parent, undefined);
-    assert.equal(products.defaultLevel, 'inherit');
+    assert.equal(products.defaultLevel, 'admin');
+    assert.equal(products.defaultLevelInherited, true);
     assert.deepEqual(products.permissions, { view: true, admin: true, viewInviteLinks: true, create: true });
 
     const child = await create(creator.api, { title: 'Widgets', parent: products.id });
@@ -153,6 +154,43 @@ describe('content: collections (end to end)', () => {
     assert.equal((await reader.api.get(`/v1/spaces/${shared.id}`)).status, 200);
     assertError(await reader.api.get(`/v1/spaces/${closed.id}`), 404);
     assert.deepEqual(ids((await reader.api.get(`/v1/collections/${shelf.id}/spaces`)).body), [shared.id]);
+  });
+
+  it('shows the default level in force on collections (from the parent chain, admin at the root) and whether it is inherited', async () => {
+    const level = (body: { defaultLevel: unknown; defaultLevelInherited: unknown }) => [body.defaultLevel, body.defaultLevelInherited];
+    const parent = await create(admin.api, { title: 'Edit parent' });
+    const set = await admin.api.patch(`/v1/collections/${parent.id}`, { defaultLevel: 'edit' });
+    assertMatchesOpenApi('Collection', set.body);
+    assert.deepEqual(level(set.body), ['edit', false]);
+    const child = await create(admin.api, { title: 'Edit child', parent: parent.id });
+    assertMatchesOpenApi('Collection', child);
+    assert.deepEqual(level(child), ['edit', true]);
+    assert.deepEqual(level((await reader.api.get(`/v1/collections/${child.id}`)).body), ['edit', true]);
+    const listed = (await admin.api.get(`/v1/orgs/${orgId}/collections?limit=1000`)).body.items;
+    assert.deepEqual(level(listed.find((c: { id: string }) => c.id === child.id)), ['edit', true]);
+    const space = await createSpace(admin.api, { title: 'Under the child', parent: child.id });
+    assert.deepEqual(level(space), ['edit', true], 'a space follows the whole chain');
+
+    const own = await admin.api.patch(`/v1/collections/${child.id}`, { defaultLevel: 'review' });
+    assert.deepEqual(level(own.body), ['review', false]);
+    const inherits = await admin.api.patch(`/v1/collections/${child.id}`, { defaultLevel: 'inherit' });
+    assert.equal(inherits.status, 200, JSON.stringify(inherits.body));
+    assert.deepEqual(level(inherits.body), ['edit', true]);
+    const none = await admin.api.patch(`/v1/collections/${child.id}`, { defaultLevel: null });
+    assertMatchesOpenApi('Collection', none.body);
+    assert.deepEqual(level(none.body), [null, false]);
+    assert.deepEqual(level((await admin.api.get(`/v1/spaces/${space.id}`)).body), [null, true]);
+
+    await admin.api.patch(`/v1/collections/${child.id}`, { defaultLevel: 'inherit' });
+    const atRoot = await admin.api.post(`/v1/collections/${child.id}/move`, { parent: null });
+    assert.equal(atRoot.status, 200, JSON.stringify(atRoot.body));
+    assert.deepEqual(level(atRoot.body), ['admin', true], 'out of the parent: the organization decides');
+    assert.deepEqual(level((await admin.api.post(`/v1/collections/${child.id}/move`, { parent: parent.id })).body), ['edit', true]);
+    const target = await admin.api.post('/v1/orgs', { title: 'Acme Levels' });
+    assert.equal(target.status, 201);
+    const transferred = await admin.api.post(`/v1/collections/${child.id}/transfer`, { organization: target.body.id });
+    assert.equal(transferred.status, 200, JSON.stringify(transferred.body));
+    assert.deepEqual(level(transferred.body), ['admin', true], "at the target's root");
   });
 
   it('moves collections, refusing every move the spec lists as a failure', async () => {

@@ -458,6 +458,29 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     assertError(await reader.api.get(`/v1/spaces/${other.id}/revisions/${main.id}`), 404);
   });
 
+  it("answers a revision's file only from that revision of a visible space: 404 for unknown or later files, revisions and outsiders, 400 on bad input", async () => {
+    const space = await newSpace('Revision files');
+    const first = await commit(space.id, [{ type: 'insert_files', files: [{ ref: 'a', name: 'a.txt', contentType: 'text/plain', data: base64('first') }] }]);
+    const revision = ok(await reader.api.get(`/v1/spaces/${space.id}`)).revision as string;
+    const later = await commit(space.id, [{ type: 'insert_files', files: [{ ref: 'b', name: 'b.txt', contentType: 'text/plain', data: base64('later') }] }]);
+    const [fileId, laterId] = [first.insertedFiles[0].id, later.insertedFiles[0].id];
+    const other = await newSpace('Other revision files');
+    const at = (path: string) => `/v1/spaces/${space.id}/revisions/${revision}${path}`;
+
+    const file = ok(await reader.api.get(at(`/files/${fileId}`)));
+    assertMatchesOpenApi('RevisionFile', file);
+    assert.deepEqual([file.id, file.name, file.size], [fileId, 'a.txt', 'first'.length]);
+
+    assertError(await reader.api.get(at('/files/no-such-file')), 404, 'File');
+    assertError(await reader.api.get(at(`/files/${laterId}`)), 404, 'File');
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/content/files/${laterId}`)).name, 'b.txt', 'the later file is in main, not in the revision');
+    assertError(await reader.api.get(`/v1/spaces/${space.id}/revisions/no-such-revision/files/${fileId}`), 404);
+    assertError(await reader.api.get(`/v1/spaces/${other.id}/revisions/${revision}/files/${fileId}`), 404, 'Revision');
+    assertError(await outsider.api.get(at(`/files/${fileId}`)), 404);
+    assertError(await reader.api.get(at(`/files/${'f'.repeat(65)}`)), 400, 'fileId');
+    assertError(await reader.api.get(at(`/files/${fileId}?metadata=perhaps`)), 400, 'metadata');
+  });
+
   it('lists page links filtered by status and page backlinks, on the space, a change request and a revision', async () => {
     const space = await newSpace('Links');
     await commit(space.id, [{ type: 'insert_page', title: 'Target', slug: 'target', markdown: 'I am linked to.' }]);

@@ -143,6 +143,37 @@ describe('content: grants and reviewers within the organization (end to end)', (
     }
   });
 
+  it("lists a space's or a collection's user and team grants to its admins only: 403 for other members, 404 for outsiders and unknown ids, 400 on a bad page", async () => {
+    const space = await newSpace('Grant lists');
+    const collection = ok(await admin.api.post(`/v1/orgs/${orgId}/collections`, { title: 'Grant lists' }), 201);
+    const team = ok(await admin.api.put(`/v1/orgs/${orgId}/teams`, { title: 'Listed team', members: [reviewer.userId] }), 201);
+    for (const [kind, id] of [
+      ['spaces', space.id],
+      ['collections', collection.id],
+    ]) {
+      const base = `/v1/${kind}/${id}/permissions`;
+      ok(await admin.api.post(base, { role: 'read', users: [reader.userId], teams: [team.id] }), 204);
+      for (const subject of ['users', 'teams']) {
+        const list = `${base}/${subject}`;
+        // Members who see the resource but do not administer it: 403, naming what they may not do.
+        assertError(await editor.api.get(list), 403, 'permissions');
+        assertError(await reader.api.get(list), 403, 'permissions');
+        // Another organization's admin learns nothing, not even that it exists.
+        assertError(await outsider.api.get(list), 404);
+        assertError(await admin.api.get(`/v1/${kind}/no-such-resource/permissions/${subject}`), 404);
+        assertError(await admin.api.get(`${list}?limit=0`), 400, 'limit');
+        assertError(await admin.api.get(`${list}?page=junk`), 400, 'page');
+
+        const listed = ok(await admin.api.get(list));
+        assert.deepEqual(
+          listed.items.map((item: any) => [item[subject === 'users' ? 'user' : 'team'].id, item.permission]),
+          [[subject === 'users' ? reader.userId : team.id, 'read']],
+        );
+        assert.equal(listed.count, 1);
+      }
+    }
+  });
+
   it('requests reviews and names merge-rule reviewers only among members', async () => {
     const space = await newSpace('Reviews');
     const cr = ok(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Check me' }), 201);

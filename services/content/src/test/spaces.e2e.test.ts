@@ -84,7 +84,9 @@ describe('content: spaces (end to end)', () => {
     assert.equal(space.organization, orgId);
     assert.equal(space.visibility, 'private');
     assert.equal(space.editMode, 'live');
-    assert.equal(space.defaultLevel, 'inherit');
+    // Inheriting at the root: each member keeps their org role, the level 'admin'.
+    assert.equal(space.defaultLevel, 'admin');
+    assert.equal(space.defaultLevelInherited, true);
     assert.deepEqual(space.mergeRules, { type: 'inherit' });
     assert.equal(typeof space.revision, 'string');
     assert.ok(space.revision.length > 0);
@@ -354,6 +356,45 @@ describe('content: spaces (end to end)', () => {
     assertError(await guest.api.get(`/v1/spaces/${space.id}`), 404);
     assert.equal((await admin.api.get(`/v1/spaces/${space.id}`)).status, 200);
   });
+  it('shows the default level in force (from the collection chain, admin at the root) and whether it is inherited', async () => {
+    const level = (body: { defaultLevel: unknown; defaultLevelInherited: unknown }) => [body.defaultLevel, body.defaultLevelInherited];
+    assert.deepEqual(level(await createSpace(admin.api, { title: 'Level at the root' })), ['admin', true], 'the org role: the level admin');
+    const shelf = (await admin.api.post(`/v1/orgs/${orgId}/collections`, { title: 'Read shelf' })).body;
+    assert.deepEqual(level((await admin.api.patch(`/v1/collections/${shelf.id}`, { defaultLevel: 'read' })).body), ['read', false]);
+    const space = await createSpace(admin.api, { title: 'Levels', parent: shelf.id });
+    assertMatchesOpenApi('Space', space);
+    assert.deepEqual(level(space), ['read', true]);
+    assert.deepEqual(level((await reader.api.get(`/v1/spaces/${space.id}`)).body), ['read', true]);
+    const listed = async (path: string) => (await admin.api.get(path)).body.items.find((s: { id: string }) => s.id === space.id);
+    assert.deepEqual(level(await listed(`/v1/orgs/${orgId}/spaces?limit=1000`)), ['read', true]);
+    assert.deepEqual(level(await listed(`/v1/collections/${shelf.id}/spaces`)), ['read', true]);
+
+    const own = await admin.api.patch(`/v1/spaces/${space.id}`, { defaultLevel: 'comment' });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assertMatchesOpenApi('Space', own.body);
+    assert.deepEqual(level(own.body), ['comment', false]);
+    const inherits = await admin.api.patch(`/v1/spaces/${space.id}`, { defaultLevel: 'inherit' });
+    assert.equal(inherits.status, 200, JSON.stringify(inherits.body));
+    assert.deepEqual(level(inherits.body), ['read', true], "the collection's level again");
+    // 'inherit' is what is stored: the space keeps following its collection.
+    await admin.api.patch(`/v1/collections/${shelf.id}`, { defaultLevel: 'edit' });
+    assert.deepEqual(level((await admin.api.get(`/v1/spaces/${space.id}`)).body), ['edit', true]);
+    const none = await admin.api.patch(`/v1/spaces/${space.id}`, { defaultLevel: null });
+    assertMatchesOpenApi('Space', none.body);
+    assert.deepEqual(level(none.body), [null, false]);
+
+    await admin.api.patch(`/v1/spaces/${space.id}`, { defaultLevel: 'inherit' });
+    const atRoot = await admin.api.post(`/v1/spaces/${space.id}/move`, { parent: null });
+    assert.equal(atRoot.status, 200, JSON.stringify(atRoot.body));
+    assert.deepEqual(level(atRoot.body), ['admin', true], 'out of the collection: the organization decides');
+    assert.deepEqual(level((await admin.api.post(`/v1/spaces/${space.id}/move`, { parent: shelf.id })).body), ['edit', true]);
+    const target = await admin.api.post('/v1/orgs', { title: 'Acme Levels' });
+    assert.equal(target.status, 201);
+    const transferred = await admin.api.post(`/v1/spaces/${space.id}/transfer`, { organization: target.body.id });
+    assert.equal(transferred.status, 200, JSON.stringify(transferred.body));
+    assert.deepEqual(level(transferred.body), ['admin', true], "at the target's root");
+  });
+
   // FerretDB rewrites a whole document per update without isolation: without the space lock,
   // concurrent writes to different fields of one space lose each other's changes.
   it('keeps every concurrent change to one space (settings, move, merge)', async () => {

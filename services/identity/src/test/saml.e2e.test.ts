@@ -378,6 +378,24 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     assert.equal((await fetch(`${stack.baseUrl}/v1/public/saml/missing/start`, { redirect: 'manual' })).status, 404);
   });
 
+  it('serves service-provider metadata only for an active provider: 404 for unknown and unfinished ones, 400 for a malformed id', async () => {
+    const metadata = (id: string) => fetch(`${stack.baseUrl}/v1/public/saml/${id}/metadata`);
+    const answer = async (response: Response) => ({ status: response.status, body: (await response.json()) as any });
+    const pending = await admin.post(saml(), { label: 'Unfinished' });
+    assert.equal(pending.body.status, 'pending');
+    try {
+      expectError(await answer(await metadata('missing')), 404, 'SAML provider');
+      expectError(await answer(await metadata(pending.body.id)), 404, 'SAML provider');
+      expectError(await answer(await metadata('p'.repeat(65))), 400, 'samlProviderId');
+      const served = await metadata(providerId);
+      assert.equal(served.status, 200);
+      assert.match(served.headers.get('content-type') ?? '', /samlmetadata\+xml/);
+      assert.ok((await served.text()).includes(service.acsURL), 'the metadata names our ACS');
+    } finally {
+      assert.equal((await admin.delete(saml(`/${pending.body.id}`))).status, 204);
+    }
+  });
+
   it('deleting the default team unsets it on the provider', async () => {
     assert.equal((await admin.delete(`/v1/orgs/${orgId}/teams/${teamId}`)).status, 204);
     const provider = await admin.get(saml(`/${providerId}`));
