@@ -11,7 +11,6 @@ import {
   requestContext,
   verifyPrincipal,
   type Logger,
-  type Principal,
 } from '@quire/runtime';
 import { assertBodyDepth } from './depth';
 import { HttpError, httpError, sendError } from './errors';
@@ -72,13 +71,6 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     next();
   });
   return app;
-}
-
-/** The caller of this request, or a 401 when the gateway did not vouch for one. */
-export function principalOf(_req: Request): Principal {
-  const principal = requestContext.getStore()?.principal;
-  if (!principal) throw httpError.unauthorized();
-  return principal;
 }
 
 function datastoreUnavailable(): HttpError {

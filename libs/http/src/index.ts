@@ -1,5 +1,5 @@
 export { fromService, HttpError, httpError, sendError } from './errors';
-export { parseInput, idParam, zodMessage } from './validate';
+export { parseInput, zodMessage } from './validate';
 export {
   listQuerySchema,
   orderSchema,
@@ -14,7 +14,7 @@ export {
   type ListEnvelope,
   type KeysetPage,
 } from './pagination';
-export { createServiceApp, finishServiceApp, principalOf, type ServiceAppOptions } from './app';
+export { createServiceApp, finishServiceApp, type ServiceAppOptions } from './app';
 export { idSchema, booleanQuery, httpUrlSchema, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl, slugify } from './urls';

@@ -1,7 +1,5 @@
 import type { z } from 'zod';
-import type { Request } from 'express';
 import { HttpError } from './errors';
-import { idSchema } from './schemas';
 
 type Location = 'body' | 'query' | 'params';
 
@@ -22,9 +20,4 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, locat
   if (!result.success)
     throw new HttpError(400, `Invalid ${location}: ${field ? `${field}: ${result.error.issues[0]?.message}` : zodMessage(result.error, location)}`);
   return result.data;
-}
-
-/** The id in the path parameter `name`, validated like every id (a 400 naming the parameter). */
-export function idParam(req: Request, name: string): string {
-  return parseInput(idSchema, req.params[name], 'params', name);
 }
