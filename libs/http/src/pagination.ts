@@ -126,3 +126,37 @@ export async function keysetPage<T extends { _id: unknown }>(
   const next = rows.length > limit && last ? encodeCursor(sortField, last[sortField] as SortValue, String(last._id)) : undefined;
   return { items, next, count };
 }
+
+/** How the items of an in-memory list are ordered: ascending by (value, id); the cursor is named `cursor`. */
+export interface MemoryOrder<T> {
+  cursor: string;
+  positionOf(item: T): readonly [value: string | number, id: string];
+}
+
+/** The order of a list sorted by a unique string key. */
+export const byKey = <T>(keyOf: (item: T) => string): MemoryOrder<T> => ({ cursor: 'key', positionOf: (item) => [keyOf(item), keyOf(item)] });
+
+/**
+ * One keyset page of a list already in memory and sorted by `order` (computed lists: links,
+ * backlinks, a site's structure…): the cursor holds the last item's position, never an offset,
+ * like the stored lists'. `count` is the whole list's length.
+ */
+export function memoryPage<T, R>(
+  items: readonly T[],
+  order: MemoryOrder<NoInfer<T>>,
+  query: { limit: number; page?: string },
+  present: (item: T) => R,
+): ListEnvelope<R> {
+  let rest = items;
+  if (query.page) {
+    const { value, id } = decodeCursor(order.cursor, query.page);
+    rest = items.filter((item) => {
+      const [itemValue, itemId] = order.positionOf(item);
+      return itemValue > (value as string | number) || (itemValue === value && itemId > id);
+    });
+  }
+  const page = rest.slice(0, query.limit);
+  const last = page[page.length - 1];
+  const next = rest.length > query.limit && last !== undefined ? encodeCursor(order.cursor, ...order.positionOf(last)) : undefined;
+  return listEnvelope(page.map(present), items.length, next);
+}

@@ -1,8 +1,7 @@
-import { listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
+import { byKey, listEnvelope, listQuerySchema, memoryPage, route, type Route } from '@quire/http';
 import { z } from 'zod';
 import { loadMembers } from '../access';
 import { changeRequestParams, loadUsers, spaceParams, viewerWithOrgRole, type ContentContext } from '../kernel';
-import { memoryPage } from '../revisions';
 import { presentComment, presentReply, userIdsOf, type BodyFormat } from './comment-presenter';
 import { deleteReply, getReply, listReplies, postReply, updateReply } from './comment-replies';
 import {
@@ -222,7 +221,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
           const listed = authors.filter((author) => members.has(author));
           return memoryPage(
             listed,
-            (author) => author,
+            byKey((author) => author),
             query,
             (author) => members.get(author),
           );

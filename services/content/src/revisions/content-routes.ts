@@ -1,4 +1,4 @@
-import { httpError, listQuerySchema, route, type Route } from '@quire/http';
+import { byKey, httpError, listQuerySchema, memoryPage, route, type Route } from '@quire/http';
 import { z } from 'zod';
 import { loadSpaceAccess, type SpaceAccess } from '../access';
 import { changeRequestParams, spaceParams, type ContentContext } from '../kernel';
@@ -17,7 +17,7 @@ import {
 } from './content-schemas';
 import { evaluateMarkdown } from './expressions';
 import { linksOfRevision, spaceLinkReport, type LinkGroup } from './links';
-import { memoryPage, presentBacklink, presentLinkItem } from './link-presenter';
+import { presentBacklink, presentLinkItem } from './link-presenter';
 import { computedPageBodies } from './openapi-pages';
 import { descendantsOf, pagePaths, pagesByPath, treeOf } from './page-tree';
 import { presentFile, presentPage, presentPageTree, presentRevision, type PagePresentation } from './revision-presenter';
@@ -128,7 +128,7 @@ function linkList(groups: LinkGroup[], spaceId: string, query: LinksQuery) {
   const listed = groups.filter((group) => !query.status || group.status === query.status);
   return memoryPage(
     listed,
-    (group) => group.key,
+    byKey((group) => group.key),
     query,
     (group) => presentLinkItem(group, spaceId),
   );
@@ -147,7 +147,7 @@ async function backlinks(
   const context = { organizationId: access.space.organizationId, spaceId: access.space._id, revisionId: revision._id };
   return memoryPage(
     sources,
-    (id) => id,
+    byKey((id) => id),
     query,
     (id) => presentBacklink(id, context),
   );
@@ -196,7 +196,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
         const files = [...revision.files].sort((a, b) => (a.id < b.id ? -1 : 1));
         return memoryPage(
           files,
-          (file) => file.id,
+          byKey((file) => file.id),
           query,
           (file) => presentFile(file, { revisionId: revision._id, config: ctx.config, metadata: query.metadata ?? true }),
         );

@@ -44,6 +44,5 @@ export { hasModels, loadSpec, MAX_TAG_PAGES, OPENAPI_COMPUTED_TYPE, overviewMark
 export { commitSpaceRevision, copyRevisionToSpace, createInitialRevision, publishContentUpdated, purgeSpaceContent } from './space-content';
 export { signedUrl } from './signed-urls';
 export { markdownToDocument, presentFile } from './revision-presenter';
-export { memoryPage } from './link-presenter';
 export { contentReadRoutes } from './content-routes';
 export { downloadRoutes } from './download-routes';

@@ -1,10 +1,9 @@
-import { decodeCursor, encodeCursor, listEnvelope } from '@quire/http';
 import type { LinkGroup } from './links';
 
 /*
  * Content link items (spec "Content link item"): one item per distinct target, with every
  * page that links to it as a location. Lists of computed items page by keyset on a stable
- * sort key (never by offset), like the stored lists.
+ * sort key (never by offset; libs/http memoryPage), like the stored lists.
  */
 
 export function presentLinkItem(group: LinkGroup, spaceId: string) {
@@ -31,18 +30,4 @@ export function presentBacklink(sourcePage: string, context: { organizationId: s
     versionContext: { type: 'revision' as const, revision: context.revisionId },
     page: sourcePage,
   };
-}
-
-/** One keyset page of an in-memory list already sorted by `keyOf` ascending. */
-export function memoryPage<T, R>(items: readonly T[], keyOf: (item: T) => string, query: { limit: number; page?: string }, present: (item: T) => R) {
-  let start = 0;
-  if (query.page) {
-    const { id: after } = decodeCursor('key', query.page);
-    start = items.findIndex((item) => keyOf(item) > after);
-    if (start < 0) start = items.length;
-  }
-  const slice = items.slice(start, start + query.limit);
-  const last = slice[slice.length - 1];
-  const next = start + query.limit < items.length && last !== undefined ? encodeCursor('key', keyOf(last), keyOf(last)) : undefined;
-  return listEnvelope(slice.map(present), items.length, next);
 }

@@ -1,4 +1,4 @@
-import { created, decodeCursor, encodeCursor, listEnvelope, listQuerySchema, route, type ListQuery, type Route } from '@quire/http';
+import { created, listQuerySchema, memoryPage, route, type MemoryOrder, type Route } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
 import { addSectionToGroup, createGroup, deleteGroup, loadGroup, moveGroup, removeSectionFromGroupIfPresent, updateGroup } from '../domain/groups';
 import { loadView } from '../domain/published';
@@ -31,22 +31,8 @@ import {
 
 const SITE = '/v1/orgs/:organizationId/sites/:siteId';
 
-/**
- * One keyset page (by position, then id) of a site's in-memory list (a site's structure is
- * small and is read whole to present it), presented, with the list's total.
- */
-function listPage<T extends { _id: string; position: number }, P>(items: T[], query: ListQuery, present: (item: T) => P) {
-  let rest = items;
-  if (query.page) {
-    const { value, id } = decodeCursor('position', query.page);
-    const position = Number(value);
-    rest = items.filter((item) => item.position > position || (item.position === position && item._id > id));
-  }
-  const page = rest.slice(0, query.limit);
-  const last = page[page.length - 1];
-  const next = rest.length > query.limit && last ? encodeCursor('position', last.position, last._id) : undefined;
-  return listEnvelope(page.map(present), items.length, next);
-}
+/** A site's structure is small and read whole to present it: its lists page in memory, by position then id. */
+const byPosition: MemoryOrder<{ _id: string; position: number }> = { cursor: 'position', positionOf: (item) => [item.position, item._id] };
 
 const whereOf = (position: { before?: unknown } | undefined) => (position?.before ? 'before' : 'after');
 
@@ -66,7 +52,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
         const { access, site } = await siteOfRequest(ctx, caller, params);
         const view = await loadView(ctx, access, site, await resolveShareKey(ctx, site, query.shareKey));
         const sections = view.structure.sections.filter((s) => isSectionPresentable(view, s));
-        return listPage(sections, query, (s) => presentSection(view, s));
+        return memoryPage(sections, byPosition, query, (s) => presentSection(view, s));
       },
     }),
 
@@ -132,7 +118,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       handler: async ({ caller, params, query }) => {
         const { access, site } = await siteOfRequest(ctx, caller, params);
         const view = await loadView(ctx, access, site);
-        return listPage(view.structure.groups, query, (g) => presentGroup(view, g));
+        return memoryPage(view.structure.groups, byPosition, query, (g) => presentGroup(view, g));
       },
     }),
 
@@ -225,7 +211,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
         const matching = view.structure.siteSpaces.filter(
           (s) => isPresentable(view, s) && (query.default === undefined || view.defaults.has(s._id) === query.default),
         );
-        return listPage(matching, query, (s) => presentSiteSpace(view, s));
+        return memoryPage(matching, byPosition, query, (s) => presentSiteSpace(view, s));
       },
     }),
 
