@@ -20,16 +20,27 @@ class SchemaComponents {
 
   /** What a caller sends, as JSON Schema 2020-12 (the dialect of OpenAPI 3.1): the input side of transforms and defaults. */
   input(schema: z.ZodType): JsonSchema {
-    const {
-      $schema: _dialect,
-      $defs,
-      ...rest
-    } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    return this.hoist(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  }
+
+  /** What the service answers: the output side. */
+  output(schema: z.ZodType): JsonSchema {
+    return this.hoist(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema);
+  }
+
+  /**
+   * Moves `$defs` to `components.schemas`: a definition with an id (`.meta({ id: 'Space' })`)
+   * keeps it as its name, an anonymous one (a recursive schema) is named by its content.
+   * The same name must always mean the same schema.
+   */
+  private hoist(json: JsonSchema): JsonSchema {
+    const { $schema: _dialect, $defs, ...rest } = json as JsonSchema & { $defs?: Record<string, JsonSchema> };
     if (!$defs) return rest;
     const names = new Map<string, string>();
     for (const [local, definition] of Object.entries($defs)) {
+      const anonymous = local.startsWith('__schema');
       const digest = createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 10);
-      names.set(local, `${this.prefix}_${digest}`);
+      names.set(local, anonymous ? `${this.prefix}_${digest}` : local);
     }
     const relink = (value: unknown): unknown => {
       if (Array.isArray(value)) return value.map(relink);
@@ -42,7 +53,13 @@ class SchemaComponents {
         ),
       );
     };
-    for (const [local, definition] of Object.entries($defs)) this.schemas[names.get(local)!] = relink(definition) as JsonSchema;
+    for (const [local, definition] of Object.entries($defs)) {
+      const name = names.get(local)!;
+      const linked = relink(definition) as JsonSchema;
+      const known = this.schemas[name];
+      if (known && JSON.stringify(known) !== JSON.stringify(linked)) throw new Error(`two different schemas are named ${name}`);
+      this.schemas[name] = linked;
+    }
     return relink(rest) as JsonSchema;
   }
 }
@@ -67,9 +84,19 @@ function parameters(components: SchemaComponents, schema: z.ZodType | undefined,
 
 const ERROR_RESPONSE = { description: 'The standard error body', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
+const DESCRIPTIONS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 302: 'Redirect' };
+
+/** The success answer: its JSON body, a non-JSON body (a file), or nothing. */
+function success(components: SchemaComponents, route: Route): JsonSchema {
+  const description = DESCRIPTIONS[route.status];
+  if (route.response) return { description, content: { 'application/json': { schema: components.output(route.response) } } };
+  if (route.produces) return { description, content: { [route.produces]: { schema: { type: 'string', format: 'binary' } } } };
+  return { description };
+}
+
 /**
  * A service's part of the OpenAPI document: the `paths` of its routes: parameters and request bodies from the very zod
- * schemas that validate them, so the document cannot drift from the code.
+ * schemas that validate them, response bodies from the contract schemas the tests check answers against, so the document cannot drift from the code.
  */
 export function openApiPart(
   routes: readonly Route[],
@@ -86,7 +113,7 @@ export function openApiPart(
       parameters: [...parameters(components, route.params, 'path'), ...parameters(components, route.query, 'query')],
       ...(route.body ? { requestBody: { required: true, content: { [route.consumes ?? 'application/json']: { schema: components.input(route.body) } } } } : {}),
       responses: {
-        '2XX': { description: 'Success' },
+        [String(route.status)]: success(components, route),
         '4XX': ERROR_RESPONSE,
         '5XX': ERROR_RESPONSE,
       },

@@ -14,6 +14,8 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  */
 export type RouteAccess = 'caller' | 'public';
 
+export type SuccessStatus = 200 | 201 | 202 | 204 | 302;
+
 /** A non-JSON or non-200 answer: a status, an optional JSON body, a Location and headers. */
 export class Reply {
   constructor(
@@ -55,6 +57,15 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   /** The body's media type when it is not JSON (the SAML post binding sends a form). */
   consumes?: 'application/x-www-form-urlencoded';
   /**
+   * The success body, when it is JSON: the API document publishes it and the end-to-end suites
+   * check every answer against it (a schema from `@quire/contract`).
+   */
+  response?: Schema;
+  /** The success status: default 200 with a `response` or `produces`, 204 without. */
+  status?: SuccessStatus;
+  /** The media type of a success body that is not JSON (files, XML). */
+  produces?: string;
+  /**
    * The answer: a value is sent as JSON with 200; a {@link Reply} as it says; `undefined`
    * is a 204 unless the handler wrote the response itself (files, redirects, streams).
    */
@@ -71,6 +82,9 @@ export interface Route {
   query?: Schema;
   body?: Schema;
   consumes?: 'application/x-www-form-urlencoded';
+  response?: Schema;
+  status: SuccessStatus;
+  produces?: string;
   handle(req: Request, res: Response): Promise<void>;
 }
 
@@ -95,6 +109,9 @@ export function route<
     query: spec.query,
     body: spec.body,
     consumes: spec.consumes,
+    response: spec.response,
+    status: spec.status ?? (spec.response || spec.produces ? 200 : 204),
+    produces: spec.produces,
     async handle(req, res) {
       const principal = requestContext.getStore()?.principal;
       if (access === 'caller' && !principal) throw httpError.unauthorized();

@@ -1,3 +1,5 @@
+import { checkAnswer } from './contract';
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -17,7 +19,10 @@ export interface ApiClient {
   delete<T = any>(path: string, token?: string | null): Promise<ApiResponse<T>>;
 }
 
-/** A small HTTP client for tests: JSON in and out, bearer token by default. */
+/**
+ * A small HTTP client for tests: JSON in and out, bearer token by default. Answers of a test
+ * stack are checked against its API document (./contract).
+ */
 export function apiClient(baseUrl: string, defaultToken?: string): ApiClient {
   const request: ApiClient['request'] = async (method, path, options = {}) => {
     const token = options.token === undefined ? defaultToken : options.token;
@@ -31,7 +36,9 @@ export function apiClient(baseUrl: string, defaultToken?: string): ApiClient {
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(30_000) });
     const text = await response.text();
     let parsed: unknown = text;
-    if (text && (response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    const contentType = response.headers.get('content-type') ?? '';
+    if (text && contentType.includes('json')) parsed = JSON.parse(text);
+    await checkAnswer(baseUrl, method.toUpperCase(), path, response.status, contentType, parsed);
     return { status: response.status, headers: response.headers, body: parsed as never };
   };
   return {

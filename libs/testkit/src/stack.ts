@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { dropStackDatabase, repoRoot } from '@quire/datastore';
 import { apiClient, type ApiClient } from './api';
+import { checkAnswersOf } from './contract';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from './environment';
 
 /** A user made through the operator CLI, with a client that calls as them. */
@@ -96,6 +97,7 @@ export async function startTestStack(
       reject(new Error(`stack exited with ${code} before it was ready:\n${output.slice(-20_000)}`));
     });
   });
+  checkAnswersOf(baseUrl);
   const adminToken = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
   const run = promisify(execFile);
   const stack: TestStack = {

@@ -22,7 +22,11 @@ export function createApiDocument(config: GatewayConfig, logger: Logger): () => 
     const paths: Record<string, Operations> = {};
     const schemas: Record<string, unknown> = {};
     for (const { service, paths: servicePaths, schemas: serviceSchemas } of parts) {
-      Object.assign(schemas, serviceSchemas);
+      for (const [name, schema] of Object.entries(serviceSchemas)) {
+        // Every service takes its objects from the same contract: one name, one schema.
+        if (name in schemas && JSON.stringify(schemas[name]) !== JSON.stringify(schema)) throw new Error(`${service} describes ${name} unlike another service`);
+        schemas[name] = schema;
+      }
       for (const [path, operations] of Object.entries(servicePaths)) {
         const route = routeFor(concretePath(path));
         if (route?.service !== service) {

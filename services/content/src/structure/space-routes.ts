@@ -1,3 +1,4 @@
+import { list, space as spaceObject } from '@quire/contract';
 import { apiUrl, created, listEnvelope, listQuerySchema, route, type KeysetPage, type Route } from '@quire/http';
 import { loadSpaceAccess } from '../access';
 import { collectionParams, organizationParams, spaceParams, type ContentContext, type SpaceDoc } from '../kernel';
@@ -34,6 +35,8 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'post',
       path: '/v1/orgs/:organizationId/spaces',
       summary: 'Create a space',
+      response: spaceObject,
+      status: 201,
       params: organizationParams,
       body: createSpaceBody,
       handler: async ({ caller, params, body }) => {
@@ -46,6 +49,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'get',
       path: '/v1/orgs/:organizationId/spaces',
       summary: "List the organization's spaces the caller can access",
+      response: list(spaceObject),
       params: organizationParams,
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => presentSpacePage(await listOrganizationSpaces(ctx, caller.userId, params.organizationId, query)),
@@ -55,6 +59,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'get',
       path: '/v1/collections/:collectionId/spaces',
       summary: 'List the spaces of a collection the caller can access',
+      response: list(spaceObject),
       params: collectionParams,
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => presentSpacePage(await listCollectionSpaces(ctx, caller.userId, params.collectionId, query)),
@@ -65,6 +70,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'get',
       path: '/v1/spaces/:spaceId',
       summary: 'Get a space',
+      response: spaceObject,
       params: spaceParams,
       query: getSpaceQuery,
       handler: async ({ caller, params, query: { shareKey } }) => {
@@ -78,6 +84,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'patch',
       path: '/v1/spaces/:spaceId',
       summary: "Update a space's settings",
+      response: spaceObject,
       params: spaceParams,
       body: updateSpaceBody,
       handler: async ({ caller, params, body }) => {
@@ -100,6 +107,8 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'post',
       path: '/v1/spaces/:spaceId/duplicate',
       summary: 'Duplicate a space with its current content',
+      response: spaceObject,
+      status: 201,
       params: spaceParams,
       handler: async ({ caller, params }) => {
         const access = await loadSpaceAccess(ctx, caller.userId, params.spaceId);
@@ -112,6 +121,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'post',
       path: '/v1/spaces/:spaceId/restore',
       summary: 'Restore a deleted space',
+      response: spaceObject,
       params: spaceParams,
       handler: async ({ caller, params }) => presentWritten(await restoreSpace(ctx, caller.userId, params.spaceId)),
     }),
@@ -120,6 +130,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'post',
       path: '/v1/spaces/:spaceId/move',
       summary: 'Move a space to another collection or next to a sibling',
+      response: spaceObject,
       params: spaceParams,
       body: moveBody,
       handler: async ({ caller, params, body }) => {
@@ -132,6 +143,7 @@ export function spaceRoutes(ctx: ContentContext, { gitSyncs }: { gitSyncs: Space
       method: 'post',
       path: '/v1/spaces/:spaceId/transfer',
       summary: 'Transfer a space to another organization',
+      response: spaceObject,
       params: spaceParams,
       body: transferBody,
       handler: async ({ caller, params, body }) => {
