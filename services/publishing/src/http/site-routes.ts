@@ -1,3 +1,12 @@
+import {
+  list,
+  publishedContentSite,
+  shareLink as shareLinkObject,
+  site as siteObject,
+  siteAdaptiveSchema,
+  siteAdaptiveTemplateConditions,
+  sitePublishingAuth,
+} from '@quire/contract';
 import { created, httpError, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
 import { loadOrgAccess, requireSiteAdmin, type OrgAccess } from '../domain/access';
 import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
@@ -47,6 +56,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: SITES,
       summary: "List an organization's sites",
+      response: list(siteObject),
       params: organizationParams,
       query: listSitesQuery,
       handler: async ({ caller, params, query }) => {
@@ -69,6 +79,8 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: SITES,
       summary: 'Create a site',
+      response: siteObject,
+      status: 201,
       params: organizationParams,
       body: createSiteBody,
       handler: async ({ caller, params, body }) => {
@@ -83,6 +95,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: SITE,
       summary: 'Get a site',
+      response: siteObject,
       params: siteParams,
       handler: async ({ caller, params }) => {
         const { access, site } = await siteOfRequest(ctx, caller, params);
@@ -94,6 +107,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'patch',
       path: SITE,
       summary: 'Update a site',
+      response: siteObject,
       params: siteParams,
       body: updateSiteBody,
       handler: ({ caller, params, body }) =>
@@ -119,6 +133,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
         method: 'post',
         path: `${SITE}/${action}`,
         summary: published ? 'Publish a site' : 'Unpublish a site',
+        response: siteObject,
         params: siteParams,
         handler: ({ caller, params }) =>
           writeSiteOfRequest(ctx, caller, params, `${action} sites`, async ({ access, site }) => presentOne(await setPublished(ctx, site, published), access)),
@@ -129,6 +144,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/published`,
       summary: "A site's published structure as a visitor sees it",
+      response: publishedContentSite,
       params: siteParams,
       query: publishedQuery,
       handler: async ({ caller, params, query }) => {
@@ -145,6 +161,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/publishing/auth`,
       summary: "Get a site's visitor authentication settings",
+      response: sitePublishingAuth,
       params: siteParams,
       handler: async ({ caller, params }) => {
         const { access, site } = await siteOfRequest(ctx, caller, params);
@@ -157,6 +174,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'patch',
       path: `${SITE}/publishing/auth`,
       summary: "Update a site's visitor authentication settings",
+      response: sitePublishingAuth,
       params: siteParams,
       body: updatePublishingAuthBody,
       handler: ({ caller, params, body }) =>
@@ -169,6 +187,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/publishing/auth/regenerate`,
       summary: "Regenerate a site's visitor authentication key",
+      response: sitePublishingAuth,
       params: siteParams,
       handler: ({ caller, params }) =>
         writeSiteOfRequest(ctx, caller, params, "regenerate a site's visitor authentication key", async ({ site }) =>
@@ -180,6 +199,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/adaptive-schema`,
       summary: "Get a site's adaptive content schema",
+      response: siteAdaptiveSchema,
       params: siteParams,
       handler: async ({ caller, params }) => presentSchema((await siteOfRequest(ctx, caller, params)).site),
     }),
@@ -188,6 +208,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'put',
       path: `${SITE}/adaptive-schema`,
       summary: "Set a site's adaptive content schema",
+      response: siteAdaptiveSchema,
       params: siteParams,
       body: adaptiveSchemaBody,
       handler: ({ caller, params, body }) =>
@@ -202,6 +223,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/adaptive-schema/template-conditions`,
       summary: 'Example conditions built from the adaptive schema',
+      response: siteAdaptiveTemplateConditions,
       params: siteParams,
       handler: async ({ caller, params }) => ({ items: templateConditions(schemaOf((await siteOfRequest(ctx, caller, params)).site)) }),
     }),
@@ -211,6 +233,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/share-links`,
       summary: "List a site's share links",
+      response: list(shareLinkObject),
       params: siteParams,
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => {
@@ -230,6 +253,8 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/share-links`,
       summary: 'Create a share link',
+      response: shareLinkObject,
+      status: 201,
       params: siteParams,
       body: createShareLinkBody,
       handler: ({ caller, params, body }) =>
@@ -243,6 +268,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       method: 'patch',
       path: `${SITE}/share-links/:shareLinkId`,
       summary: 'Update a share link',
+      response: shareLinkObject,
       params: shareLinkParams,
       body: updateShareLinkBody,
       handler: ({ caller, params, body }) =>

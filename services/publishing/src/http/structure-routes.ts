@@ -1,3 +1,4 @@
+import { list, siteSection as siteSectionObject, siteSectionGroup as siteSectionGroupObject, siteSpace as siteSpaceObject } from '@quire/contract';
 import { created, listQuerySchema, memoryPage, route, type MemoryOrder, type Route } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
 import { addSectionToGroup, createGroup, deleteGroup, loadGroup, moveGroup, removeSectionFromGroupIfPresent, updateGroup } from '../domain/groups';
@@ -46,6 +47,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/sections`,
       summary: "List a site's sections",
+      response: list(siteSectionObject),
       params: siteParams,
       query: structureListQuery,
       handler: async ({ caller, params, query }) => {
@@ -60,6 +62,8 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/sections`,
       summary: 'Add a section to a site',
+      response: siteSectionObject,
+      status: 201,
       params: siteParams,
       body: createSectionBody,
       handler: ({ caller, params, body }) =>
@@ -75,6 +79,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'patch',
       path: `${SITE}/sections/:siteSectionId`,
       summary: 'Update a site section',
+      response: siteSectionObject,
       params: sectionParams,
       body: updateSectionBody,
       handler: ({ caller, params, body }) =>
@@ -97,6 +102,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/sections/:siteSectionId/move`,
       summary: 'Move a site section (deprecated)',
+      response: siteSectionObject,
       params: sectionParams,
       body: moveSectionBody,
       handler: ({ caller, params, body: { position } }) =>
@@ -113,6 +119,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/section-groups`,
       summary: "List a site's section groups",
+      response: list(siteSectionGroupObject),
       params: siteParams,
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => {
@@ -126,6 +133,8 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/section-groups`,
       summary: 'Add a section group to a site',
+      response: siteSectionGroupObject,
+      status: 201,
       params: siteParams,
       body: createGroupBody,
       handler: ({ caller, params, body }) =>
@@ -139,6 +148,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'patch',
       path: `${SITE}/section-groups/:siteSectionGroupId`,
       summary: 'Update a section group',
+      response: siteSectionGroupObject,
       params: groupParams,
       body: updateGroupBody,
       handler: ({ caller, params, body }) =>
@@ -162,6 +172,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/section-groups/:siteSectionGroupId/move`,
       summary: 'Move a section group (deprecated)',
+      response: siteSectionGroupObject,
       params: groupParams,
       body: moveGroupBody,
       handler: ({ caller, params, body: { position } }) =>
@@ -176,6 +187,8 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/section-groups/:siteSectionGroupId/sections`,
       summary: 'Add a section to a section group',
+      response: siteSectionGroupObject,
+      status: 201,
       params: groupParams,
       body: addGroupSectionBody,
       handler: ({ caller, params, body }) =>
@@ -203,6 +216,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'get',
       path: `${SITE}/site-spaces`,
       summary: "List a site's spaces (variants)",
+      response: list(siteSpaceObject),
       params: siteParams,
       query: listSiteSpacesQuery,
       handler: async ({ caller, params, query }) => {
@@ -219,6 +233,8 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/site-spaces`,
       summary: 'Add a space to a site',
+      response: siteSpaceObject,
+      status: 201,
       params: siteParams,
       body: createSiteSpaceBody,
       handler: ({ caller, params, body }) =>
@@ -233,6 +249,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'patch',
       path: `${SITE}/site-spaces/:siteSpaceId`,
       summary: 'Update a site space',
+      response: siteSpaceObject,
       params: siteSpaceParams,
       body: updateSiteSpaceBody,
       handler: ({ caller, params, body }) =>
@@ -256,6 +273,7 @@ export function structureRoutes(ctx: PublishingContext): Route[] {
       method: 'post',
       path: `${SITE}/site-spaces/:siteSpaceId/move`,
       summary: 'Move a site space (deprecated)',
+      response: siteSpaceObject,
       params: siteSpaceParams,
       body: moveSiteSpaceBody,
       handler: ({ caller, params, body: { position } }) =>

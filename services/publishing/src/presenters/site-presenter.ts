@@ -1,4 +1,4 @@
-import { apiUrl } from '@quire/http';
+import { apiUrl, httpError } from '@quire/http';
 import type { PublishingConfig } from '../config';
 import type { ShareLinkDoc, SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { sitePermissions, type OrgAccess } from '../domain/access';
@@ -44,16 +44,22 @@ function published(view: StructureView, address: () => string) {
   return view.structure.site.published ? { published: withShareKey(address(), view.shareKey) } : {};
 }
 
+/**
+ * A SiteSpace embeds its whole Space: one whose space the caller may not open (or that is
+ * gone) is never presented (see isPresentable). Lists and sections leave it out; a write
+ * that answers with it (the space trashed meanwhile) is a 404, as a read of it would be.
+ */
 export function presentSiteSpace(view: StructureView, siteSpace: SiteSpaceDoc) {
   const space = view.spaces.get(siteSpace.spaceId);
+  if (!space) throw httpError.notFound('Site space');
   const isDefault = view.defaults.has(siteSpace._id);
   return {
     object: 'site-space' as const,
     id: siteSpace._id,
     path: siteSpace.path,
     ...(siteSpace.sectionId ? { section: siteSpace.sectionId } : {}),
-    space: space?.rest ?? {},
-    title: space?.title ?? '',
+    space: space.rest,
+    title: space.title,
     default: isDefault,
     ...(siteSpace.condition ? { condition: siteSpace.condition } : {}),
     draft: false,

@@ -173,6 +173,7 @@ describe('publishing: sites through the gateway', () => {
     assertMatchesOpenApi('Site', patched.body);
 
     await expect400(admin.patch(path, { title: 'x' }), 'title');
+    await expect400(admin.patch(path, { title: 't'.repeat(129) }), 'title');
     await expect400(admin.patch(path, { basename: '' }), 'basename');
     await expect400(admin.patch(path, { basename: 'b'.repeat(101) }), 'basename');
     await expect400(admin.patch(path, { hostname: 'localhost' }), 'hostname');
@@ -228,6 +229,7 @@ describe('publishing: sites through the gateway', () => {
     assert.equal(patched.body.active, false);
     assert.equal(patched.body.name, 'Former partners');
     await expect400(admin.patch(`${links}/${created.body.id}`, { active: 'no' }), 'active');
+    await expect400(admin.patch(`${links}/${created.body.id}`, { name: 'n'.repeat(51) }), 'name');
     assert.equal((await admin.patch(`${links}/missing`, { active: true })).status, 404);
 
     const listed = await admin.get(links);

@@ -186,6 +186,7 @@ describe('publishing: site structure through the gateway', () => {
 
     await expect400(admin.post(sections, {}), 'spaceId');
     await expect400(admin.post(sections, { spaceId: spaces.SDK, title: 'x' }), 'title');
+    await expect400(admin.post(sections, { spaceId: spaces.SDK, title: 't'.repeat(129) }), 'title');
     await expect400(admin.post(sections, { spaceId: spaces.SDK, icon: 'i'.repeat(51) }), 'icon');
     await expect400(admin.post(sections, { spaceId: 'missing-space' }), 'spaceId');
     const untitled = await admin.post(sections, { spaceId: spaces.SDK, title: null });
@@ -220,7 +221,10 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal((await admin.patch(apiPath, { condition: 'visitor.claims.developer' })).body.condition, 'visitor.claims.developer');
     assert.equal((await admin.patch(apiPath, { title: 'API v1' })).body.condition, 'visitor.claims.developer', 'omitted condition: unchanged');
     await expect400(admin.patch(apiPath, { title: 'x' }), 'title');
+    await expect400(admin.patch(apiPath, { title: 't'.repeat(129) }), 'title');
     await expect400(admin.patch(apiPath, { path: '' }), 'path');
+    await expect400(admin.patch(apiPath, { path: 'p'.repeat(101) }), 'path');
+    await expect400(admin.patch(apiPath, { icon: 'i'.repeat(51) }), 'icon');
     await expect400(admin.patch(apiPath, { description: 'd'.repeat(257) }), 'description');
     await expect400(admin.patch(apiPath, { condition: 'c'.repeat(1025) }), 'condition');
     await expect400(admin.patch(apiPath, { condition: 'fetch("http://x")' }), 'condition');
@@ -283,6 +287,7 @@ describe('publishing: site structure through the gateway', () => {
     await expect400(admin.post(groups, {}), 'title');
     await expect400(admin.post(groups, { title: '' }), 'title');
     await expect400(admin.post(groups, { title: 't'.repeat(101) }), 'title');
+    await expect400(admin.post(groups, { title: 'Iconic', icon: 'i'.repeat(51) }), 'icon');
     await expect400(admin.post(groups, { title: 'Bad parent', parent: 'missing' }), 'parent');
     await expect400(admin.post(groups, { title: 'Bad sections', sections: ['missing'] }), 'sections');
 
@@ -297,6 +302,8 @@ describe('publishing: site structure through the gateway', () => {
     assert.equal(patched.body.title, 'Developer docs');
     assert.equal(patched.body.icon, undefined);
     await expect400(admin.patch(group, { title: '' }), 'title');
+    await expect400(admin.patch(group, { title: 't'.repeat(101) }), 'title');
+    await expect400(admin.patch(group, { icon: 'i'.repeat(51) }), 'icon');
 
     // Add / remove a section; removing one that is not in the group is still a 204.
     const addedTo = await admin.post(`${group}/sections`, { sectionId: s1 });
