@@ -12,11 +12,14 @@ export const mergeRules = z
   ])
   .meta({ id: 'MergeRules' });
 
-/** The repository a space syncs with (spec "Git info"; OpenAPI GitSyncState without its operation). */
+/**
+ * The repository a space syncs with (spec "Git info"; OpenAPI GitSyncState without its operation).
+ * `installationProvider` names the Git host (OpenAPI GitSyncProvider: Quire syncs with these two).
+ */
 export const gitSync = z
   .object({
     installationId: z.string(),
-    installationProvider: z.string(),
+    installationProvider: z.enum(['github', 'gitlab']),
     installationStatus: z.literal('active'),
     integration: z.string(),
     repoName: z.string(),
@@ -24,6 +27,49 @@ export const gitSync = z
     updatedAt: timestamp,
   })
   .meta({ id: 'GitSync' });
+
+/** spec "Space" `language` (OpenAPI TranslationLanguage): the language codes a space may be written in. */
+const language = z.enum([
+  'en',
+  'fr',
+  'de',
+  'es',
+  'it',
+  'pt',
+  'pt-br',
+  'ru',
+  'ja',
+  'zh',
+  'zh-tw',
+  'yue',
+  'ko',
+  'ar',
+  'hi',
+  'nl',
+  'pl',
+  'tr',
+  'sv',
+  'no',
+  'da',
+  'fi',
+  'el',
+  'cs',
+  'hu',
+  'ro',
+  'th',
+  'vi',
+  'id',
+  'ms',
+  'he',
+  'uk',
+  'sk',
+  'bg',
+  'hr',
+  'lt',
+  'lv',
+  'et',
+  'sl',
+]);
 
 /**
  * spec "Space". `defaultLevel` is the level in force (a role; null only where the spec allows
@@ -44,7 +90,7 @@ export const space = z
     urls: urls(['location', 'app'], ['published', 'public', 'icon']),
     organization: z.string(),
     parent: z.string().optional(),
-    language: z.string().optional(),
+    language: language.optional(),
     gitSync: gitSync.optional(),
     visitorAuth: z.object({ backend: z.string() }).optional(),
     revision: z.string(),
@@ -69,16 +115,20 @@ export const space = z
   })
   .meta({ id: 'Space' });
 
-/** spec "Collection". */
+/**
+ * spec "Collection". `defaultLevel` is the level in force, null when nobody gets a base role
+ * (OpenAPI DefaultLevel allows it; the spec's Collection says a role); `defaultLevelInherited`
+ * as on Space.
+ */
 export const collection = z
   .object({
     object: z.literal('collection'),
     id: z.string(),
-    title: z.string(),
-    description: z.string().optional(),
+    title: z.string().max(50),
+    description: z.string().max(100).optional(),
     organization: z.string(),
     parent: z.string().optional(),
-    defaultLevel: role,
+    defaultLevel: role.nullable(),
     defaultLevelInherited: z.boolean(),
     urls: urls(['location', 'app']),
     permissions: permissions('view', 'admin', 'viewInviteLinks', 'create'),

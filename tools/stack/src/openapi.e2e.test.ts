@@ -64,6 +64,30 @@ describe('the API document through the gateway', () => {
     assert.ok(acs.requestBody.content['application/x-www-form-urlencoded'], 'the SAML post binding sends a form');
   });
 
+  it("documents every operation's success answer: a body schema for 200, none for 204", () => {
+    const undocumented: string[] = [];
+    for (const [path, operations] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const successes = Object.keys(operation.responses).filter((status) => /^[23]\d\d$/.test(status));
+        assert.equal(successes.length, 1, `${method} ${path}: one success status`);
+        const [status] = successes;
+        const { content } = operation.responses[status!];
+        // A 201 may come without a body: applying a template (spec: "201, no content").
+        if (status === '200' && !content) undocumented.push(`${method.toUpperCase()} ${path} ${status}`);
+        if (status === '204') assert.equal(content, undefined, `${method} ${path}: a 204 has no body`);
+        assert.deepEqual(operation.responses['4XX'].content['application/json'].schema, { $ref: '#/components/schemas/Error' });
+      }
+    }
+    assert.deepEqual(undocumented, [], 'operations answering a body the document does not describe');
+    const ok = (path: string, method: string) => document.paths[path][method].responses['200'].content['application/json'].schema;
+    assert.deepEqual(ok('/v1/spaces/{spaceId}', 'get'), { $ref: '#/components/schemas/Space' });
+    assert.deepEqual(ok('/v1/orgs/{organizationId}/spaces', 'get').properties.items, { type: 'array', items: { $ref: '#/components/schemas/Space' } });
+    assert.deepEqual(document.paths['/v1/orgs/{organizationId}/spaces'].post.responses['201'].content['application/json'].schema, {
+      $ref: '#/components/schemas/Space',
+    });
+    assert.deepEqual(document.components.schemas.Space.required.includes('defaultLevel'), true);
+  });
+
   it('tags every operation with the service that serves it', () => {
     const tags = document.tags.map((t: any) => t.name);
     assert.deepEqual(tags, ['identity', 'content', 'publishing', 'integrations', 'insights']);

@@ -1,3 +1,4 @@
+import { list, teamContentPermission, userContentPermission } from '@quire/contract';
 import { listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
 import { viewerWithOrgRole, type ContentContext } from '../kernel';
 import { inviteToResource, listGrants, loadAdministeredResource, removeGrant, teamGrantViews, updateGrant, userGrantViews, type GrantResource } from './grants';
@@ -44,6 +45,7 @@ export function permissionRoutes(ctx: ContentContext): Route[] {
         method: 'get',
         path: `${resource.root}/users`,
         summary: `List the users with an explicit role on ${resource.noun}`,
+        response: list(userContentPermission),
         params: schemas.resource,
         query: listQuerySchema,
         handler: async ({ caller, params, query }) => {
@@ -65,6 +67,7 @@ export function permissionRoutes(ctx: ContentContext): Route[] {
         method: 'get',
         path: `${resource.root}/teams`,
         summary: `List the teams with an explicit role on ${resource.noun}`,
+        response: list(teamContentPermission),
         params: schemas.resource,
         query: listQuerySchema,
         handler: async ({ caller, params, query }) => {

@@ -4,6 +4,15 @@ import type { PresentedUser } from '../kernel';
 import { presentFile, type ChangeRequestDoc, type ChangeResult, type ReviewDoc, type RevisionFileDoc } from '../revisions';
 import { isOutdated } from './change-requests';
 
+/**
+ * A stored description as the spec's rich-text document, `{object, data: {schemaVersion, …}, nodes}`:
+ * descriptions written before the request schema defaulted the version (or refused other top-level keys) are answered in that shape too.
+ */
+function presentDescription(stored: string) {
+  const { object, data, nodes } = JSON.parse(stored) as { object: 'document'; data?: Record<string, unknown>; nodes: unknown[] };
+  return { object, data: { schemaVersion: 1, ...data }, nodes };
+}
+
 /** The ChangeRequest object (spec "ChangeRequest", OpenAPI ChangeRequest). */
 export function presentChangeRequest(
   changeRequest: ChangeRequestDoc,
@@ -16,7 +25,7 @@ export function presentChangeRequest(
     number: cr.number,
     status: cr.status,
     subject: cr.subject,
-    ...(cr.description ? { description: JSON.parse(cr.description) } : {}),
+    ...(cr.description ? { description: presentDescription(cr.description) } : {}),
     createdBy: users.get(cr.createdBy),
     createdAt: new Date(cr.createdAt).toISOString(),
     updatedAt: new Date(cr.updatedAt).toISOString(),

@@ -1,4 +1,15 @@
+import {
+  changeRequest as changeRequestObject,
+  changeRequestContentUpdate,
+  changeRequestMerged,
+  changeRequestPdf,
+  changeRequestRequestedReviewers,
+  changeRequestReview,
+  changeRequestUpdated,
+  list,
+} from '@quire/contract';
 import { created, httpError, listEnvelope, route, type KeysetPage, type Route } from '@quire/http';
+import { z } from 'zod';
 import { getStanding, loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES } from '../access';
 import { changeRequestParams, loadUsers, organizationParams, spaceParams, viewerWithOrgRole, type ContentContext, type UserViewer } from '../kernel';
 import { findChangeRequest, loadRevision, signedUrl, writeChangeRequestContent, type ChangeRequestDoc } from '../revisions';
@@ -62,6 +73,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/spaces/:spaceId/change-requests',
       summary: "List a space's change requests",
+      response: list(changeRequestObject),
       params: spaceParams,
       query: changeRequestListQuery,
       handler: async ({ caller, params, query }) => {
@@ -76,6 +88,8 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: '/v1/spaces/:spaceId/change-requests',
       summary: 'Create a change request, optionally from a template',
+      response: changeRequestObject,
+      status: 201,
       params: spaceParams,
       body: createChangeRequestBody,
       handler: async ({ caller, params, body }) => {
@@ -93,6 +107,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/change-requests',
       summary: "List the change requests of the organization's spaces the caller can access",
+      response: list(changeRequestObject),
       params: organizationParams,
       query: organizationChangeRequestListQuery,
       handler: async ({ caller, params, query }) => {
@@ -106,6 +121,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: CR,
       summary: 'Get a change request',
+      response: changeRequestObject,
       params: changeRequestParams,
       handler: async ({ caller, params }) => {
         const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
@@ -117,6 +133,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'patch',
       path: CR,
       summary: "Update a change request's subject, description or status",
+      response: changeRequestObject,
       params: changeRequestParams,
       body: patchChangeRequestBody,
       handler: async ({ caller, params, body }) => {
@@ -131,6 +148,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: `${CR}/content`,
       summary: "Apply a batch of content changes to a change request's content",
+      response: z.union([changeRequestObject, changeRequestContentUpdate]),
       params: changeRequestParams,
       query: contentChangesQuery,
       body: contentChangesBody,
@@ -147,12 +165,13 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: `${CR}/merge`,
       summary: 'Merge a change request into its space',
+      response: changeRequestMerged,
       params: changeRequestParams,
       handler: async ({ caller, params }) => {
         const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
         requireSpaceRole(access, SPACE_ACTION_ROLES.merge, 'merge change requests');
         const merged = await mergeChangeRequest(ctx, access.space._id, changeRequest._id, caller.userId);
-        return { revision: merged.revision, result: 'merge' };
+        return { revision: merged.revision, result: 'merge' as const };
       },
     }),
 
@@ -160,12 +179,13 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: `${CR}/update`,
       summary: "Bring the space's content into a change request",
+      response: changeRequestUpdated,
       params: changeRequestParams,
       handler: async ({ caller, params }) => {
         const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
         requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'update change requests');
         const updated = await updateChangeRequestFromSpace(ctx, access.space._id, changeRequest._id, caller.userId);
-        return { revision: updated.revision, result: 'update' };
+        return { revision: updated.revision, result: 'update' as const };
       },
     }),
 
@@ -173,6 +193,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: `${CR}/reviews`,
       summary: "List a change request's reviews, newest first",
+      response: list(changeRequestReview),
       params: changeRequestParams,
       handler: async ({ caller, params }) => {
         const { access, changeRequest } = await loadChangeRequest(caller.userId, params);
@@ -193,6 +214,8 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: `${CR}/reviews`,
       summary: 'Approve a change request or request changes',
+      response: changeRequestReview,
+      status: 201,
       params: changeRequestParams,
       body: reviewBody,
       handler: async ({ caller, params, body }) => {
@@ -210,6 +233,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: `${CR}/requested-reviewers`,
       summary: 'Request reviews of a change request from members',
+      response: changeRequestRequestedReviewers,
       params: changeRequestParams,
       body: requestedReviewersBody,
       handler: async ({ caller, params, body }) => {
@@ -228,6 +252,7 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: `${CR}/pdf`,
       summary: "Get a signed, expiring address of a change request's content as PDF",
+      response: changeRequestPdf,
       params: changeRequestParams,
       query: pdfQuery,
       handler: async ({ caller, params, query }) => {

@@ -70,13 +70,17 @@ const node: z.ZodType<Node> = z.lazy(() =>
     })
     .passthrough(),
 ) as z.ZodType<Node>;
+/*
+ * spec Conventions: `{object, data: {schemaVersion, ...}, nodes}` and nothing else at the top (an unknown key is
+ * refused, named). A document without `schemaVersion` is of the latest version (GitBook), which Quire writes: 1.
+ */
 export const richTextDocument = z
   .object({
     object: z.literal('document'),
-    data: z.object({ schemaVersion: z.number().int().optional() }).passthrough(),
+    data: z.object({ schemaVersion: z.number().int().min(1).default(1) }).passthrough(),
     nodes: z.array(node).max(5000),
   })
-  .passthrough()
+  .strict()
   .refine((doc) => JSON.stringify(doc).length <= 200_000, 'document too large (200,000 characters of JSON at most)');
 
 export const patchChangeRequestBody = z

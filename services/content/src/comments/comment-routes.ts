@@ -1,3 +1,4 @@
+import { comment as commentObject, commentReply, list, member } from '@quire/contract';
 import { byKey, listEnvelope, listQuerySchema, memoryPage, route, type Route } from '@quire/http';
 import { z } from 'zod';
 import { loadMembers } from '../access';
@@ -67,6 +68,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'get',
         path: comments,
         summary: `List the comments on ${of}`,
+        response: list(commentObject),
         params: z.object(scopeParams),
         query: commentListQuery,
         handler: async ({ caller, params, query }) => {
@@ -80,6 +82,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'post',
         path: comments,
         summary: `Comment on ${of}`,
+        response: commentObject,
         params: z.object(scopeParams),
         query: formatQuery,
         body: postCommentBody,
@@ -95,6 +98,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'get',
         path: comment,
         summary: `Get a comment on ${of}`,
+        response: commentObject,
         params: commentParams,
         query: formatQuery,
         handler: async ({ caller, params, query }) => {
@@ -108,6 +112,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'put',
         path: comment,
         summary: `Edit, resolve, reopen or react to a comment on ${of}`,
+        response: commentObject,
         params: commentParams,
         query: formatQuery,
         body: updateCommentBody,
@@ -139,6 +144,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'get',
         path: replies,
         summary: `List the replies to a comment on ${of}`,
+        response: list(commentReply),
         params: commentParams,
         query: replyListQuery,
         handler: async ({ caller, params, query }) => {
@@ -152,6 +158,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'post',
         path: replies,
         summary: `Reply to a comment on ${of}`,
+        response: commentReply,
         params: commentParams,
         query: formatQuery,
         body: postReplyBody,
@@ -167,6 +174,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'get',
         path: reply,
         summary: `Get a reply to a comment on ${of}`,
+        response: commentReply,
         params: replyParams,
         query: formatQuery,
         handler: async ({ caller, params, query }) => {
@@ -181,6 +189,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'put',
         path: reply,
         summary: `Edit or react to a reply on ${of}`,
+        response: commentReply,
         params: replyParams,
         query: formatQuery,
         body: updateReplyBody,
@@ -212,6 +221,7 @@ export function commentRoutes(ctx: ContentContext): Route[] {
         method: 'get',
         path: `${prefix}/commenters`,
         summary: `List the members who commented on ${of}`,
+        response: list(member),
         params: z.object(scopeParams),
         query: listQuerySchema,
         handler: async ({ caller, params, query }) => {

@@ -1,3 +1,4 @@
+import { gitSyncState } from '@quire/contract';
 import { route, type Route } from '@quire/http';
 import { spaceParams, type ContentContext } from '../kernel';
 import { presentGitInfo } from './git-presenter';
@@ -38,6 +39,7 @@ export function gitRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/spaces/:spaceId/git/info',
       summary: "Get the space's Git sync state and its latest operation",
+      response: gitSyncState,
       params: spaceParams,
       handler: async ({ caller, params }) =>
         presentGitInfo(await readGitSync(ctx, caller.userId, params.spaceId), { operationTimeout: gitSettings(ctx).GIT_OPERATION_TIMEOUT_MS }),

@@ -1,3 +1,4 @@
+import { contentBacklink, contentLinks, list, revision as revisionObject, revisionFile, revisionPage, revisionPages } from '@quire/contract';
 import { byKey, httpError, listQuerySchema, memoryPage, route, type Route } from '@quire/http';
 import { z } from 'zod';
 import { loadSpaceAccess, type SpaceAccess } from '../access';
@@ -160,6 +161,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: prefix,
       summary: `Get ${of} as a revision`,
+      response: revisionObject,
       params: z.object(params),
       query: revisionQuery,
       handler: async ({ caller, params, query }) => {
@@ -176,6 +178,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/pages`,
       summary: `List the pages of ${of}`,
+      response: revisionPages,
       params: z.object(params),
       query: revisionQuery,
       handler: async ({ caller, params, query }) => {
@@ -189,6 +192,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/files`,
       summary: `List the files of ${of}`,
+      response: list(revisionFile),
       params: z.object(params),
       query: fileListQuery,
       handler: async ({ caller, params, query }) => {
@@ -207,6 +211,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/files/:fileId`,
       summary: `Get a file of ${of}`,
+      response: revisionFile,
       params: z.object({ ...params, ...fileParam }),
       query: revisionQuery,
       handler: async ({ caller, params, query }) => {
@@ -221,6 +226,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/files/:fileId/backlinks`,
       summary: `List the pages of ${of} that link to a file`,
+      response: list(contentBacklink),
       params: z.object({ ...params, ...fileParam }),
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => {
@@ -234,6 +240,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/page/:pageId`,
       summary: `Get a page of ${of} with its sub-pages`,
+      response: revisionPage,
       params: z.object({ ...params, ...pageParam }),
       query: pageQuery,
       handler: async ({ caller, params, query }) => {
@@ -246,6 +253,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/page/:pageId/links`,
       summary: `List the links of a page of ${of}`,
+      response: contentLinks,
       params: z.object({ ...params, ...pageParam }),
       query: linksQuery,
       handler: async ({ caller, params, query }) => {
@@ -260,6 +268,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/page/:pageId/backlinks`,
       summary: `List the pages of ${of} that link to a page`,
+      response: list(contentBacklink),
       params: z.object({ ...params, ...pageParam }),
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => {
@@ -273,6 +282,7 @@ function sourceRoutes(ctx: ContentContext, { prefix, of, params, load }: SourceK
       method: 'get',
       path: `${prefix}/path/*pagePath`,
       summary: `Get a page of ${of} by its path`,
+      response: revisionPage,
       params: z.object({ ...params, ...pagePathParam }),
       query: pageQuery,
       handler: async ({ caller, params, query }) => {
@@ -294,6 +304,7 @@ export function contentReadRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/spaces/:spaceId/links',
       summary: "List the links of the space's content, with broken-link counts",
+      response: contentLinks,
       params: spaceParams,
       query: linksQuery,
       handler: async ({ caller, params, query }) => {

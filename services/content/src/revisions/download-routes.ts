@@ -51,6 +51,8 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/public/content/files/:fileId',
       summary: 'Download a file of a revision through a signed address',
+      // The file's own media type.
+      produces: '*/*',
       access: 'public',
       params: fileParams,
       query: fileQuery,
@@ -74,6 +76,7 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/public/content/pdf/:changeRequestId/:revisionId',
       summary: "Download a change request's content as PDF through a signed address",
+      produces: 'application/pdf',
       access: 'public',
       params: pdfParams,
       query: pdfQuery,

@@ -1,3 +1,4 @@
+import { list, searchPageResult } from '@quire/contract';
 import { decodeCursor, encodeCursor, httpError, listEnvelope, route, type Route } from '@quire/http';
 import { loadSpaceAccess } from '../access';
 import { spaceParams, type ContentContext } from '../kernel';
@@ -26,6 +27,7 @@ export function searchRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/spaces/:spaceId/search',
       summary: "Search the space's content",
+      response: list(searchPageResult),
       params: spaceParams,
       query: searchQuery,
       handler: async ({ caller, params, query }) => {

@@ -1,3 +1,4 @@
+import { collection as collectionObject, list } from '@quire/contract';
 import { apiUrl, created, listEnvelope, route, type Route } from '@quire/http';
 import { loadCollectionAccess } from '../access';
 import { collectionParams, organizationParams, type ContentContext } from '../kernel';
@@ -14,6 +15,8 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: '/v1/orgs/:organizationId/collections',
       summary: 'Create a collection',
+      response: collectionObject,
+      status: 201,
       params: organizationParams,
       body: createCollectionBody,
       handler: async ({ caller, params, body }) => {
@@ -26,6 +29,7 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/collections',
       summary: "List the organization's collections the caller can access",
+      response: list(collectionObject),
       params: organizationParams,
       query: listCollectionsQuery,
       handler: async ({ caller, params, query: { nested, ...query } }) => {
@@ -42,6 +46,7 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/collections/:collectionId',
       summary: 'Get a collection',
+      response: collectionObject,
       params: collectionParams,
       handler: async ({ caller, params }) => {
         const access = await loadCollectionAccess(ctx, caller.userId, params.collectionId);
@@ -53,6 +58,7 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       method: 'patch',
       path: '/v1/collections/:collectionId',
       summary: 'Update a collection',
+      response: collectionObject,
       params: collectionParams,
       body: updateCollectionBody,
       handler: async ({ caller, params, body }) => {
@@ -76,6 +82,7 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: '/v1/collections/:collectionId/move',
       summary: 'Move a collection into another one or next to a sibling',
+      response: collectionObject,
       params: collectionParams,
       body: moveBody,
       handler: async ({ caller, params, body }) => {
@@ -89,6 +96,7 @@ export function collectionRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: '/v1/collections/:collectionId/transfer',
       summary: 'Transfer a collection and its content to another organization',
+      response: collectionObject,
       params: collectionParams,
       body: transferBody,
       handler: async ({ caller, params, body }) => {

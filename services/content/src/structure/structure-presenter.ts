@@ -1,18 +1,12 @@
+import type { gitSync } from '@quire/contract';
 import { apiUrl } from '@quire/http';
+import type { z } from 'zod';
 import type { Role } from '@quire/runtime';
 import { collectionPermissions, spacePermissions } from '../access';
 import type { CollectionDoc, SpaceDoc } from '../kernel';
 
 /** The repository a space syncs with, as the Space object shows it (spec "Git info"; the git module presents it). */
-export interface SpaceGitSync {
-  installationId: string;
-  installationProvider: string;
-  installationStatus: 'active';
-  integration: string;
-  repoName: string;
-  url: string;
-  updatedAt: string;
-}
+export type SpaceGitSync = z.output<typeof gitSync>;
 
 /**
  * `defaultLevel` shows the level in force (the stored 'inherit' resolved over the collection

@@ -15,6 +15,7 @@ export function templateRoutes(ctx: ContentContext): Route[] {
       method: 'post',
       path: '/v1/spaces/:spaceId/content/template',
       summary: "Apply a built-in template to the space's content or to a change request",
+      status: 201,
       params: spaceParams,
       body: applyTemplateBody,
       handler: async ({ caller, params, body }) => {

@@ -108,6 +108,13 @@ describe('content: change requests and revisions (end to end)', () => {
     assertError(await editor.api.patch(url, { subject: 'x'.repeat(101) }), 400, 'subject');
     assertError(await editor.api.patch(url, { status: 'merged' }), 400, 'status');
     assertError(await editor.api.patch(url, { description: { object: 'document', data: {}, nodes: [{ object: 'block' }] } }), 400, 'description.nodes.0');
+    // The document is `{object, data, nodes}` (spec Conventions): another top-level key is refused, named.
+    const extraKey = await editor.api.patch(url, { description: { ...description, meta: { token: 't' } } });
+    assertError(extraKey, 400, 'description');
+    assert.match(extraKey.body.error.message, /meta/);
+    // Without `schemaVersion` a document is of the latest version, which the answer names.
+    const unversioned = ok(await editor.api.patch(url, { description: { object: 'document', data: {}, nodes: description.nodes } }));
+    assert.deepEqual(unversioned.description, description);
     assertError(await editor.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'y'.repeat(101) }), 400, 'subject');
     assertError(await reader.api.get(`/v1/spaces/${space.id}/change-requests?status=bogus`), 400, 'status');
     assertError(await reader.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'no' }), 403);

@@ -485,6 +485,8 @@ describe('content: space search (end to end)', () => {
       await search(docs.id, ''),
       await search(docs.id, '   '),
       await search(docs.id, 'a'.repeat(513)),
+      // The limit is on the query as sent: blanks around it count.
+      await search(docs.id, `  ${'a'.repeat(511)}`),
       await reader.api.get(`/v1/spaces/${docs.id}/search?query=a&query=b`),
     ];
     for (const response of refused) {

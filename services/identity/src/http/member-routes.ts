@@ -1,4 +1,5 @@
 import { listEnvelope, route, type Route } from '@quire/http';
+import { list, member, memberContentPermission, organizationMemberTeam, organizationPing } from '@quire/contract';
 import type { IdentityContext } from '../domain/context';
 import { listMemberSpaces } from '../domain/member-spaces';
 import { getMember, listMembers, makeSsoMember, ping, removeMember, updateMemberRole } from '../domain/members';
@@ -16,6 +17,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/members',
       summary: "List an organization's members",
+      response: list(member),
       params: organizationParams,
       query: memberListQuery,
       handler: async ({ caller, params, query }) => {
@@ -32,6 +34,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/members/:userId',
       summary: 'Get a member of an organization',
+      response: member,
       params: memberParams,
       handler: async ({ caller, params }) => presentMember(await getMember(ctx, caller.userId, params.organizationId, params.userId), { baseUrl: base }),
     }),
@@ -40,6 +43,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       method: 'patch',
       path: '/v1/orgs/:organizationId/members/:userId',
       summary: "Change a member's role",
+      response: member,
       params: memberParams,
       body: updateMemberBody,
       handler: async ({ caller, params, body }) =>
@@ -60,6 +64,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       method: 'post',
       path: '/v1/orgs/:organizationId/members/:userId/sso',
       summary: 'Make a member an SSO member',
+      response: member,
       params: memberParams,
       handler: async ({ caller, params }) => presentMember(await makeSsoMember(ctx, caller.userId, params.organizationId, params.userId), { baseUrl: base }),
     }),
@@ -68,6 +73,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/members/:userId/spaces',
       summary: "List a member's spaces",
+      response: list(memberContentPermission),
       params: memberParams,
       query: memberSpacesQuery,
       handler: async ({ caller, params, query }) => {
@@ -80,6 +86,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/members/:userId/teams',
       summary: "List a member's teams",
+      response: list(organizationMemberTeam),
       params: memberParams,
       query: memberTeamsQuery,
       handler: async ({ caller, params, query }) => {
@@ -96,6 +103,7 @@ export function memberRoutes(ctx: IdentityContext): Route[] {
       method: 'post',
       path: '/v1/orgs/:organizationId/ping',
       summary: "Record the caller's activity in an organization",
+      response: organizationPing,
       params: organizationParams,
       handler: async ({ caller, params }) => ping(ctx, caller.userId, params.organizationId),
     }),

@@ -1,4 +1,5 @@
 import { apiUrl, created, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
+import { list, organization, user } from '@quire/contract';
 import type { IdentityContext } from '../domain/context';
 import { createOrganization, getVisibleOrganization, listOrganizationsOfUser, organizationsWithOwnedTeam, updateOrganization } from '../domain/organizations';
 import { getOwnUser, getVisibleUser } from '../domain/users';
@@ -16,6 +17,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/user',
       summary: 'Get the authenticated user',
+      response: user,
       handler: async ({ caller }) => presentUser(await getOwnUser(ctx, caller.userId), { baseUrl: base }),
     }),
 
@@ -23,6 +25,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/users/:userId',
       summary: 'Get a user by id',
+      response: user,
       params: userParams,
       handler: async ({ caller, params }) => {
         const { user, email } = await getVisibleUser(ctx, caller.userId, params.userId);
@@ -34,6 +37,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs',
       summary: "List the caller's organizations",
+      response: list(organization),
       query: listQuerySchema,
       handler: async ({ caller, query }) => {
         const page = await listOrganizationsOfUser(ctx, caller.userId, query);
@@ -56,6 +60,8 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       method: 'post',
       path: '/v1/orgs',
       summary: 'Create an organization',
+      response: organization,
+      status: 201,
       body: createOrganizationBody,
       handler: async ({ caller, body }) => {
         const { organization, membership } = await createOrganization(ctx, caller.userId, body);
@@ -67,6 +73,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId',
       summary: 'Get an organization',
+      response: organization,
       params: organizationParams,
       handler: async ({ caller, params: { organizationId } }) => {
         const { organization, membership } = await getVisibleOrganization(ctx, caller.userId, organizationId);
@@ -78,6 +85,7 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       method: 'patch',
       path: '/v1/orgs/:organizationId',
       summary: 'Update an organization',
+      response: organization,
       params: organizationParams,
       body: updateOrganizationBody,
       handler: async ({ caller, params: { organizationId }, body }) => {

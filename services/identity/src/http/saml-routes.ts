@@ -1,4 +1,5 @@
 import { apiUrl, created, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
+import { list, samlLogin, samlProvider, ssoProviderLogins } from '@quire/contract';
 import type { IdentityContext } from '../domain/context';
 import { createSamlProvider, deleteSamlProvider, getSamlProvider, listSamlProviders, listSsoLogins, updateSamlProvider } from '../domain/saml';
 import { completeLogin, serviceMetadata, startLogin } from '../domain/sso';
@@ -16,6 +17,7 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/saml',
       summary: "List an organization's SAML providers",
+      response: list(samlProvider),
       params: organizationParams,
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => {
@@ -32,6 +34,8 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       method: 'post',
       path: '/v1/orgs/:organizationId/saml',
       summary: 'Create a SAML provider',
+      response: samlProvider,
+      status: 201,
       params: organizationParams,
       body: createSamlProviderBody,
       handler: async ({ caller, params, body }) => {
@@ -44,6 +48,7 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/saml/:samlProviderId',
       summary: 'Get a SAML provider',
+      response: samlProvider,
       params: samlParams,
       handler: async ({ caller, params }) =>
         presentSamlProvider(await getSamlProvider(ctx, caller.userId, params.organizationId, params.samlProviderId), { baseUrl: base }),
@@ -53,6 +58,7 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       method: 'patch',
       path: '/v1/orgs/:organizationId/saml/:samlProviderId',
       summary: 'Update a SAML provider',
+      response: samlProvider,
       params: samlParams,
       body: updateSamlProviderBody,
       handler: async ({ caller, params, body }) =>
@@ -73,6 +79,7 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/sso',
       summary: "List the organization's SSO sign-in options",
+      response: ssoProviderLogins,
       params: organizationParams,
       handler: async ({ caller, params }) => ({ items: await listSsoLogins(ctx, caller.userId, params.organizationId) }),
     }),
@@ -83,24 +90,36 @@ export function samlRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/public/saml/:samlProviderId/start',
       summary: 'Start a SAML sign-in (redirects to the identity provider)',
+      status: 302,
       access: 'public',
       params: publicSamlParams,
-      handler: async ({ params, res }) => res.redirect(302, await startLogin(ctx, params.samlProviderId)),
+      // A bare redirect: the Location is the answer, without express's "Found. Redirecting to" text.
+      handler: async ({ params, res }) =>
+        res
+          .status(302)
+          .location(await startLogin(ctx, params.samlProviderId))
+          .end(),
     }),
 
     route({
       method: 'get',
       path: '/v1/public/saml/:samlProviderId/metadata',
       summary: "The service provider's SAML metadata",
+      produces: 'application/samlmetadata+xml',
       access: 'public',
       params: publicSamlParams,
-      handler: async ({ params, res }) => res.type('application/samlmetadata+xml').send(await serviceMetadata(ctx, params.samlProviderId)),
+      handler: async ({ params, res }) => {
+        // Made before the media type is set: an unknown provider's error stays a JSON error.
+        const metadata = await serviceMetadata(ctx, params.samlProviderId);
+        res.type('application/samlmetadata+xml').send(metadata);
+      },
     }),
 
     route({
       method: 'post',
       path: '/v1/public/saml/:samlProviderId/acs',
       summary: 'The assertion consumer service: completes a sign-in and answers an API token',
+      response: samlLogin,
       access: 'public',
       params: publicSamlParams,
       body: acsBody,

@@ -1,4 +1,5 @@
-import { listEnvelope, listQuerySchema, Reply, route, type Route } from '@quire/http';
+import { apiUrl, created, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
+import { list, organizationTeamMember, team } from '@quire/contract';
 import type { IdentityContext } from '../domain/context';
 import {
   createTeam,
@@ -24,6 +25,7 @@ export function teamRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/teams',
       summary: "List an organization's teams",
+      response: list(team),
       params: organizationParams,
       query: teamListQuery,
       handler: async ({ caller, params, query }) => {
@@ -36,15 +38,21 @@ export function teamRoutes(ctx: IdentityContext): Route[] {
       method: 'put',
       path: '/v1/orgs/:organizationId/teams',
       summary: 'Create a team',
+      response: team,
+      status: 201,
       params: organizationParams,
       body: createTeamBody,
-      handler: async ({ caller, params, body }) => new Reply(201, presentTeam(await createTeam(ctx, caller.userId, params.organizationId, body))),
+      handler: async ({ caller, params, body }) => {
+        const presented = presentTeam(await createTeam(ctx, caller.userId, params.organizationId, body));
+        return created(apiUrl(base, `/v1/orgs/${params.organizationId}/teams/${presented.id}`), presented);
+      },
     }),
 
     route({
       method: 'get',
       path: '/v1/orgs/:organizationId/teams/:teamId',
       summary: 'Get a team',
+      response: team,
       params: teamParams,
       handler: async ({ caller, params }) => presentTeam(await getTeam(ctx, caller.userId, params.organizationId, params.teamId)),
     }),
@@ -53,6 +61,7 @@ export function teamRoutes(ctx: IdentityContext): Route[] {
       method: 'patch',
       path: '/v1/orgs/:organizationId/teams/:teamId',
       summary: 'Rename a team',
+      response: team,
       params: teamParams,
       body: updateTeamBody,
       handler: async ({ caller, params, body }) => presentTeam(await renameTeam(ctx, caller.userId, params.organizationId, params.teamId, body.title)),
@@ -72,6 +81,7 @@ export function teamRoutes(ctx: IdentityContext): Route[] {
       method: 'get',
       path: '/v1/orgs/:organizationId/teams/:teamId/members',
       summary: "List a team's members",
+      response: list(organizationTeamMember),
       params: teamParams,
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => {

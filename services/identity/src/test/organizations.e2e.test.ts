@@ -121,6 +121,26 @@ describe('identity: user privacy, organization addresses and concurrent writes (
     }
   });
 
+  it('refuses organization inputs beyond the limits (400 naming the field), and keeps the organization as it was', async () => {
+    const { admin } = org;
+    for (const title of ['x', ' padded ', 'x'.repeat(256)]) {
+      expectError(await admin.api.post('/v1/orgs', { title }), 400, 'title');
+      expectError(await admin.api.patch(orgPath(), { title }), 400, 'title');
+    }
+    expectError(await admin.api.post('/v1/orgs', { title: 'Typed', type: 'charity' }), 400, 'type');
+    expectError(await admin.api.post('/v1/orgs', { title: 'Used', useCase: 'games' }), 400, 'useCase');
+    // Subdomain rule: 3..32 lowercase letters, digits and inner dashes.
+    for (const hostname of ['ab', 'a'.repeat(33), 'Upper', '-dash', 'dash-', 'under_score'])
+      expectError(await admin.api.patch(orgPath(), { hostname }), 400, 'hostname');
+    expectError(await admin.api.patch(orgPath(), { emailDomains: ['not a domain'] }), 400, 'emailDomains');
+    expectError(await admin.api.patch(orgPath(), { defaultRole: 'owner' }), 400, 'defaultRole');
+    expectError(await admin.api.get('/v1/orgs?limit=1001'), 400, 'limit');
+    const kept = expectOk(await admin.api.get(orgPath()));
+    assert.equal(kept.title, 'Privacy');
+    assert.notEqual(kept.hostname, 'ab');
+    assert.ok(expectOk(await admin.api.get('/v1/orgs?limit=1000')).count >= 1);
+  });
+
   it('answers the same hostname claim sent eight times at once eight times', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => org.admin.api.patch(orgPath(), { hostname: 'privacy-docs' })));
     for (const answer of answers) assert.equal(expectOk(answer).hostname, 'privacy-docs');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
-import { apiClient, assertMatchesOpenApi, expectError, expectOk, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, checkAnswer, expectError, expectOk, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
 const IDP_ENTITY_ID = 'https://idp.example.test/metadata';
 const IDP_SSO_URL = 'https://idp.example.test/sso';
@@ -59,10 +59,21 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
 
   const saml = (path = '') => `/v1/orgs/${orgId}/saml${path}`;
   const pathOf = (url: string) => new URL(url).pathname;
+  /**
+   * A browser's request to the public SAML endpoints (no redirect followed), its answer checked
+   * against Quire's API document as the API clients' answers are.
+   */
+  const browser = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    const response = await fetch(`${stack.baseUrl}${path}`, { redirect: 'manual', ...init });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    await checkAnswer(stack.baseUrl, init.method ?? 'GET', path, response.status, type, text && type.includes('json') ? JSON.parse(text) : text);
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
 
   /** Opens the start URL as a browser would; returns the AuthnRequest id the IdP must answer. */
   const startLogin = async (): Promise<string> => {
-    const started = await fetch(`${stack.baseUrl}${pathOf(service.startURL)}`, { redirect: 'manual' });
+    const started = await browser(pathOf(service.startURL));
     assert.equal(started.status, 302);
     const location = new URL(started.headers.get('location')!);
     assert.equal(`${location.origin}${location.pathname}`, IDP_SSO_URL);
@@ -72,7 +83,7 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     return /ID="([^"]+)"/.exec(request)![1];
   };
   const postResponse = (xml: string) =>
-    fetch(`${stack.baseUrl}${pathOf(service.acsURL)}`, {
+    browser(pathOf(service.acsURL), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ SAMLResponse: Buffer.from(xml).toString('base64') }).toString(),
@@ -188,7 +199,7 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
   });
 
   it('signs a user in with a signed SAMLResponse: SSO member with the default role and team, and a token', async () => {
-    const metadata = await fetch(`${stack.baseUrl}/v1/public/saml/${providerId}/metadata`);
+    const metadata = await browser(`/v1/public/saml/${providerId}/metadata`);
     assert.equal(metadata.status, 200);
     assert.match(await metadata.text(), /EntityDescriptor/);
 
@@ -368,18 +379,18 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     }
     for (const email of ['victim', 'intruder', 'late', 'forged', 'misdirected', 'unasked']) assert.equal(await memberCount(email), 0, email);
 
-    const garbage = await fetch(`${stack.baseUrl}${pathOf(service.acsURL)}`, {
+    const garbage = await browser(pathOf(service.acsURL), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'RelayState=x',
     });
     assert.equal(garbage.status, 400);
     assert.match(((await garbage.json()) as any).error.message, /SAMLResponse/);
-    assert.equal((await fetch(`${stack.baseUrl}/v1/public/saml/missing/start`, { redirect: 'manual' })).status, 404);
+    assert.equal((await browser('/v1/public/saml/missing/start')).status, 404);
   });
 
   it('serves service-provider metadata only for an active provider: 404 for unknown and unfinished ones, 400 for a malformed id', async () => {
-    const metadata = (id: string) => fetch(`${stack.baseUrl}/v1/public/saml/${id}/metadata`);
+    const metadata = (id: string) => browser(`/v1/public/saml/${id}/metadata`);
     const answer = async (response: Response) => ({ status: response.status, body: (await response.json()) as any });
     const pending = await admin.post(saml(), { label: 'Unfinished' });
     assert.equal(pending.body.status, 'pending');
