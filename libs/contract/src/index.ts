@@ -14,3 +14,5 @@ export * from './comments';
 export * from './access';
 export * from './search';
 export * from './git';
+export * from './integrations';
+export * from './installations';

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 
+/** A yes/no setting: true, false, 1, 0 or empty (false); a boolean when set in code. */
+export const envBoolean = z.preprocess(
+  (value) => (typeof value === 'string' ? value.trim().toLowerCase() : (value ?? false)),
+  z.union([z.boolean(), z.enum(['true', 'false', '1', '0', '']).transform((value) => value === 'true' || value === '1')]),
+);
+
 /** Settings every process reads from its environment (design.md §5, §6). */
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),

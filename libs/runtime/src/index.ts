@@ -1,4 +1,4 @@
-export { loadConfig, baseConfigSchema, backendConfigSchema, type BaseConfig, type BackendConfig } from './config';
+export { loadConfig, baseConfigSchema, backendConfigSchema, envBoolean, type BaseConfig, type BackendConfig } from './config';
 export { requestContext, currentRequestId, runWithContext, type RequestContext } from './context';
 export { createLogger, type Logger } from './logger';
 export { newId, hashSecret, newSecret } from './ids';

@@ -1,4 +1,5 @@
-import { backendConfigSchema, loadConfig, runMain } from '@quire/runtime';
+import { loadConfig, runMain } from '@quire/runtime';
+import { integrationsConfigSchema } from './config';
 import { startIntegrations } from './service';
 
-runMain('integrations', () => startIntegrations(loadConfig(backendConfigSchema)));
+runMain('integrations', () => startIntegrations(loadConfig(integrationsConfigSchema)));

@@ -53,6 +53,11 @@ export function internalSecretOf(dataDir: string, env = process.env): string {
   return env.INTERNAL_HMAC_SECRET || persistentSecret(dataDir, 'internal-secret', 48);
 }
 
+/** The key integrations' secrets are encrypted with at rest: INTEGRATIONS_SECRETS_KEY, else one kept in the data dir. */
+export function integrationsSecretsKeyOf(dataDir: string, env = process.env): string {
+  return env.INTEGRATIONS_SECRETS_KEY || persistentSecret(dataDir, 'integrations-secrets-key', 48);
+}
+
 /** Prefix of the service databases: DB_PREFIX, default quire_. */
 export function dbPrefixOf(env = process.env): string {
   return env.DB_PREFIX ?? 'quire_';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ensureRedis, freePort, repoRoot, startMongo, waitFor } from '@quire/datastore';
 import { bootstrapAdmin, withIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig } from '@quire/runtime';
-import { BACKENDS, dataDirOf, dbPrefixOf, internalSecretOf, redisPrefixOf, stateFile, type Backend, type StackState } from './layout';
+import { BACKENDS, dataDirOf, dbPrefixOf, integrationsSecretsKeyOf, internalSecretOf, redisPrefixOf, stateFile, type Backend, type StackState } from './layout';
 
 /**
  * `npm start`: the datastore, the five services and the gateway as child processes.
@@ -99,6 +99,7 @@ async function main() {
     REDIS_URL: redis.url,
     REDIS_PREFIX: redisPrefixOf(dataDir),
     INTERNAL_HMAC_SECRET: internalSecretOf(dataDir),
+    INTEGRATIONS_SECRETS_KEY: integrationsSecretsKeyOf(dataDir),
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || gatewayUrl,
     QUIRE_DATA_DIR: dataDir,
     QUIRE_SUPERVISOR_PID: String(process.pid),

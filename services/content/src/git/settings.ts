@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envBoolean } from '@quire/runtime';
 import type { ContentContext } from '../kernel';
 
 /**
@@ -21,10 +22,7 @@ export const gitConfigSchema = z.object({
     z.array(z.enum(['https', 'http', 'file'])).min(1),
   ),
   /** Let repository hosts resolve to loopback, private, link-local, CGNAT or unique-local addresses (never cloud metadata). */
-  GIT_ALLOW_PRIVATE_NETWORKS: z.preprocess(
-    (value) => (typeof value === 'string' ? value.trim().toLowerCase() : (value ?? false)),
-    z.union([z.boolean(), z.enum(['true', 'false', '1', '0', '']).transform((value) => value === 'true' || value === '1')]),
-  ),
+  GIT_ALLOW_PRIVATE_NETWORKS: envBoolean,
   /** A job still running after this long is stopped and recorded as `timeout`. */
   GIT_OPERATION_TIMEOUT_MS: z.coerce
     .number()

@@ -1,0 +1,15 @@
+import type { EventBus } from '@quire/async';
+import type { Logger, RedisClient, ServiceClients } from '@quire/runtime';
+import type { IntegrationsConfig } from '../config';
+import type { IntegrationsModels } from '../db/models';
+
+/** What the integrations service's domain functions work with. */
+export interface IntegrationsContext {
+  models: IntegrationsModels;
+  redis: RedisClient;
+  config: IntegrationsConfig;
+  logger: Logger;
+  clients: ServiceClients;
+  /** The cross-service event stream: what happens elsewhere becomes integration events. */
+  events: EventBus;
+}
