@@ -5,7 +5,7 @@
  */
 export { timestamp, url, role, permissions, urls, list, document } from './common';
 export { user, member } from './users';
-export { mergeRules, gitSync, space, collection } from './spaces';
+export { mergeRules, gitSync, space, collection, language, LANGUAGES } from './spaces';
 export * from './organizations';
 export * from './sites';
 export * from './revisions';

@@ -28,8 +28,8 @@ export const gitSync = z
   })
   .meta({ id: 'GitSync' });
 
-/** spec "Space" `language` (OpenAPI TranslationLanguage): the language codes a space may be written in. */
-const language = z.enum([
+/** spec "Space" `language` (OpenAPI TranslationLanguage): the language codes a space may be written in (translations use them too). */
+export const LANGUAGES = [
   'en',
   'fr',
   'de',
@@ -69,7 +69,8 @@ const language = z.enum([
   'lv',
   'et',
   'sl',
-]);
+] as const;
+export const language = z.enum(LANGUAGES);
 
 /**
  * spec "Space". `defaultLevel` is the level in force (a role; null only where the spec allows

@@ -1,3 +1,4 @@
+import { language } from '@quire/contract';
 import { booleanQuery, listQuerySchema, spaceMergeRulesSchema, idSchema } from '@quire/http';
 import { ROLES } from '@quire/runtime';
 import { z } from 'zod';
@@ -12,49 +13,6 @@ const visibility = z.enum(['public', 'unlisted', 'share-link', 'visitor-auth', '
 const editMode = z.enum(['live', 'locked']);
 const emoji = z.string().max(50);
 const spaceTitle = z.string().max(50);
-/** OpenAPI TranslationLanguage. */
-export const LANGUAGES = [
-  'en',
-  'fr',
-  'de',
-  'es',
-  'it',
-  'pt',
-  'pt-br',
-  'ru',
-  'ja',
-  'zh',
-  'zh-tw',
-  'yue',
-  'ko',
-  'ar',
-  'hi',
-  'nl',
-  'pl',
-  'tr',
-  'sv',
-  'no',
-  'da',
-  'fi',
-  'el',
-  'cs',
-  'hu',
-  'ro',
-  'th',
-  'vi',
-  'id',
-  'ms',
-  'he',
-  'uk',
-  'sk',
-  'bg',
-  'hr',
-  'lt',
-  'lv',
-  'et',
-  'sl',
-] as const;
-const language = z.enum(LANGUAGES);
 
 export const getSpaceQuery = z.object({ shareKey: z.string().max(512).optional() });
 export const listCollectionsQuery = listQuerySchema.extend({ nested: booleanQuery.optional() });
