@@ -36,7 +36,7 @@ describe('hostile scripts', () => {
       const result = await run(script, { cpuTimeMs: 200 });
       assert.equal(result.error, 'CPU time limit exceeded (200 ms)', script);
       assert.equal(result.response, undefined);
-      assert.ok(result.durationMs < 2_000, `${script}: ${result.durationMs} ms`);
+      assert.ok(result.durationMs < 10_000, `${script}: ${result.durationMs} ms`); // far below the 30 s wall clock: the CPU limit ended it
       await assertStillWorks();
     }
   });
@@ -44,7 +44,7 @@ describe('hostile scripts', () => {
   it('ends a run that waits past the wall-clock limit', async () => {
     const result = await run(handler('await new Promise((resolve) => setTimeout(resolve, 60_000)); return new Response("late");'), { wallTimeMs: 300 });
     assert.equal(result.error, 'wall-clock time limit exceeded (300 ms)');
-    assert.ok(result.durationMs < 2_000);
+    assert.ok(result.durationMs < 10_000);
     await assertStillWorks();
   });
 
@@ -114,7 +114,7 @@ describe('hostile scripts', () => {
 
     const pending = await run(handler('return new Promise(() => {});'));
     assert.match(pending.error ?? '', /^The handler never answered/);
-    assert.ok(pending.durationMs < 1_000);
+    assert.ok(pending.durationMs < 5_000);
 
     const noHandler = await run('export const answer = 42;');
     assert.match(noHandler.error ?? '', /has no `export default \{ fetch\(request, env, ctx\) \}` handler/);
