@@ -5,11 +5,13 @@ import type { TeamDoc } from '../db/directory';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
 import { teamIdsOfUsers } from '../domain/counts';
+import { organizationsWithOwnedTeam } from '../domain/organizations';
 import { viewsOf } from '../domain/members';
 import { getTeamsWithMemberCounts } from '../domain/teams';
 import { getUsers } from '../domain/users';
 import { resolveToken } from '../domain/tokens';
 import { presentMember } from '../presenters/directory-presenter';
+import { presentOrganization } from '../presenters/organization-presenter';
 
 const toUser = (user: UserDoc): identity.User => ({
   id: user._id,
@@ -27,6 +29,7 @@ const toOrganization = (organization: OrganizationDoc): identity.Organization =>
   hostname: organization.hostname ?? '',
   mergeRulesType: organization.mergeRules?.type ?? 'none',
   mergeRules: organization.mergeRules?.type === 'rules' ? organization.mergeRules.rules.map((r) => ({ rule: r.rule, users: r.users })) : [],
+  restJson: '',
 });
 
 const toMembership = (membership: MembershipDoc, teamIds: string[]): identity.Membership => ({
@@ -71,8 +74,32 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
 
     async batchGetOrganizations(request) {
       const ids = checkBatch(request.ids);
-      const organizations = await findByIds(ctx.models.Organization, ids);
-      return { organizations: organizations.map(toOrganization) };
+      const hostnames = [...new Set(checkBatch(request.hostnames, 'hostnames').map((hostname) => hostname.toLowerCase()))];
+      const claims = await findByIds(ctx.models.HostnameClaim, hostnames);
+      const found = await findByIds(ctx.models.Organization, [...ids, ...claims.map((claim) => claim.organizationId)]);
+      // A claim names its organization only while that organization still has the hostname.
+      const organizations = found.filter((o) => ids.includes(o._id) || (o.hostname !== undefined && hostnames.includes(o.hostname)));
+      const viewer = request.viewerUserId;
+      if (!viewer) return { organizations: organizations.map(toOrganization) };
+      // What the viewer sees: as identity's REST API presents each organization to them.
+      const visible = organizations.filter((o) => !request.viewerTokenOrganizationId || request.viewerTokenOrganizationId === o._id).map((o) => o._id);
+      const [memberships, owning] = await Promise.all([
+        visible.length ? ctx.models.Membership.find({ userId: viewer, organizationId: { $in: visible } }).lean() : [],
+        organizationsWithOwnedTeam(ctx, viewer, visible),
+      ]);
+      const membershipOf = new Map(memberships.map((m) => [m.organizationId, m]));
+      return {
+        organizations: organizations.map((organization) => ({
+          ...toOrganization(organization),
+          restJson: JSON.stringify(
+            presentOrganization(organization, {
+              membership: membershipOf.get(organization._id) ?? null,
+              baseUrl: ctx.config.PUBLIC_BASE_URL,
+              ownsTeam: owning.has(organization._id),
+            }),
+          ),
+        })),
+      };
     },
 
     async getMembership(request) {

@@ -32,8 +32,12 @@ export interface IntegrationDoc {
   blocks: string;
   /** The block domains (`urlUnfurl` hosts), kept apart for the `blockDomain` filter. */
   blockDomains: string[];
+  /** Whether `blocks` is not empty (the list's `blocks` filter). */
+  hasBlocks: boolean;
   /** JSON text of the `contentSources` array. */
   contentSources: string;
+  /** Whether `contentSources` is not empty (the list's `contentSources` filter). */
+  hasContentSources: boolean;
   externalLinks: Array<{ url: string; label: string }>;
   /** JSON text of `{account?, space?, site?}` configuration JSON Schemas. */
   configurations: string;
@@ -111,6 +115,10 @@ export interface IntegrationEventDoc {
   status: 'pending' | 'success' | 'failed';
   attempts: number;
   logs: TraceLogLine[];
+  /** Where the last attempt went: the integration's script, or its dev tunnel. */
+  deliveredTo?: 'runtime' | 'tunnel' | null;
+  /** When the outcome (success or failed) was recorded. */
+  finishedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -132,7 +140,9 @@ const integrationSchema = new Schema<IntegrationDoc>(
     categories: { type: [String], default: [] },
     blocks: { type: String, default: '[]' },
     blockDomains: { type: [String], default: [] },
+    hasBlocks: { type: Boolean, default: false },
     contentSources: { type: String, default: '[]' },
+    hasContentSources: { type: Boolean, default: false },
     externalLinks: { type: [{ _id: false, url: String, label: String }], default: [] },
     configurations: { type: String, default: '{}' },
     contentSecurityPolicy: nullableString,
@@ -149,6 +159,13 @@ const integrationSchema = new Schema<IntegrationDoc>(
 );
 integrationSchema.index({ ownerOrganizationId: 1, _id: 1 });
 integrationSchema.index({ visibility: 1, _id: 1 });
+// The catalogue's equality filters (category, scope, block domain, target, has blocks / content sources).
+integrationSchema.index({ categories: 1 });
+integrationSchema.index({ scopes: 1 });
+integrationSchema.index({ blockDomains: 1 });
+integrationSchema.index({ target: 1 });
+integrationSchema.index({ hasBlocks: 1 });
+integrationSchema.index({ hasContentSources: 1 });
 
 const fileSchema = new Schema<IntegrationFileDoc>(
   {
@@ -182,6 +199,7 @@ const installationSchema = new Schema<InstallationDoc>(
 installationSchema.index({ integrationName: 1, organizationId: 1 }, { unique: true });
 installationSchema.index({ integrationName: 1, _id: 1 });
 installationSchema.index({ organizationId: 1 });
+installationSchema.index({ integrationName: 1, externalIds: 1 });
 
 const targetInstallationSchema = new Schema<TargetInstallationDoc>(
   {
@@ -202,6 +220,7 @@ const targetInstallationSchema = new Schema<TargetInstallationDoc>(
 targetInstallationSchema.index({ installationId: 1, kind: 1, targetId: 1 }, { unique: true });
 targetInstallationSchema.index({ integrationName: 1, kind: 1, _id: 1 });
 targetInstallationSchema.index({ kind: 1, targetId: 1 });
+targetInstallationSchema.index({ installationId: 1, kind: 1, _id: 1 });
 
 const eventSchema = new Schema<IntegrationEventDoc>(
   {
@@ -214,6 +233,8 @@ const eventSchema = new Schema<IntegrationEventDoc>(
     status: { type: String, required: true },
     attempts: { type: Number, default: 0 },
     logs: { type: [{ _id: false, level: String, message: String, timestamp: Date }], default: [] },
+    deliveredTo: nullableString,
+    finishedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
   },
@@ -221,6 +242,8 @@ const eventSchema = new Schema<IntegrationEventDoc>(
 );
 eventSchema.index({ integrationName: 1, createdAt: -1, _id: -1 });
 eventSchema.index({ installationId: 1 });
+// Deliveries still owed, requeued when the service starts (a job lost with Redis, or never added).
+eventSchema.index({ status: 1, createdAt: 1 });
 
 export interface IntegrationsModels {
   Integration: Model<IntegrationDoc>;

@@ -20,6 +20,23 @@ key: INTERNAL_HMAC_SECRET
 {{- end -}}
 {{- end -}}
 
+{{/* Name of the Secret Quire makes for INTEGRATIONS_SECRETS_KEY (when no existing Secret is named). */}}
+{{- define "quire-lib.integrationsSecretName" -}}
+{{- printf "%s-integrations-secrets-key" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Name/key of the Secret holding INTEGRATIONS_SECRETS_KEY. Arg: root context. Output: YAML {name, key}. */}}
+{{- define "quire-lib.integrationsSecretRef" -}}
+{{- $s := dig "integrationsSecretsKey" dict (.Values.global | default dict) -}}
+{{- if $s.existingSecret -}}
+name: {{ $s.existingSecret }}
+key: {{ $s.existingSecretKey | default "INTEGRATIONS_SECRETS_KEY" }}
+{{- else -}}
+name: {{ include "quire-lib.integrationsSecretName" . }}
+key: INTEGRATIONS_SECRETS_KEY
+{{- end -}}
+{{- end -}}
+
 {{- define "quire-lib.mongodbSecretRef" -}}
 {{- $s := dig "mongodb" dict (.Values.global | default dict) -}}
 {{- if $s.existingSecret -}}
@@ -98,6 +115,10 @@ key: REDIS_URL
 {{- $internal := $g.internalSecret | default dict -}}
 {{- if and $internal.value (lt (len $internal.value) 32) -}}
 {{- fail "global.internalSecret.value must be at least 32 characters" -}}
+{{- end -}}
+{{- $integrationsKey := $g.integrationsSecretsKey | default dict -}}
+{{- if and $integrationsKey.value (lt (len $integrationsKey.value) 32) -}}
+{{- fail "global.integrationsSecretsKey.value must be at least 32 characters" -}}
 {{- end -}}
 {{- $levels := list "fatal" "error" "warn" "info" "debug" "trace" "silent" -}}
 {{- if not (has ($g.logLevel | default "info") $levels) -}}
@@ -201,6 +222,41 @@ data:
 {{- end -}}
 
 {{/*
+The Secret holding INTEGRATIONS_SECRETS_KEY (umbrella only, when integrations is enabled and no
+existing Secret is named): the key integrations' secrets and signing secrets are encrypted with
+at rest. Generated once when not given and kept on upgrades; kept by Helm on uninstall too
+(`helm.sh/resource-policy: keep`), since losing it makes every stored secret unreadable.
+*/}}
+{{- define "quire-lib.integrationsSecret" -}}
+{{- $g := .Values.global | default dict -}}
+{{- $s := $g.integrationsSecretsKey | default dict -}}
+{{- if not $s.existingSecret -}}
+{{- $name := include "quire-lib.integrationsSecretName" . -}}
+{{- $value := $s.value -}}
+{{- if not $value -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace $name -}}
+{{- if and $existing $existing.data (hasKey $existing.data "INTEGRATIONS_SECRETS_KEY") -}}
+{{- $value = index $existing.data "INTEGRATIONS_SECRETS_KEY" | b64dec -}}
+{{- else -}}
+{{- $value = randAlphaNum 64 -}}
+{{- end -}}
+{{- end -}}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ $name }}
+  namespace: {{ .Release.Namespace }}
+  labels:
+    {{- include "quire-lib.sharedLabels" . | nindent 4 }}
+  annotations:
+    helm.sh/resource-policy: keep
+type: Opaque
+data:
+  INTEGRATIONS_SECRETS_KEY: {{ $value | b64enc | quote }}
+{{- end -}}
+{{- end -}}
+
+{{/*
 env + envFrom of a service container. Arg: list $ $v (root context, effective values).
 Container-level env wins over envFrom, so per-service settings override the shared ConfigMap.
 */}}
@@ -240,6 +296,9 @@ env:
   {{- end }}
   {{- include "quire-lib.secretEnv" (list "INTERNAL_HMAC_SECRET" (include "quire-lib.internalSecretRef" $ctx) false) | nindent 2 }}
   {{- include "quire-lib.secretEnv" (list "REDIS_URL" (include "quire-lib.redisSecretRef" $ctx) false) | nindent 2 }}
+  {{- if eq $ctx.Chart.Name "integrations" }}
+  {{- include "quire-lib.secretEnv" (list "INTEGRATIONS_SECRETS_KEY" (include "quire-lib.integrationsSecretRef" $ctx) false) | nindent 2 }}
+  {{- end }}
   {{- if not $isGateway }}
   {{- $mongo := $g.mongodb | default dict }}
   {{- $serviceKey := printf "%s_MONGODB_URI" (include "quire-lib.envPrefix" $ctx.Chart.Name) }}

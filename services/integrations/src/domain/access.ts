@@ -1,0 +1,70 @@
+import { fromService, httpError } from '@quire/http';
+import { membershipCacheOf, membershipFromProto, MAX_GRPC_BATCH, outsideTokenScope, roleAtLeast, type CachedMembership, type Role } from '@quire/runtime';
+import type { IntegrationsContext } from './context';
+
+/** The caller's standing in an organization: only members holding a role act in it. */
+export interface OrgAccess {
+  organizationId: string;
+  userId: string;
+  role: Role;
+}
+
+/** The role of an active member; null for guests, disabled members and non-members. */
+function activeRole(membership: CachedMembership): Role | null {
+  return membership.member && !membership.disabled ? membership.role : null;
+}
+
+/**
+ * The caller's role in the organization, or null when they are not an active member with a
+ * role, or when their token is scoped to another organization (checked first, whatever the cache
+ * holds). The membership comes from this process's cache, which identity's invalidations keep
+ * current, else from identity.
+ */
+export async function findOrgAccess(ctx: IntegrationsContext, userId: string, organizationId: string): Promise<OrgAccess | null> {
+  if (outsideTokenScope(organizationId, userId)) return null;
+  const membership = await membershipCacheOf(ctx.redis, ctx.logger).get(organizationId, userId, async () =>
+    membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership),
+  );
+  const role = activeRole(membership);
+  return role ? { organizationId, userId, role } : null;
+}
+
+/** {@link findOrgAccess}, or 404: outsiders never learn what an organization holds. */
+export async function loadOrgAccess(ctx: IntegrationsContext, userId: string, organizationId: string): Promise<OrgAccess> {
+  const access = await findOrgAccess(ctx, userId, organizationId);
+  if (!access) throw httpError.notFound('Organization');
+  return access;
+}
+
+/**
+ * The caller's roles in several organizations (those where they hold one), from the cache and
+ * one BatchGetMemberships per thousand missing: what lists need for every row at once.
+ */
+export async function orgRolesOf(ctx: IntegrationsContext, userId: string, organizationIds: readonly string[]): Promise<Map<string, Role>> {
+  const inScope = [...new Set(organizationIds)].filter((organizationId) => !outsideTokenScope(organizationId, userId));
+  const memberships = await membershipCacheOf(ctx.redis, ctx.logger).getMany(userId, inScope, async (missing) => {
+    const loaded = new Map<string, CachedMembership>();
+    for (let i = 0; i < missing.length; i += MAX_GRPC_BATCH) {
+      const organizationIds = missing.slice(i, i + MAX_GRPC_BATCH);
+      const answer = await fromService('Identity', ctx.clients.identity.batchGetMemberships({ userId, organizationIds }));
+      for (const membership of answer.memberships) loaded.set(membership.organizationId, membershipFromProto(membership));
+    }
+    return loaded;
+  });
+  const roles = new Map<string, Role>();
+  for (const [organizationId, membership] of memberships) {
+    const role = activeRole(membership);
+    if (role) roles.set(organizationId, role);
+  }
+  return roles;
+}
+
+/** Whether the access is an organization admin's. */
+export function isOrgAdmin(access: Pick<OrgAccess, 'role'> | null | undefined): boolean {
+  return !!access && roleAtLeast(access.role, 'admin');
+}
+
+/** 403 unless the caller administers the organization (publishing, installing, reading events…). */
+export function requireOrgAdmin(access: OrgAccess, action: string): void {
+  if (!isOrgAdmin(access)) throw httpError.forbidden(`Only organization admins can ${action}`);
+}

@@ -1,0 +1,119 @@
+import { integration as integrationObject, list } from '@quire/contract';
+import { httpError, listEnvelope, route, type Route } from '@quire/http';
+import type { Principal } from '@quire/runtime';
+import type { IntegrationDoc } from '../db/models';
+import { listIntegrations, loadIntegration, publishIntegration, unpublishIntegration, type IntegrationViewer } from '../domain/catalogue';
+import type { IntegrationsContext } from '../domain/context';
+import { loadIntegrationFile } from '../domain/files';
+import { organizationsAsSeenBy } from '../domain/organizations';
+import { presentIntegration } from '../presenters/integration-presenter';
+import { integrationFileParams, integrationParams, listIntegrationsQuery, publishIntegrationBody } from './integration-schemas';
+
+/** Files never change at an address (their id is a digest of their bytes): cached for a year. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** The catalogue: publish, list, read and unpublish integrations, and their public image files. */
+export function integrationRoutes(ctx: IntegrationsContext): Route[] {
+  const baseUrl = ctx.config.PUBLIC_BASE_URL;
+
+  /** Integrations as the caller sees them, with their owners fetched in one identity call. */
+  const present = async (caller: Principal, items: Array<{ integration: IntegrationDoc; viewer: IntegrationViewer }>) => {
+    const owners = await organizationsAsSeenBy(
+      ctx,
+      caller.userId,
+      items.map(({ integration }) => integration.ownerOrganizationId),
+    );
+    return items.flatMap(({ integration, viewer }) => {
+      const owner = owners.get(integration.ownerOrganizationId);
+      if (owner) return [presentIntegration(integration, { owner, viewer, baseUrl })];
+      // Identity no longer knows the owner: the integration has nobody to answer for it.
+      ctx.logger.warn({ integration: integration._id, organizationId: integration.ownerOrganizationId }, 'integration owner not found');
+      return [];
+    });
+  };
+  const presentOne = async (caller: Principal, integration: IntegrationDoc, viewer: IntegrationViewer) => {
+    const [presented] = await present(caller, [{ integration, viewer }]);
+    if (!presented) throw httpError.notFound('Integration');
+    return presented;
+  };
+
+  return [
+    route({
+      method: 'get',
+      path: '/v1/integrations',
+      summary: 'List integrations',
+      response: list(integrationObject),
+      query: listIntegrationsQuery,
+      handler: async ({ caller, query }) => {
+        const page = await listIntegrations(ctx, caller, query, query);
+        const items = await present(
+          caller,
+          page.items.map((integration) => ({ integration, viewer: page.viewers.get(integration._id)! })),
+        );
+        return listEnvelope(items, page.count, page.next);
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/integrations/:integrationName',
+      summary: 'Get an integration by its name',
+      response: integrationObject,
+      params: integrationParams,
+      handler: async ({ caller, params }) => {
+        const { integration, viewer } = await loadIntegration(ctx, caller, params.integrationName);
+        return presentOne(caller, integration, viewer);
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: '/v1/integrations/:integrationName',
+      summary: 'Publish an integration',
+      response: integrationObject,
+      params: integrationParams,
+      body: publishIntegrationBody,
+      handler: async ({ caller, params, body }) => {
+        const { integration, access } = await publishIntegration(ctx, caller, params.integrationName, body);
+        return presentOne(caller, integration, { userId: caller.userId, ownerRole: access.role });
+      },
+    }),
+
+    route({
+      method: 'delete',
+      path: '/v1/integrations/:integrationName',
+      summary: 'Unpublish an integration',
+      params: integrationParams,
+      handler: async ({ caller, params }) => {
+        await unpublishIntegration(ctx, caller, params.integrationName);
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: '/v1/public/integrations/:integrationName/files/:fileId',
+      summary: "An integration's icon or preview image",
+      // PNG, JPEG, GIF or WebP: the type the image was recognised as when it was published.
+      produces: 'image/*',
+      access: 'public',
+      params: integrationFileParams,
+      handler: async ({ params, req, res }) => {
+        const file = await loadIntegrationFile(ctx, params.integrationName, params.fileId);
+        const etag = `"${file._id}"`;
+        res.set({
+          'content-type': file.contentType,
+          'cache-control': IMMUTABLE,
+          etag,
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'; sandbox",
+          'cross-origin-resource-policy': 'cross-origin',
+        });
+        if (req.get('if-none-match') === etag) {
+          res.status(304).end();
+          return;
+        }
+        res.send(file.data);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,71 @@
+import { apiUrl } from '@quire/http';
+import type { IntegrationDoc } from '../db/models';
+import type { IntegrationViewer } from '../domain/catalogue';
+import { integrationFileUrl } from '../domain/files';
+import type { OrganizationObject } from '../domain/organizations';
+
+/** The API path of an integration. */
+export const integrationPath = (name: string) => `/v1/integrations/${encodeURIComponent(name)}`;
+
+const parseJson = <T>(text: string | undefined, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
+
+/**
+ * The integration's addresses (GitBook's Integration.urls): the API, its icon, the app page,
+ * its assets, and its public HTTP endpoint (`…/integration`, GitBook's form; the content
+ * endpoint is the same: Quire has no separate content origin).
+ */
+export function integrationUrls(baseUrl: string, integration: Pick<IntegrationDoc, '_id' | 'iconFileId'>) {
+  const location = apiUrl(baseUrl, integrationPath(integration._id));
+  const publicEndpoint = `${location}/integration`;
+  return {
+    location,
+    ...(integration.iconFileId ? { icon: integrationFileUrl(baseUrl, integration._id, integration.iconFileId) } : {}),
+    app: apiUrl(baseUrl, `/integrations/${encodeURIComponent(integration._id)}`),
+    assets: `${location}/assets`,
+    publicEndpoint,
+    publicContentEndpoint: publicEndpoint,
+  };
+}
+
+/**
+ * The owner as someone outside it sees it in the catalogue: what identity presents to a
+ * non-member, less what only concerns its members (the e-mail domains that let people join,
+ * the reviewers its merge rules name, its default site).
+ */
+function ownerSeenFromOutside(owner: OrganizationObject): OrganizationObject {
+  const { defaultContent: _site, ...rest } = owner;
+  return { ...rest, emailDomains: [], mergeRules: owner.mergeRules.type === 'rules' ? { type: 'rules', rules: [] } : owner.mergeRules };
+}
+
+/**
+ * spec "Integration" (GitBook Integration) as `viewer` sees it: `owner` is the publishing
+ * organization (identity's presentation to them), `permissions.admin` whether they administer
+ * it. Never the script, the secrets or the signing secret.
+ */
+export function presentIntegration(integration: IntegrationDoc, options: { owner: OrganizationObject; viewer: IntegrationViewer; baseUrl: string }) {
+  const { owner, viewer, baseUrl } = options;
+  return {
+    object: 'integration' as const,
+    name: integration._id,
+    version: integration.version,
+    title: integration.title,
+    description: integration.description,
+    ...(integration.summary ? { summary: integration.summary } : {}),
+    previewImages: integration.previewImageFileIds.map((fileId) => integrationFileUrl(baseUrl, integration._id, fileId)),
+    target: integration.target,
+    verified: false,
+    visibility: integration.visibility,
+    scopes: integration.scopes,
+    categories: integration.categories,
+    blocks: parseJson<unknown[]>(integration.blocks, []),
+    contentSources: parseJson<unknown[]>(integration.contentSources, []),
+    configurations: parseJson<Record<string, unknown>>(integration.configurations, {}),
+    externalLinks: integration.externalLinks.map(({ url, label }) => ({ url, label })),
+    owner: viewer.ownerRole ? owner : ownerSeenFromOutside(owner),
+    urls: integrationUrls(baseUrl, integration),
+    permissions: { admin: viewer.ownerRole === 'admin' },
+    ...(integration.contentSecurityPolicy ? { contentSecurityPolicy: integration.contentSecurityPolicy } : {}),
+  };
+}
+
+export type PresentedIntegration = ReturnType<typeof presentIntegration>;
