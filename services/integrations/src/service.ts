@@ -3,12 +3,14 @@ import { createLogger, type Logger } from '@quire/runtime';
 import type { IntegrationsConfig } from './config';
 import { modelsOf, registerModels } from './db/models';
 import type { IntegrationsContext } from './domain/context';
+import { startDeliveryWorker } from './domain/delivery';
+import { subscribeToStreamEvents } from './domain/event-intake';
 import { integrationsRoutes } from './http';
 
 /** Starts the integrations service (REST, event intake and delivery) against its own database. */
 export function startIntegrations(
   config: IntegrationsConfig,
-  options: { handleSignals?: boolean; logger?: Logger } = {},
+  options: { handleSignals?: boolean; logger?: Logger; background?: boolean } = {},
 ): Promise<RunningService<IntegrationsConfig, IntegrationsContext>> {
   return startBackendService({
     name: 'integrations',
@@ -16,6 +18,16 @@ export function startIntegrations(
     models: registerModels,
     context: (deps): IntegrationsContext => ({ ...deps, models: modelsOf(deps.db) }),
     routes: integrationsRoutes,
+    // Events from the stream become integration events; the worker delivers them.
+    background: async (ctx) => {
+      if (options.background === false) return;
+      const stopWorker = await startDeliveryWorker(ctx);
+      const subscription = await subscribeToStreamEvents(ctx);
+      return async () => {
+        await subscription.stop();
+        await stopWorker();
+      };
+    },
     handleSignals: options.handleSignals,
     logger: options.logger ?? createLogger('integrations', config.LOG_LEVEL),
   });

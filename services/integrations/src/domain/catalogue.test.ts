@@ -93,7 +93,11 @@ describe('integrations catalogue rules', () => {
     const validate = configurationValidator(schema);
     assert.equal(validate({ channel: 'a', count: 2, extra: true }), true);
     assert.equal(validate({ channel: 'c' }), false);
-    assert.equal(validate({ count: 1 }), false);
+    // A required property with a default is filled in, not missing.
+    const filled: Record<string, unknown> = { count: 1 };
+    assert.equal(validate(filled), true);
+    assert.equal(filled.channel, 'a');
+    assert.equal(configurationValidator({ properties: { token: { type: 'string' as const } }, required: ['token'] })({ count: 1 }), false);
     checkConfigurations({ account: schema, space: { componentId: 'form' } });
     badRequest(() => checkConfigurations({ site: { properties: {}, required: ['ghost'] } }), 'configurations.site');
     badRequest(() => checkConfigurations({ account: { properties: { a: { type: 'string' } }, required: ['a', 'a'] } }), 'configurations.account.required');

@@ -17,7 +17,8 @@ export type IntegrationConfiguration = z.infer<typeof integrationConfiguration>;
 export type ConfigurationSchema = z.infer<typeof integrationConfigurationSchema>;
 export type ConfigurationKind = 'account' | 'space' | 'site';
 
-const ajv = new Ajv({ strict: true, strictRequired: true, allErrors: false });
+// Defaults are filled into the configuration an installation is validated with.
+const ajv = new Ajv({ strict: true, strictRequired: true, allErrors: false, useDefaults: true });
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 500;
 

@@ -1,18 +1,61 @@
+import { HttpError } from '@quire/http';
 import type { publishing } from '@quire/proto';
 import { GrpcError, grpcStatus, findByIds, checkBatch } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
+import { loadOrgAccess, type OrgAccess } from '../domain/access';
 import type { PublishingContext } from '../domain/context';
 import { resolveSharedSpace } from '../domain/share-links';
+import { countSiteSpaces } from '../domain/sites';
 import { detachSpaces } from '../domain/space-events';
+import { presentSite } from '../presenters/site-presenter';
 
-const toSite = (site: SiteDoc): publishing.Site => ({
+const toSite = (site: SiteDoc, restJson = ''): publishing.Site => ({
   id: site._id,
   organizationId: site.organizationId,
   title: site.title,
   visibility: site.visibility,
   published: site.published,
   createTime: site.createdAt,
+  restJson,
 });
+
+/**
+ * Each site as the REST API presents it to `viewerUserId` (one membership lookup and one count
+ * of site spaces per organization). Someone with no role in the site's organization (an
+ * integration's owner looking at the sites it is installed on) sees no permission and no site space.
+ */
+async function presentSitesTo(ctx: PublishingContext, sites: SiteDoc[], viewerUserId: string): Promise<Map<string, string>> {
+  const byOrganization = new Map<string, SiteDoc[]>();
+  for (const site of sites) byOrganization.set(site.organizationId, [...(byOrganization.get(site.organizationId) ?? []), site]);
+  const presented = new Map<string, string>();
+  for (const [organizationId, ofOrganization] of byOrganization) {
+    let access: OrgAccess | undefined;
+    try {
+      access = await loadOrgAccess(ctx, viewerUserId, organizationId);
+    } catch (error) {
+      if (!(error instanceof HttpError && error.status === 404)) throw error;
+    }
+    const counts = access
+      ? await countSiteSpaces(
+          ctx,
+          access,
+          ofOrganization.map((site) => site._id),
+        )
+      : new Map<string, number>();
+    for (const site of ofOrganization) {
+      const rest = presentSite(site, {
+        siteSpaces: counts.get(site._id) ?? 0,
+        access: access ?? { organizationId, userId: viewerUserId, role: 'read' },
+        config: ctx.config,
+      });
+      const permissions = access
+        ? rest.permissions
+        : (Object.fromEntries(Object.keys(rest.permissions).map((key) => [key, false])) as Record<keyof typeof rest.permissions, boolean>);
+      presented.set(site._id, JSON.stringify({ ...rest, permissions }));
+    }
+  }
+  return presented;
+}
 
 /** Sites of each organization (those without sites absent), in one aggregation over the distinct ids. */
 async function countSitesOf(ctx: PublishingContext, organizationIds: string[]): Promise<Map<string, number>> {
@@ -31,7 +74,9 @@ export function publishingGrpc(ctx: PublishingContext): publishing.PublishingSer
     async batchGetSites(request) {
       const ids = checkBatch(request.ids);
       const sites = await findByIds(ctx.models.Site, ids);
-      return { sites: sites.map(toSite) };
+      if (!request.viewerUserId) return { sites: sites.map((site) => toSite(site)) };
+      const presented = await presentSitesTo(ctx, sites, request.viewerUserId);
+      return { sites: sites.map((site) => toSite(site, presented.get(site._id))) };
     },
 
     async detachSpaces(request) {

@@ -1,0 +1,280 @@
+import { createHmac } from 'node:crypto';
+import { createJobQueue, type JobQueue } from '@quire/async';
+import { withRedisLock, LockBusyError } from '@quire/runtime';
+import type { IntegrationDoc, IntegrationEventDoc, TraceLogLine } from '../db/models';
+import { presentInstallation, presentTargetInstallation } from '../presenters/installation-presenter';
+import { DEFAULT_LIMITS, dispatchRequest, runScript, type IntegrationEnvironment, type IntegrationEvent, type ScriptRequest } from '../runtime';
+import type { IntegrationsContext } from './context';
+import { deliversToTunnel } from './dev';
+import { EgressError, egressFetch, egressPolicyOf, egressRequest } from './egress-fetch';
+import { integrationSecrets, integrationSigningSecret } from './secrets';
+
+/*
+ * Delivery of integration events: at least once, with retries and exponential backoff
+ * (BullMQ), idempotent by event id (an event already delivered or given up is never run
+ * again), never lost (the row is written before the job; pending rows without a live job are
+ * queued again when the service starts and every SWEEP_INTERVAL_MS).
+ *
+ * What is delivered is what GitBook's dispatcher sends, so that an integration built with
+ * @gitbook/runtime runs unchanged, in Quire's runtime or behind `gitbook dev`'s tunnel: a POST
+ * whose multipart/form-data body has the fields `event` (the event JSON) and `environment`.
+ * In dev mode (see dev.ts) it goes to the tunnel URL; otherwise the published script handles it.
+ *
+ * Signature. Every delivery carries the header
+ *
+ *     X-Quire-Delivery-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">
+ *
+ * keyed with the integration's signing secret (`environment.signingSecrets.integration`), where
+ * <body> is the exact bytes of the request's body. A receiver recomputes it, compares in
+ * constant time, and refuses a `t` too far from its clock (replays).
+ */
+
+export const SIGNATURE_HEADER = 'x-quire-delivery-signature';
+/** Attempts of one delivery; waits between them: 1 s, 2 s, 4 s, 8 s. */
+export const DELIVERY_ATTEMPTS = 5;
+const BACKOFF_DELAY_MS = 1_000;
+/** Time a dev tunnel has to answer one delivery. */
+const TUNNEL_TIMEOUT_MS = 10_000;
+/** Time one `fetch` of a script has. */
+const SCRIPT_FETCH_TIMEOUT_MS = 10_000;
+/** Trace lines kept per event, all attempts together. */
+const MAX_TRACE_LINES = 500;
+const SWEEP_INTERVAL_MS = 30_000;
+/** A pending row younger than this is left to its job. */
+const SWEEP_MIN_AGE_MS = 60_000;
+const SWEEP_BATCH = 500;
+const WORKER_CONCURRENCY = 4;
+
+interface DeliveryJob {
+  eventId: string;
+}
+
+const queues = new WeakMap<IntegrationsContext, JobQueue<DeliveryJob, void>>();
+
+/** The delivery queue of this service instance (created on first use, closed by the worker's stop). */
+export function deliveryQueueOf(ctx: IntegrationsContext): JobQueue<DeliveryJob, void> {
+  let queue = queues.get(ctx);
+  if (!queue) {
+    queue = createJobQueue<DeliveryJob, void>('integration-deliveries', {
+      redisUrl: ctx.config.REDIS_URL,
+      prefix: ctx.config.REDIS_PREFIX,
+      logger: ctx.logger,
+      defaultJobOptions: { attempts: DELIVERY_ATTEMPTS, backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS } },
+    });
+    queues.set(ctx, queue);
+  }
+  return queue;
+}
+
+/** Queues the delivery of a recorded event; the queue ignores a job id it already holds. */
+export async function enqueueDelivery(ctx: IntegrationsContext, eventId: string, jobId = eventId): Promise<void> {
+  await deliveryQueueOf(ctx).add({ eventId }, { jobId });
+}
+
+/** The X-Quire-Delivery-Signature value of a delivery whose body is `body` (see above). */
+export function signDelivery(secret: string, body: string | Uint8Array, now = Date.now()): string {
+  const timestamp = Math.floor(now / 1000);
+  const mac = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
+  return `t=${timestamp},v1=${mac}`;
+}
+
+interface Outcome {
+  ok: boolean;
+  /** Worth another attempt (a connection problem, a 5xx): a refused address or a limit reached is not. */
+  retryable: boolean;
+  logs: TraceLogLine[];
+  to: 'runtime' | 'tunnel' | null;
+}
+
+const line = (level: TraceLogLine['level'], message: string): TraceLogLine => ({ level, message, timestamp: new Date() });
+const snippet = (body: Uint8Array) => Buffer.from(body).toString('utf8').slice(0, 300);
+
+/** What the script (or the dev server behind the tunnel) is told: GitBook's IntegrationEnvironment. */
+async function environmentOf(
+  ctx: IntegrationsContext,
+  integration: IntegrationDoc,
+  row: IntegrationEventDoc,
+  payload: IntegrationEvent,
+): Promise<IntegrationEnvironment> {
+  const { config, models } = ctx;
+  const installation = await models.Installation.findById(row.installationId).lean();
+  const spaceId = typeof payload.spaceId === 'string' ? payload.spaceId : undefined;
+  const siteId = typeof payload.siteId === 'string' ? payload.siteId : undefined;
+  const target =
+    spaceId || siteId
+      ? await models.TargetInstallation.findOne({ installationId: row.installationId, kind: spaceId ? 'space' : 'site', targetId: spaceId ?? siteId }).lean()
+      : null;
+  const spaces = installation ? await models.TargetInstallation.countDocuments({ installationId: installation._id, kind: 'space' }) : 0;
+  const signingSecret = integrationSigningSecret(config, integration);
+  return {
+    apiEndpoint: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    // Installation tokens are not issued yet: the script cannot call the API back as its installation.
+    apiTokens: { integration: '' },
+    integration: {
+      name: integration._id,
+      version: integration.version,
+      title: integration.title,
+      scopes: integration.scopes,
+      target: integration.target,
+      visibility: integration.visibility,
+    },
+    ...(installation ? { installation: presentInstallation(installation, { spaces, config }) } : {}),
+    ...(target?.kind === 'space' ? { spaceInstallation: { ...presentTargetInstallation(target, { config }), space: target.targetId } } : {}),
+    ...(target?.kind === 'site' ? { siteInstallation: { ...presentTargetInstallation(target, { config }), site: target.targetId } } : {}),
+    secrets: integrationSecrets(config, integration),
+    signingSecrets: { integration: signingSecret },
+    signingSecret,
+  };
+}
+
+async function toTunnel(ctx: IntegrationsContext, tunnelUrl: string, request: ScriptRequest): Promise<Outcome> {
+  const started = performance.now();
+  const logs = [line('info', `POST ${tunnelUrl} (dev mode)`)];
+  try {
+    const answer = await egressRequest(
+      tunnelUrl,
+      { method: 'POST', headers: request.headers, body: request.body, timeoutMs: TUNNEL_TIMEOUT_MS, maxResponseBytes: 1024 * 1024 },
+      egressPolicyOf(ctx.config),
+    );
+    const duration = Math.round(performance.now() - started);
+    const ok = answer.status >= 200 && answer.status < 300;
+    logs.push(line(ok ? 'info' : 'error', `The tunnel answered ${answer.status} in ${duration} ms${ok ? '' : `: ${snippet(answer.body)}`}`));
+    return { ok, retryable: answer.status >= 500 || answer.status === 429, logs, to: 'tunnel' };
+  } catch (error) {
+    if (!(error instanceof EgressError)) throw error;
+    logs.push(line('error', `The tunnel could not be reached after ${Math.round(performance.now() - started)} ms: ${error.message}`));
+    return { ok: false, retryable: error.transient, logs, to: 'tunnel' };
+  }
+}
+
+async function toRuntime(ctx: IntegrationsContext, integration: IntegrationDoc, request: ScriptRequest): Promise<Outcome> {
+  if (!integration.script) return { ok: false, retryable: false, logs: [line('error', 'The integration has no script to run')], to: 'runtime' };
+  const { config } = ctx;
+  const cpuTimeMs = config.SCRIPT_TIMEOUT_MS;
+  const result = await runScript({
+    script: integration.script,
+    request,
+    limits: {
+      memoryBytes: config.SCRIPT_MEMORY_LIMIT_MB * 1024 * 1024,
+      cpuTimeMs,
+      wallTimeMs: Math.max(DEFAULT_LIMITS.wallTimeMs, cpuTimeMs * 2),
+    },
+    hostFetch: egressFetch(egressPolicyOf(config), { timeoutMs: SCRIPT_FETCH_TIMEOUT_MS, maxResponseBytes: DEFAULT_LIMITS.maxBodyBytes }),
+  });
+  const logs = result.logs.map((entry) => ({ level: entry.level, message: entry.message, timestamp: new Date(entry.timestamp) }));
+  const duration = Math.round(result.durationMs);
+  if (!result.response) {
+    logs.push(line('error', `The script failed after ${duration} ms: ${result.error ?? 'no answer'}`));
+    return { ok: false, retryable: false, logs, to: 'runtime' };
+  }
+  const { status, body } = result.response;
+  const ok = status >= 200 && status < 300;
+  logs.push(line(ok ? 'info' : 'error', `The script answered ${status} in ${duration} ms${ok ? '' : `: ${snippet(body)}`}`));
+  return { ok, retryable: status >= 500 || status === 429, logs, to: 'runtime' };
+}
+
+/** One attempt at delivering the event to its integration (tunnel or script). */
+async function attemptDelivery(ctx: IntegrationsContext, row: IntegrationEventDoc): Promise<Outcome> {
+  const integration = await ctx.models.Integration.findById(row.integrationName).lean<IntegrationDoc>();
+  if (!integration) return { ok: false, retryable: false, logs: [line('error', 'The integration is no longer published')], to: null };
+  const payload = JSON.parse(row.payload) as IntegrationEvent;
+  const request = await dispatchRequest({ event: payload, environment: await environmentOf(ctx, integration, row, payload) });
+  const signature = signDelivery(integrationSigningSecret(ctx.config, integration), request.body ?? new Uint8Array());
+  const signed: ScriptRequest = { ...request, headers: [...request.headers, [SIGNATURE_HEADER, signature], ['user-agent', 'Quire-Integrations/1']] };
+  const tunnelUrl = deliversToTunnel(integration, row.organizationId);
+  return tunnelUrl ? toTunnel(ctx, tunnelUrl, signed) : toRuntime(ctx, integration, signed);
+}
+
+/**
+ * Delivers one event, unless it was already delivered or given up: records the outcome and
+ * the trace. Returns 'retry' when this attempt failed and another one should follow.
+ */
+export async function deliverEvent(
+  ctx: IntegrationsContext,
+  eventId: string,
+  attempt: { number: number; last: boolean },
+): Promise<'done' | 'retry' | 'skipped'> {
+  const lockMs = Math.max(DEFAULT_LIMITS.wallTimeMs, ctx.config.SCRIPT_TIMEOUT_MS * 2) + TUNNEL_TIMEOUT_MS + 60_000;
+  return withRedisLock(
+    ctx.redis,
+    `integration-delivery:${eventId}`,
+    async () => {
+      const row = await ctx.models.IntegrationEvent.findById(eventId).lean<IntegrationEventDoc>();
+      if (!row || row.status !== 'pending') return 'skipped';
+      let outcome: Outcome;
+      try {
+        outcome = await attemptDelivery(ctx, row);
+      } catch (error) {
+        // Ours, not the integration's (the runtime could not start, a secret did not open…).
+        ctx.logger.error({ err: error, eventId }, 'event delivery failed');
+        outcome = { ok: false, retryable: true, logs: [line('error', 'The delivery failed on the platform side')], to: null };
+      }
+      const retry = !outcome.ok && outcome.retryable && !attempt.last;
+      const heading = line('debug', `Attempt ${attempt.number}${outcome.to ? ` (${outcome.to})` : ''}`);
+      const logs = [...row.logs, heading, ...outcome.logs].slice(-MAX_TRACE_LINES);
+      const now = new Date();
+      const status = outcome.ok ? 'success' : retry ? 'pending' : 'failed';
+      await ctx.models.IntegrationEvent.updateOne(
+        { _id: eventId, status: 'pending' },
+        { $set: { status, logs, deliveredTo: outcome.to, updatedAt: now, finishedAt: status === 'pending' ? null : now }, $inc: { attempts: 1 } },
+      );
+      return retry ? 'retry' : 'done';
+    },
+    { ttlMs: lockMs, waitMs: 0, logger: ctx.logger },
+  );
+}
+
+/**
+ * Queues again every pending event older than `minAgeMs` whose job is gone (lost with Redis,
+ * never added) or finished without recording an outcome (its worker died on its last attempt).
+ */
+export async function requeuePendingEvents(ctx: IntegrationsContext, minAgeMs: number): Promise<number> {
+  const queue = deliveryQueueOf(ctx);
+  const rows = await ctx.models.IntegrationEvent.find({ status: 'pending', createdAt: { $lte: new Date(Date.now() - minAgeMs) } }, { _id: 1 })
+    .sort({ createdAt: 1 })
+    .limit(SWEEP_BATCH)
+    .lean();
+  let requeued = 0;
+  for (const { _id: eventId } of rows) {
+    const state = await queue.state(eventId);
+    if (state && state.state !== 'completed' && state.state !== 'failed' && state.state !== 'unknown') continue;
+    // A finished job keeps its id for a while: a new one needs an id of its own.
+    await enqueueDelivery(ctx, eventId, state ? `${eventId}-${Date.now()}` : eventId);
+    requeued += 1;
+  }
+  return requeued;
+}
+
+/** Starts delivering in this process; what it returns stops the worker and the sweep. */
+export async function startDeliveryWorker(ctx: IntegrationsContext): Promise<() => Promise<void>> {
+  const queue = deliveryQueueOf(ctx);
+  queue.work(
+    async (job) => {
+      const attempts = job.opts.attempts ?? 1;
+      const result = await deliverEvent(ctx, job.data.eventId, { number: job.attemptsMade + 1, last: job.attemptsMade + 1 >= attempts }).catch((error) => {
+        // Another worker holds this event right now: try again later.
+        if (error instanceof LockBusyError) throw new Error('the event is being delivered by another worker');
+        throw error;
+      });
+      if (result === 'retry') throw new Error('delivery attempt failed; retrying');
+    },
+    { concurrency: WORKER_CONCURRENCY },
+  );
+  const sweep = async (minAgeMs: number) => {
+    try {
+      const requeued = await requeuePendingEvents(ctx, minAgeMs);
+      if (requeued) ctx.logger.info({ requeued }, 'queued pending event deliveries again');
+    } catch (error) {
+      ctx.logger.warn({ err: error }, 'could not sweep pending event deliveries');
+    }
+  };
+  // On start every pending row is checked (those of a previous run included), then older ones regularly.
+  await sweep(0);
+  const timer = setInterval(() => void sweep(SWEEP_MIN_AGE_MS), SWEEP_INTERVAL_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await queue.close();
+    queues.delete(ctx);
+  };
+}

@@ -1,0 +1,91 @@
+import { EVENT_TYPES, type DomainEvent, type EventSubscription } from '@quire/async';
+import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
+import type { IntegrationsContext } from './context';
+import { derivedEventId, recordEvents, type NewIntegrationEvent } from './events';
+
+/*
+ * What happens elsewhere, from the cross-service event stream, becomes integration events: a
+ * space's primary content moving (an edit, a merge, an import) is `space_content_updated` for
+ * every installation on that space, or on all the spaces of its organization. The stream
+ * delivers at least once and a merge is announced twice (`change_request.merged` and
+ * `space.content_updated`): the event id derives from the installation, the space and the new
+ * revision, so each installation gets one event per revision whatever arrives.
+ */
+
+const INTAKE_TYPES = [EVENT_TYPES.spaceContentUpdated, EVENT_TYPES.changeRequestMerged, EVENT_TYPES.spacePurged, EVENT_TYPES.spaceTransferred];
+
+interface SpacePayload {
+  organizationId?: unknown;
+  spaceId?: unknown;
+  revisionId?: unknown;
+  fromOrganizationId?: unknown;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
+
+/** The installations a space's events go to: on that space, or on every space of its organization; paused ones aside. */
+export async function installationsOnSpace(
+  ctx: IntegrationsContext,
+  organizationId: string,
+  spaceId: string,
+): Promise<Array<Pick<InstallationDoc, '_id' | 'integrationName' | 'organizationId'>>> {
+  const [targets, everywhere] = await Promise.all([
+    ctx.models.TargetInstallation.find({ kind: 'space', targetId: spaceId }).lean<TargetInstallationDoc[]>(),
+    ctx.models.Installation.find({ organizationId, spaceSelection: 'all' }).lean<InstallationDoc[]>(),
+  ]);
+  const found = new Map<string, Pick<InstallationDoc, '_id' | 'integrationName' | 'organizationId'>>();
+  for (const installation of everywhere) if (installation.status !== 'paused') found.set(installation._id, installation);
+  for (const target of targets) {
+    // A space transferred elsewhere keeps no installation of its former organization.
+    if (target.organizationId !== organizationId || target.status === 'paused') continue;
+    found.set(target.installationId, { _id: target.installationId, integrationName: target.integrationName, organizationId: target.organizationId });
+  }
+  if (targets.length) {
+    // The installation above a space installation may be paused as a whole.
+    const paused = await ctx.models.Installation.find({ _id: { $in: [...found.keys()] }, status: 'paused' }, { _id: 1 }).lean();
+    for (const { _id } of paused) found.delete(_id);
+  }
+  return [...found.values()];
+}
+
+/** Records `space_content_updated` for each installation on the space; returns how many were new. */
+export async function spaceContentUpdated(ctx: IntegrationsContext, input: { organizationId: string; spaceId: string; revisionId: string }): Promise<number> {
+  const installations = await installationsOnSpace(ctx, input.organizationId, input.spaceId);
+  const events: NewIntegrationEvent[] = installations.map((installation) => ({
+    integrationName: installation.integrationName,
+    installationId: installation._id,
+    organizationId: installation.organizationId,
+    payload: {
+      eventId: derivedEventId('space_content_updated', installation._id, input.spaceId, input.revisionId),
+      type: 'space_content_updated',
+      installationId: installation._id,
+      spaceId: input.spaceId,
+      revisionId: input.revisionId,
+      // The stream does not say who made the change.
+      updatedBy: [],
+    },
+  }));
+  return recordEvents(ctx, events);
+}
+
+/** Applies one stream event (idempotent: at-least-once delivery may repeat it). */
+export async function applyStreamEvent(ctx: IntegrationsContext, event: Pick<DomainEvent, 'type' | 'payload'>): Promise<void> {
+  const payload = (event.payload ?? {}) as SpacePayload;
+  const spaceId = text(payload.spaceId);
+  if (!spaceId) return;
+  if (event.type === EVENT_TYPES.spaceContentUpdated || event.type === EVENT_TYPES.changeRequestMerged) {
+    const organizationId = text(payload.organizationId);
+    const revisionId = text(payload.revisionId);
+    if (organizationId && revisionId) await spaceContentUpdated(ctx, { organizationId, spaceId, revisionId });
+  } else if (event.type === EVENT_TYPES.spacePurged) {
+    await ctx.models.TargetInstallation.deleteMany({ kind: 'space', targetId: spaceId });
+  } else if (event.type === EVENT_TYPES.spaceTransferred) {
+    const from = text(payload.fromOrganizationId);
+    if (from) await ctx.models.TargetInstallation.deleteMany({ kind: 'space', targetId: spaceId, organizationId: from });
+  }
+}
+
+/** Subscribes the service to the stream (one consumer group shared by its replicas). */
+export function subscribeToStreamEvents(ctx: IntegrationsContext): Promise<EventSubscription> {
+  return ctx.events.subscribe('integrations', (event) => applyStreamEvent(ctx, event), { types: INTAKE_TYPES, retryAfterMs: 5_000 });
+}

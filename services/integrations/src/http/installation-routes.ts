@@ -1,0 +1,272 @@
+import { integrationInstallation, integrationSiteInstallation, integrationSpaceInstallation, list } from '@quire/contract';
+import { apiUrl, created, httpError, listEnvelope, route, type Route } from '@quire/http';
+import type { Principal } from '@quire/runtime';
+import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
+import { loadOrgAccess } from '../domain/access';
+import type { IntegrationsContext } from '../domain/context';
+import {
+  countSpaceInstallations,
+  findInstallation,
+  installationStanding,
+  installIntegration,
+  installOnTarget,
+  listInstallations,
+  listInstallationTargets,
+  listIntegrationTargets,
+  loadInstallation,
+  loadIntegrationView,
+  loadTargetInstallation,
+  requireInstallableOn,
+  uninstallFromTarget,
+  uninstallIntegration,
+  updateInstallation,
+  updateTargetInstallation,
+  type TargetKind,
+} from '../domain/installations';
+import { lookUpTargets } from '../domain/targets';
+import { installationPath, presentInstallation, presentTargetInstallation, targetInstallationPath } from '../presenters/installation-presenter';
+import {
+  extendedQuery,
+  installationParams,
+  installBody,
+  installOnSiteBody,
+  installOnSpaceBody,
+  integrationParams,
+  listInstallationsQuery,
+  listInstallationTargetsQuery,
+  listTargetsQuery,
+  siteInstallationParams,
+  spaceInstallationParams,
+  updateInstallationBody,
+  updateTargetInstallationBody,
+} from './installation-schemas';
+
+const INTEGRATION = '/v1/integrations/:integrationName';
+const INSTALLATIONS = `${INTEGRATION}/installations`;
+const INSTALLATION = `${INSTALLATIONS}/:installationId`;
+
+/**
+ * Installations of an integration (spec "### Integrations", GitBook's installation operations):
+ * on an organization, and under it on its spaces and sites.
+ */
+export function installationRoutes(ctx: IntegrationsContext): Route[] {
+  const { config } = ctx;
+
+  const presentInstallations = async (installations: InstallationDoc[]) => {
+    const counts = await countSpaceInstallations(
+      ctx,
+      installations.map((installation) => installation._id),
+    );
+    return installations.map((installation) => presentInstallation(installation, { spaces: counts.get(installation._id) ?? 0, config }));
+  };
+  const presentOne = async (installation: InstallationDoc) => (await presentInstallations([installation]))[0];
+
+  /** Entries of one page; with `extended`, each target's object (one batch call for the page). */
+  const presentTargets = async (targets: TargetInstallationDoc[], kind: TargetKind, extended: boolean, caller: Principal) => {
+    const objects = extended
+      ? await lookUpTargets(
+          ctx,
+          kind,
+          targets.map((target) => target.targetId),
+          caller.userId,
+        )
+      : undefined;
+    return targets.map((target) => presentTargetInstallation(target, { object: objects?.get(target.targetId)?.rest, config }));
+  };
+
+  /** The integration, the installation and the caller's standing on it (404/403 as installationStanding says). */
+  const installationOfRequest = async (caller: Principal, params: { integrationName: string; installationId: string }) => {
+    const view = await loadIntegrationView(ctx, caller, params.integrationName);
+    const installation = await loadInstallation(ctx, params.integrationName, params.installationId);
+    const standing = await installationStanding(ctx, caller.userId, view, installation.organizationId);
+    return { view, installation, standing };
+  };
+  const requireInstallingAdmin = (standing: { orgAdmin: boolean }, action: string) => {
+    if (!standing.orgAdmin) throw httpError.forbidden(`Only admins of the installation's organization can ${action}`);
+  };
+
+  const targetRoutes = (kind: TargetKind): Route[] => {
+    const plural = kind === 'space' ? 'spaces' : 'sites';
+    const collection = `${INSTALLATION}/${plural}`;
+    const item = `${collection}/:${kind}Id`;
+    const entry = kind === 'space' ? integrationSpaceInstallation : integrationSiteInstallation;
+    const itemParams = kind === 'space' ? spaceInstallationParams : siteInstallationParams;
+    const targetIdOf = (params: { spaceId?: string; siteId?: string }) => (kind === 'space' ? params.spaceId : params.siteId)!;
+    const presentOneTarget = async (target: TargetInstallationDoc, extended: boolean, caller: Principal) =>
+      (await presentTargets([target], kind, extended, caller))[0];
+    const lookUpOne = async (targetId: string, caller: Principal) => (await lookUpTargets(ctx, kind, [targetId], caller.userId)).get(targetId);
+
+    return [
+      route({
+        method: 'get',
+        path: collection,
+        summary: `List the ${plural} an installation is installed on`,
+        response: list(entry),
+        params: installationParams,
+        query: listInstallationTargetsQuery,
+        handler: async ({ caller, params, query }) => {
+          const { installation } = await installationOfRequest(caller, params);
+          const page = await listInstallationTargets(ctx, installation, kind, query);
+          return listEnvelope(await presentTargets(page.items, kind, query.extended, caller), page.count, page.next);
+        },
+      }),
+
+      route({
+        method: 'post',
+        path: collection,
+        summary: `Install an integration on a ${kind} of the installation's organization`,
+        response: entry,
+        status: 201,
+        params: installationParams,
+        query: extendedQuery,
+        body: kind === 'space' ? installOnSpaceBody : installOnSiteBody,
+        handler: async ({ caller, params, query, body }) => {
+          const { view, installation, standing } = await installationOfRequest(caller, params);
+          requireInstallingAdmin(standing, `install integrations on ${plural}`);
+          const field = kind === 'space' ? 'space' : 'siteId';
+          requireInstallableOn(view.integration, kind, field);
+          const targetId = 'space' in body ? body.space : body.siteId;
+          const found = await lookUpOne(targetId, caller);
+          const { target } = await installOnTarget(ctx, view.integration, installation, { kind, id: targetId, organizationId: found?.organizationId });
+          const presented = presentTargetInstallation(target, { object: query.extended ? found?.rest : undefined, config });
+          return created(apiUrl(config.PUBLIC_BASE_URL, targetInstallationPath(target)), presented);
+        },
+      }),
+
+      route({
+        method: 'get',
+        path: item,
+        summary: `Get an integration's installation on a ${kind}`,
+        response: entry,
+        params: itemParams,
+        query: extendedQuery,
+        handler: async ({ caller, params, query }) => {
+          const { installation } = await installationOfRequest(caller, params);
+          const target = await loadTargetInstallation(ctx, installation, kind, targetIdOf(params));
+          return presentOneTarget(target, query.extended, caller);
+        },
+      }),
+
+      route({
+        method: 'patch',
+        path: item,
+        summary: `Update an integration's installation on a ${kind} (configuration, external ids)`,
+        response: entry,
+        params: itemParams,
+        query: extendedQuery,
+        body: updateTargetInstallationBody,
+        handler: async ({ caller, params, query, body }) => {
+          const { view, installation } = await installationOfRequest(caller, params);
+          const target = await loadTargetInstallation(ctx, installation, kind, targetIdOf(params));
+          const updated = await updateTargetInstallation(ctx, view.integration, target, body);
+          return presentOneTarget(updated, query.extended, caller);
+        },
+      }),
+
+      // 204 also when it was not installed there, like any DELETE.
+      route({
+        method: 'delete',
+        path: item,
+        summary: `Uninstall an integration from a ${kind}`,
+        params: itemParams,
+        handler: async ({ caller, params }) => {
+          const { installation, standing } = await installationOfRequest(caller, params);
+          requireInstallingAdmin(standing, `uninstall integrations from ${plural}`);
+          await uninstallFromTarget(ctx, installation, kind, targetIdOf(params));
+        },
+      }),
+    ];
+  };
+
+  const integrationTargetsRoute = (kind: TargetKind): Route => {
+    const plural = kind === 'space' ? 'spaces' : 'sites';
+    return route({
+      method: 'get',
+      path: `${INTEGRATION}/${plural}`,
+      summary: `List the ${plural} an integration is installed on`,
+      response: list(kind === 'space' ? integrationSpaceInstallation : integrationSiteInstallation),
+      params: integrationParams,
+      query: listTargetsQuery,
+      handler: async ({ caller, params, query }) => {
+        const view = await loadIntegrationView(ctx, caller, params.integrationName);
+        const page = await listIntegrationTargets(ctx, caller.userId, view, kind, query);
+        return listEnvelope(await presentTargets(page.items, kind, query.extended, caller), page.count, page.next);
+      },
+    });
+  };
+
+  return [
+    route({
+      method: 'get',
+      path: INSTALLATIONS,
+      summary: "List an integration's installations (all of them for its owner's admins, else the caller's organizations')",
+      response: list(integrationInstallation),
+      params: integrationParams,
+      query: listInstallationsQuery,
+      handler: async ({ caller, params, query }) => {
+        const view = await loadIntegrationView(ctx, caller, params.integrationName);
+        const page = await listInstallations(ctx, caller.userId, view, query);
+        return listEnvelope(await presentInstallations(page.items), page.count, page.next);
+      },
+    }),
+
+    route({
+      method: 'post',
+      path: INSTALLATIONS,
+      summary: 'Install an integration in an organization (the installation there is, if any)',
+      response: integrationInstallation,
+      status: 201,
+      params: integrationParams,
+      body: installBody,
+      handler: async ({ caller, params, body }) => {
+        const view = await loadIntegrationView(ctx, caller, params.integrationName);
+        const access = await loadOrgAccess(ctx, caller.userId, body.organization);
+        const { installation } = await installIntegration(ctx, view, access);
+        return created(apiUrl(config.PUBLIC_BASE_URL, installationPath(installation.integrationName, installation._id)), await presentOne(installation));
+      },
+    }),
+
+    route({
+      method: 'get',
+      path: INSTALLATION,
+      summary: "Get an integration's installation",
+      response: integrationInstallation,
+      params: installationParams,
+      handler: async ({ caller, params }) => presentOne((await installationOfRequest(caller, params)).installation),
+    }),
+
+    route({
+      method: 'patch',
+      path: INSTALLATION,
+      summary: "Update an integration's installation (configuration, external ids, space and site selection)",
+      response: integrationInstallation,
+      params: installationParams,
+      body: updateInstallationBody,
+      handler: async ({ caller, params, body }) => {
+        const { view, installation } = await installationOfRequest(caller, params);
+        return presentOne(await updateInstallation(ctx, view.integration, installation, body));
+      },
+    }),
+
+    // 204 also when it was not installed, like any DELETE.
+    route({
+      method: 'delete',
+      path: INSTALLATION,
+      summary: 'Uninstall an integration from an organization (and from its spaces and sites)',
+      params: installationParams,
+      handler: async ({ caller, params }) => {
+        const view = await loadIntegrationView(ctx, caller, params.integrationName);
+        const installation = await findInstallation(ctx, params.integrationName, params.installationId);
+        if (!installation) return;
+        const standing = await installationStanding(ctx, caller.userId, view, installation.organizationId);
+        requireInstallingAdmin(standing, 'uninstall integrations');
+        await uninstallIntegration(ctx, view.integration, installation._id);
+      },
+    }),
+
+    ...targetRoutes('space'),
+    ...targetRoutes('site'),
+    integrationTargetsRoute('space'),
+    integrationTargetsRoute('site'),
+  ];
+}

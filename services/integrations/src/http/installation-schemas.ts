@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { booleanQuery, httpUrlSchema, idSchema, listQuerySchema } from '@quire/http';
+import { integrationParams } from './integration-schemas';
+
+/** A configuration: a JSON object, at most 64 KiB once serialized. */
+const MAX_CONFIGURATION_BYTES = 64 * 1024;
+const configuration = z
+  .record(z.string(), z.unknown())
+  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_CONFIGURATION_BYTES, `must be at most ${MAX_CONFIGURATION_BYTES} bytes of JSON`);
+/** GitBook IntegrationInstallationExternalIds: at most 5. */
+const externalIds = z.array(z.string().min(1).max(256)).max(5);
+const selection = z.enum(['all', 'selected']);
+const externalIdFilter = z.string().min(1).max(256).optional();
+
+export { integrationParams };
+export const installationParams = integrationParams.extend({ installationId: idSchema });
+export const spaceInstallationParams = installationParams.extend({ spaceId: idSchema });
+export const siteInstallationParams = installationParams.extend({ siteId: idSchema });
+export const eventParams = integrationParams.extend({ eventId: idSchema });
+
+export const installBody = z.object({ organization: idSchema });
+
+export const updateInstallationBody = z.object({ configuration, externalIds, space_selection: selection, site_selection: selection }).partial();
+
+export const updateTargetInstallationBody = z.object({ configuration, externalIds }).partial();
+
+/** GitBook names the body field `space` when installing on a space, `siteId` on a site. */
+export const installOnSpaceBody = z.object({ space: idSchema });
+export const installOnSiteBody = z.object({ siteId: idSchema });
+
+export const extendedQuery = z.object({ extended: booleanQuery.default(false) });
+export const listInstallationsQuery = listQuerySchema.extend({ externalId: externalIdFilter });
+export const listTargetsQuery = listQuerySchema.extend({ externalId: externalIdFilter, extended: booleanQuery.default(false) });
+export const listInstallationTargetsQuery = listQuerySchema.extend({ extended: booleanQuery.default(false) });
+
+/** GitBook's setIntegrationDevelopmentMode body. */
+export const devModeBody = z.object({
+  tunnelUrl: httpUrlSchema.max(256),
+  all: z.boolean().default(false),
+});

@@ -1,0 +1,68 @@
+import { apiUrl } from '@quire/http';
+import type { IntegrationsConfig } from '../config';
+import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
+
+type UrlConfig = Pick<IntegrationsConfig, 'PUBLIC_BASE_URL'>;
+
+const parseObject = (json: string): Record<string, unknown> => {
+  const value = JSON.parse(json || '{}') as unknown;
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+};
+
+/** The stored configuration (JSON text) as the object it is. */
+export const configurationOf = (doc: { configuration: string }): Record<string, unknown> => parseObject(doc.configuration);
+
+export const installationPath = (integrationName: string, installationId: string) =>
+  `/v1/integrations/${encodeURIComponent(integrationName)}/installations/${encodeURIComponent(installationId)}`;
+
+export const targetInstallationPath = (target: Pick<TargetInstallationDoc, 'integrationName' | 'installationId' | 'kind' | 'targetId'>) =>
+  `${installationPath(target.integrationName, target.installationId)}/${target.kind === 'space' ? 'spaces' : 'sites'}/${encodeURIComponent(target.targetId)}`;
+
+/** Where the integration's public HTTP endpoint for an installation would be (GitBook's shape). */
+const publicEndpointOf = (config: UrlConfig, integrationName: string, installationId: string) =>
+  apiUrl(config.PUBLIC_BASE_URL, `${installationPath(integrationName, installationId)}/public`);
+
+/** spec "Installation" (GitBook IntegrationInstallation). `spaces`: the space installations it manages. */
+export function presentInstallation(installation: InstallationDoc, { spaces, config }: { spaces: number; config: UrlConfig }) {
+  const publicEndpoint = publicEndpointOf(config, installation.integrationName, installation._id);
+  return {
+    id: installation._id,
+    status: installation.status,
+    space_selection: installation.spaceSelection,
+    site_selection: installation.siteSelection,
+    spaces,
+    configuration: configurationOf(installation),
+    createdAt: installation.createdAt.toISOString(),
+    updatedAt: installation.updatedAt.toISOString(),
+    urls: {
+      location: apiUrl(config.PUBLIC_BASE_URL, installationPath(installation.integrationName, installation._id)),
+      app: apiUrl(
+        config.PUBLIC_BASE_URL,
+        `/o/${encodeURIComponent(installation.organizationId)}/integrations/${encodeURIComponent(installation.integrationName)}`,
+      ),
+      publicEndpoint,
+      publicContentEndpoint: publicEndpoint,
+    },
+    externalIds: installation.externalIds,
+    target: { organization: installation.organizationId },
+  };
+}
+
+export type PresentedInstallation = ReturnType<typeof presentInstallation>;
+
+/**
+ * spec "Integration space / site entry" (GitBook IntegrationSpaceInstallation and
+ * IntegrationSiteInstallation): `space` or `site` is the id, or the object when given.
+ */
+export function presentTargetInstallation(target: TargetInstallationDoc, { object, config }: { object?: Record<string, unknown>; config: UrlConfig }) {
+  const publicEndpoint = publicEndpointOf(config, target.integrationName, target.installationId);
+  return {
+    integration: target.integrationName,
+    installation: target.installationId,
+    status: target.status,
+    configuration: configurationOf(target),
+    externalIds: target.externalIds,
+    urls: { location: apiUrl(config.PUBLIC_BASE_URL, targetInstallationPath(target)), publicEndpoint, publicContentEndpoint: publicEndpoint },
+    ...(target.kind === 'space' ? { space: object ?? target.targetId } : { site: object ?? target.targetId }),
+  };
+}

@@ -1,0 +1,387 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { EVENT_TYPES } from '@quire/async';
+import { cleanupTestEnvironment, testBackendConfig, testEnvironment, waitFor, type TestEnvironment } from '@quire/testkit';
+import type { IntegrationsConfig } from '../config';
+import type { IntegrationDoc } from '../db/models';
+import type { OrgAccess } from '../domain/access';
+import type { IntegrationsContext } from '../domain/context';
+import { deliverEvent, requeuePendingEvents, signDelivery } from '../domain/delivery';
+import { setDevMode } from '../domain/dev';
+import { applyStreamEvent } from '../domain/event-intake';
+import { installIntegration, updateInstallation } from '../domain/installations';
+import { integrationSigningSecret, newSealedSigningSecret, sealIntegrationSecrets } from '../domain/secrets';
+import { startIntegrations } from '../service';
+import { startTunnelRecorder, verifySignature, type TunnelRecorder } from './tunnel-recorder';
+
+/*
+ * Event recording and delivery at the domain level, against the real datastore and Redis: the
+ * integrations service runs in this process (its worker and its stream subscription included),
+ * integrations are rows written with the models, deliveries go to a recorder on 127.0.0.1.
+ */
+
+describe('integration events: recording and delivery (domain, real datastore and Redis)', () => {
+  let env: TestEnvironment;
+  let stop: () => Promise<void>;
+  let ctx: IntegrationsContext;
+  let tunnel: TunnelRecorder;
+  let counter = 0;
+
+  const config = (): IntegrationsConfig => ({
+    ...testBackendConfig(env),
+    INTEGRATIONS_SECRETS_KEY: 'delivery-test-key-delivery-test-key-0123456789',
+    INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: true,
+    SCRIPT_MEMORY_LIMIT_MB: 64,
+    SCRIPT_TIMEOUT_MS: 2_000,
+    INTEGRATION_IMAGE_MAX_BYTES: 1_048_576,
+    INTEGRATION_SCRIPT_MAX_BYTES: 5_242_880,
+  });
+
+  /** A published integration, written directly (the catalogue's publish is not under test here). */
+  const newIntegration = async (fields: Partial<IntegrationDoc> = {}): Promise<IntegrationDoc> => {
+    const name = `test-integration-${++counter}`;
+    const now = new Date();
+    const doc: IntegrationDoc = {
+      _id: name,
+      ownerOrganizationId: 'owner-org',
+      version: 1,
+      runtime: 'v1',
+      title: `Test ${counter}`,
+      description: '',
+      visibility: 'public',
+      target: 'all',
+      scopes: ['space:content:read'],
+      categories: [],
+      blocks: '[]',
+      blockDomains: [],
+      hasBlocks: false,
+      contentSources: '[]',
+      hasContentSources: false,
+      externalLinks: [],
+      configurations: '{}',
+      script: '',
+      secrets: sealIntegrationSecrets(ctx.config, name, { API_KEY: 'sk-test' }),
+      signingSecret: newSealedSigningSecret(ctx.config, name),
+      previewImageFileIds: [],
+      dev: null,
+      createdAt: now,
+      updatedAt: now,
+      ...fields,
+    } as IntegrationDoc;
+    await ctx.models.Integration.create(doc);
+    return doc;
+  };
+  const admin = (organizationId: string): OrgAccess => ({ organizationId, userId: `admin-of-${organizationId}`, role: 'admin' });
+  const view = (integration: IntegrationDoc) => ({ integration, owner: admin(integration.ownerOrganizationId) });
+  const eventsOf = (integrationName: string) => ctx.models.IntegrationEvent.find({ integrationName }).sort({ createdAt: 1 }).lean();
+  const settled = (integrationName: string, count: number) =>
+    waitFor(
+      `${count} delivered events of ${integrationName}`,
+      async () => {
+        const events = await eventsOf(integrationName);
+        return events.length === count && events.every((event) => event.status !== 'pending');
+      },
+      30_000,
+    );
+
+  beforeAll(async () => {
+    env = await testEnvironment();
+    const running = await startIntegrations(config(), { handleSignals: false });
+    ctx = running.context;
+    stop = running.stop;
+    tunnel = await startTunnelRecorder();
+  });
+
+  afterAll(async () => {
+    await stop?.();
+    await tunnel?.close();
+    if (env) await cleanupTestEnvironment(env);
+  });
+
+  it('installs once when the same install runs twice at once, with one installation_setup', async () => {
+    const integration = await newIntegration();
+    const results = await Promise.all(Array.from({ length: 8 }, () => installIntegration(ctx, view(integration), admin('org-a'))));
+    assert.equal(new Set(results.map((r) => r.installation._id)).size, 1);
+    assert.equal(results.filter((r) => r.created).length, 1);
+    assert.equal(await ctx.models.Installation.countDocuments({ integrationName: integration._id }), 1);
+    const events = await eventsOf(integration._id);
+    assert.equal(events.length, 1);
+    assert.equal(events[0].type, 'installation_setup');
+    assert.deepEqual(JSON.parse(events[0].payload), {
+      eventId: events[0]._id,
+      type: 'installation_setup',
+      installationId: results[0].installation._id,
+      status: 'active',
+    });
+  });
+
+  it('delivers to the dev tunnel what the runtime would get, signed, and records the trace', async () => {
+    const integration = await newIntegration();
+    await setDevMode(ctx, integration, { tunnelUrl: tunnel.url, all: false });
+    const before = tunnel.received.length;
+    const { installation } = await installIntegration(ctx, view(integration), admin('owner-org'));
+    await settled(integration._id, 1);
+    const [event] = await eventsOf(integration._id);
+    assert.equal(event.status, 'success');
+    assert.equal(event.deliveredTo, 'tunnel');
+    assert.match(event.logs.map((l) => l.message).join('\n'), /The tunnel answered 200 in \d+ ms/);
+
+    const got = tunnel.received.slice(before);
+    assert.equal(got.length, 1);
+    assert.equal(got[0].path, '/tunnel');
+    assert.deepEqual(got[0].event, { eventId: event._id, type: 'installation_setup', installationId: installation._id, status: 'active' });
+    assert.equal(got[0].environment.integration.name, integration._id);
+    assert.equal(got[0].environment.installation.id, installation._id);
+    assert.deepEqual(got[0].environment.secrets, { API_KEY: 'sk-test' });
+    const secret = integrationSigningSecret(ctx.config, integration);
+    assert.ok(verifySignature(secret, got[0].headers['x-quire-delivery-signature'], got[0].body), 'signed with the integration signing secret');
+    assert.ok(!verifySignature('another-secret', got[0].headers['x-quire-delivery-signature'], got[0].body));
+  });
+
+  it('sends other organizations’ events to the script unless dev mode covers all', async () => {
+    const integration = await newIntegration({
+      script:
+        'export default { async fetch(request) { const form = await request.formData(); const event = JSON.parse(form.get("event")); console.log("script got " + event.type + " signed " + /^t=\\d+,v1=[0-9a-f]{64}$/.test(request.headers.get("x-quire-delivery-signature"))); return new Response("ok"); } };',
+    });
+    await setDevMode(ctx, integration, { tunnelUrl: tunnel.url, all: false });
+    const before = tunnel.received.length;
+    await installIntegration(ctx, view(integration), admin('customer-org'));
+    await settled(integration._id, 1);
+    const [event] = await eventsOf(integration._id);
+    assert.equal(event.status, 'success', JSON.stringify(event.logs));
+    assert.equal(event.deliveredTo, 'runtime');
+    assert.ok(
+      event.logs.some((l) => l.message === 'script got installation_setup signed true'),
+      JSON.stringify(event.logs),
+    );
+    assert.equal(tunnel.received.length, before, 'nothing went to the tunnel');
+
+    await setDevMode(ctx, integration, { tunnelUrl: tunnel.url, all: true });
+    await installIntegration(ctx, view(integration), admin('second-customer'));
+    await settled(integration._id, 2);
+    assert.equal(tunnel.received.length, before + 1);
+  });
+
+  it('turns a content update (announced twice for a merge) into one space_content_updated per installation', async () => {
+    const integration = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const other = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const { installation } = await installIntegration(ctx, view(integration), admin('content-org'));
+    const { installation: otherInstallation } = await installIntegration(ctx, view(other), admin('content-org'));
+    await updateInstallation(ctx, integration, installation, { space_selection: 'all' });
+    // The other one is installed on the space itself.
+    await ctx.models.TargetInstallation.create({
+      _id: `target-${counter}`,
+      installationId: otherInstallation._id,
+      integrationName: other._id,
+      organizationId: 'content-org',
+      kind: 'space',
+      targetId: 'space-1',
+      status: 'active',
+      configuration: '{}',
+      externalIds: [],
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    await settled(integration._id, 2);
+    await settled(other._id, 1);
+
+    const payload = { organizationId: 'content-org', spaceId: 'space-1', revisionId: 'rev-2', changeRequestId: 'cr-1' };
+    await applyStreamEvent(ctx, { type: EVENT_TYPES.changeRequestMerged, payload });
+    await applyStreamEvent(ctx, { type: EVENT_TYPES.spaceContentUpdated, payload });
+    await applyStreamEvent(ctx, { type: EVENT_TYPES.spaceContentUpdated, payload });
+    // Another organization's space with the same id changes nothing here.
+    await applyStreamEvent(ctx, { type: EVENT_TYPES.spaceContentUpdated, payload: { ...payload, organizationId: 'elsewhere' } });
+    await settled(integration._id, 3);
+    await settled(other._id, 2);
+    for (const [name, installationId] of [
+      [integration._id, installation._id],
+      [other._id, otherInstallation._id],
+    ]) {
+      const updates = (await eventsOf(name)).filter((e) => e.type === 'space_content_updated');
+      assert.equal(updates.length, 1, name);
+      assert.deepEqual(JSON.parse(updates[0].payload), {
+        eventId: updates[0]._id,
+        type: 'space_content_updated',
+        installationId,
+        spaceId: 'space-1',
+        revisionId: 'rev-2',
+        updatedBy: [],
+      });
+      assert.equal(updates[0].status, 'success');
+    }
+  });
+
+  it('retries a failing tunnel with backoff and keeps every attempt in the trace', async () => {
+    const integration = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    tunnel.answers.push(503, 502);
+    await installIntegration(ctx, view(integration), admin('retry-org'));
+    await settled(integration._id, 1);
+    const [event] = await eventsOf(integration._id);
+    assert.equal(event.status, 'success');
+    assert.equal(event.attempts, 3);
+    const messages = event.logs.map((l) => l.message);
+    assert.deepEqual(
+      messages.filter((m) => m.startsWith('The tunnel answered')).map((m) => m.replace(/ in \d+ ms.*/, '')),
+      ['The tunnel answered 503', 'The tunnel answered 502', 'The tunnel answered 200'],
+    );
+  });
+
+  it('does not run an event again once delivered (idempotent by id)', async () => {
+    const integration = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    await installIntegration(ctx, view(integration), admin('idempotent-org'));
+    await settled(integration._id, 1);
+    const [event] = await eventsOf(integration._id);
+    const before = tunnel.received.length;
+    assert.equal(await deliverEvent(ctx, event._id, { number: 1, last: true }), 'skipped');
+    assert.equal(tunnel.received.length, before);
+  });
+
+  it('queues again a pending event whose job was lost (restart, Redis flushed)', async () => {
+    const integration = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const now = new Date();
+    await ctx.models.IntegrationEvent.create({
+      _id: `lost-event-${counter}`,
+      integrationName: integration._id,
+      installationId: 'gone-installation',
+      organizationId: 'lost-org',
+      type: 'installation_setup',
+      payload: JSON.stringify({ eventId: `lost-event-${counter}`, type: 'installation_setup', installationId: 'gone-installation', status: 'active' }),
+      status: 'pending',
+      attempts: 0,
+      logs: [],
+      createdAt: now,
+      updatedAt: now,
+    });
+    assert.ok((await requeuePendingEvents(ctx, 0)) >= 1);
+    await settled(integration._id, 1);
+    assert.equal((await eventsOf(integration._id))[0].status, 'success');
+  });
+
+  it('refuses a loopback tunnel, and never delivers to one, without INTEGRATIONS_ALLOW_PRIVATE_NETWORKS', async () => {
+    const strict: IntegrationsContext = { ...ctx, config: { ...ctx.config, INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: false } };
+    const integration = await newIntegration();
+    for (const tunnelUrl of [tunnel.url, 'http://localhost:9/x', 'http://10.0.0.1/', 'http://169.254.169.254/latest', 'http://[::1]:8080/']) {
+      await assert.rejects(setDevMode(strict, integration, { tunnelUrl, all: false }), (error: Error & { status?: number }) => {
+        assert.equal(error.status, 400, tunnelUrl);
+        assert.match(error.message, /tunnelUrl: .*not allowed/);
+        return true;
+      });
+    }
+    await assert.rejects(setDevMode(ctx, integration, { tunnelUrl: 'ftp://127.0.0.1/', all: false }), /tunnelUrl: only http and https/);
+    // Set while allowed, then delivered by a service that does not allow it: failed at once, not retried.
+    await setDevMode(ctx, integration, { tunnelUrl: tunnel.url, all: true });
+    const now = new Date();
+    const event = {
+      _id: `strict-event-${counter}`,
+      integrationName: integration._id,
+      installationId: 'strict-installation',
+      organizationId: 'strict-org',
+      type: 'installation_setup',
+      payload: JSON.stringify({ eventId: `strict-event-${counter}`, type: 'installation_setup', installationId: 'strict-installation', status: 'active' }),
+      status: 'pending' as const,
+      attempts: 0,
+      logs: [],
+      createdAt: now,
+      updatedAt: now,
+    };
+    await ctx.models.IntegrationEvent.create(event);
+    assert.equal(await deliverEvent(strict, event._id, { number: 1, last: false }), 'done');
+    const after = await ctx.models.IntegrationEvent.findById(event._id).lean();
+    assert.equal(after?.status, 'failed');
+    assert.match(after!.logs.map((l) => l.message).join('\n'), /could not be reached.*not allowed/);
+  });
+
+  it('measures delivery latency (event recorded → received) to a tunnel and to the script', async () => {
+    const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+    const report = async (label: string, integration: IntegrationDoc, count: number, receivedAt: (installationId: string) => Promise<number | undefined>) => {
+      const started = new Map<string, number>();
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const before = performance.now();
+          const { installation } = await installIntegration(ctx, view(integration), admin(`${label}-org-${i}`));
+          started.set(installation._id, before);
+        }),
+      );
+      await settled(integration._id, count);
+      const latencies: number[] = [];
+      for (const [installationId, before] of started) latencies.push(((await receivedAt(installationId)) ?? NaN) - before);
+      const seconds = (performance.now() - t0) / 1000;
+      console.log(
+        `${label}: ${count} events, latency p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p95 ${percentile(latencies, 0.95).toFixed(1)} ms, ${(count / seconds).toFixed(0)} events/s`,
+      );
+      assert.ok(latencies.every((latency) => latency >= 0));
+    };
+    // One at a time: the latency of a lone event.
+    const lone = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const alone: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const before = performance.now();
+      const { installation } = await installIntegration(ctx, view(lone), admin(`lone-org-${i}`));
+      await waitFor('the lone event', async () => tunnel.received.some((d) => d.event.installationId === installation._id), 10_000);
+      alone.push(tunnel.received.find((d) => d.event.installationId === installation._id)!.receivedAt - before);
+    }
+    console.log(`tunnel, one at a time: latency p50 ${percentile(alone, 0.5).toFixed(1)} ms, p95 ${percentile(alone, 0.95).toFixed(1)} ms`);
+    const toTunnel = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    await report('tunnel', toTunnel, 50, async (installationId) => tunnel.received.find((d) => d.event.installationId === installationId)?.receivedAt);
+    const toScript = await newIntegration({ script: 'export default { async fetch() { console.log("handled"); return new Response("ok"); } };' });
+    await report('script', toScript, 30, async (installationId) => {
+      const event = await ctx.models.IntegrationEvent.findOne({ installationId }).lean();
+      // The script's console line is written when it handled the event.
+      const handled = event?.logs.find((log) => log.message === 'handled');
+      return handled ? performance.now() - (Date.now() - new Date(handled.timestamp).getTime()) : undefined;
+    });
+  });
+
+  it("checks a script's fetch like a tunnel: loopback refused without the setting, reached with it, redirects not followed", async () => {
+    const strict: IntegrationsContext = { ...ctx, config: { ...ctx.config, INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: false } };
+    const integration = await newIntegration({
+      script: `export default { async fetch() {
+        for (const url of ['${tunnel.url}', '${tunnel.url.replace('/tunnel', '/redirect')}', 'http://169.254.169.254/latest/meta-data', 'file:///etc/passwd']) {
+          try { const answer = await fetch(url, { method: 'POST', body: 'x' }); console.log('reached ' + answer.status); }
+          catch (error) { console.warn('refused ' + error.message); }
+        }
+        return new Response('ok');
+      } };`,
+    });
+    const row = (id: string) => ({
+      _id: id,
+      integrationName: integration._id,
+      installationId: 'fetching-installation',
+      organizationId: 'fetching-org',
+      type: 'installation_setup',
+      payload: JSON.stringify({ eventId: id, type: 'installation_setup', installationId: 'fetching-installation', status: 'active' }),
+      status: 'pending' as const,
+      attempts: 0,
+      logs: [],
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    const messagesOf = async (id: string) => ((await ctx.models.IntegrationEvent.findById(id).lean())?.logs ?? []).map((l) => `${l.level} ${l.message}`);
+    await ctx.models.IntegrationEvent.create(row(`strict-fetch-${counter}`));
+    assert.equal(await deliverEvent(strict, `strict-fetch-${counter}`, { number: 1, last: true }), 'done');
+    const refused = await messagesOf(`strict-fetch-${counter}`);
+    assert.equal(refused.filter((m) => /^warn refused .*not allowed/.test(m)).length, 3, refused.join('\n'));
+    assert.ok(
+      refused.some((m) => /^warn refused .*only http and https/.test(m)),
+      refused.join('\n'),
+    );
+    assert.ok(!refused.some((m) => m.startsWith('info reached')));
+
+    const before = tunnel.received.length;
+    await ctx.models.IntegrationEvent.create(row(`allowed-fetch-${counter}`));
+    assert.equal(await deliverEvent(ctx, `allowed-fetch-${counter}`, { number: 1, last: true }), 'done');
+    const allowed = await messagesOf(`allowed-fetch-${counter}`);
+    // The recorder answers 400 to what is not a dispatch request: the script reached it.
+    assert.ok(allowed.includes('info reached 400'), allowed.join('\n'));
+    assert.ok(allowed.includes('info reached 302'), `the redirect is answered, not followed: ${allowed.join('\n')}`);
+    assert.equal(tunnel.received.length, before);
+  });
+
+  it('signs as documented: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">', () => {
+    const at = Date.UTC(2024, 0, 1) + 500;
+    const expected = createHmac('sha256', 'k').update('1704067200.{"a":1}').digest('hex');
+    assert.equal(signDelivery('k', '{"a":1}', at), `t=1704067200,v1=${expected}`);
+  });
+});
