@@ -19,6 +19,15 @@ export const EVENT_TYPES = {
   spaceContentUpdated: 'space.content_updated',
   /** content → `{ organizationId, spaceId, changeRequestId, revisionId }`. */
   changeRequestMerged: 'change_request.merged',
+  /** content → `{ organizationId, spaceId, previousVisibility, visibility }`. */
+  spaceVisibilityUpdated: 'space.visibility_updated',
+  /** content → `{ organizationId, spaceId, operationId, direction, revisionId, commitId }`: a Git import or export began. */
+  gitSyncStarted: 'space.gitsync_started',
+  /**
+   * content → `{ organizationId, spaceId, operationId, direction, state: 'success' | 'failure',
+   * revisionId, commitId }`: it ended (a timeout is a failure).
+   */
+  gitSyncCompleted: 'space.gitsync_completed',
 } as const;
 
 export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];

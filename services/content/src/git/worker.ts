@@ -1,7 +1,7 @@
-import { createJobQueue, type JobQueue } from '@quire/async';
+import { EVENT_TYPES, createJobQueue, type JobQueue } from '@quire/async';
 import { HttpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
-import { withLock, type ContentContext } from '../kernel';
+import { announce, withLock, type ContentContext, type SpaceDoc } from '../kernel';
 import type { GitOperationDoc, GitSyncDoc } from './git-store';
 import { GitSyncError, OperationTimeoutError } from './errors';
 import { runExport } from './export';
@@ -157,6 +157,15 @@ async function runJob(ctx: ContentContext, job: GitJobData): Promise<GitJobResul
     settings.GIT_OPERATION_TIMEOUT_MS,
   );
   let credentials: RemoteCredentials | null = null;
+  const space = await ctx.models.Space.findById(job.spaceId, { revisionId: 1 }).lean<Pick<SpaceDoc, 'revisionId'>>();
+  const before = { revisionId: space?.revisionId ?? state.syncedRevision ?? '', commitId: state.syncedCommit ?? '' };
+  const tell = (type: string, details: Record<string, unknown>) =>
+    announce(ctx, {
+      type,
+      organizationId: state.organizationId,
+      payload: { organizationId: state.organizationId, spaceId: job.spaceId, operationId: job.operationId, direction: job.direction, ...details },
+    });
+  await tell(EVENT_TYPES.gitSyncStarted, before);
   try {
     credentials = job.sealedCredentials ? openCredentials(ctx.config.INTERNAL_HMAC_SECRET, job.sealedCredentials) : null;
     // Checked when the job runs (not when it was queued): the addresses git connects to are these.
@@ -176,10 +185,13 @@ async function runJob(ctx: ContentContext, job: GitJobData): Promise<GitJobResul
     });
     if (result.sync) await recordSync(ctx, job.spaceId, result.sync);
     await updateOperation(ctx, job.spaceId, job.operationId, { state: 'success', commit: result.commit, revisionId: result.revisionId, endedAt: new Date() });
+    await tell(EVENT_TYPES.gitSyncCompleted, { state: 'success', revisionId: result.revisionId ?? before.revisionId, commitId: result.commit });
     return { state: 'success' };
   } catch (error) {
     const reason = controller.signal.aborted ? controller.signal.reason : error;
-    return { state: await fail(ctx, job, reason, credentials) };
+    const state = await fail(ctx, job, reason, credentials);
+    await tell(EVENT_TYPES.gitSyncCompleted, { state: 'failure', ...before });
+    return { state };
   } finally {
     clearTimeout(timer);
   }

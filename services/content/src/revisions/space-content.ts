@@ -1,6 +1,6 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError } from '@quire/http';
-import { spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
+import { announce, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
 import type { RevisionDoc } from './revision-store';
 import { discardRevision, loadRevision, writeBuiltRevision, writeRevision, type BuiltContent } from './revisions';
 
@@ -81,10 +81,5 @@ export async function commitSpaceRevision(
 /** Tells other services (and search warm-up) that the space's primary content moved; never fails the write. */
 export async function publishContentUpdated(ctx: ContentContext, space: SpaceDoc, revisionId: string): Promise<void> {
   const organizationId = space.organizationId;
-  try {
-    await ctx.events.publish({ type: EVENT_TYPES.spaceContentUpdated, organizationId, payload: { organizationId, spaceId: space._id, revisionId } });
-  } catch (error) {
-    // The content moved and is durable; a lost notification must not turn it into an error.
-    ctx.logger.error({ err: error, spaceId: space._id }, 'could not publish space.content_updated');
-  }
+  await announce(ctx, { type: EVENT_TYPES.spaceContentUpdated, organizationId, payload: { organizationId, spaceId: space._id, revisionId } });
 }

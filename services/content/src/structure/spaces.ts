@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { findByIds, newId, roleAtLeast, type Role } from '@quire/runtime';
 import {
@@ -15,7 +16,7 @@ import {
   type OrgView,
   type SpaceAccess,
 } from '../access';
-import { spaceLock, withLock, type ContentContext, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from '../kernel';
+import { announce, spaceLock, withLock, type ContentContext, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from '../kernel';
 import { copyRevisionToSpace, createInitialRevision } from '../revisions';
 import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
 
@@ -170,11 +171,13 @@ export async function updateSpace(ctx: ContentContext, userId: string, access: S
   if (input.language !== undefined) set.language = input.language;
   if (input.mergeRules !== undefined) set.mergeRules = input.mergeRules;
   if (input.visibility !== undefined) set.visibility = input.visibility;
+  let previousVisibility: SpaceVisibility | undefined;
   const updated = await withLock(ctx, spaceLock(access.space._id), async () => {
     // Checked again on the space as it is now: a concurrent move may have taken it out of its collection.
     const current = await ctx.models.Space.findOne({ _id: access.space._id, deletedAt: null }).lean<SpaceDoc>();
     if (!current) throw httpError.notFound('Space');
     if (input.visibility) checkVisibility(input.visibility, current.parentId);
+    previousVisibility = current.visibility;
     return ctx.models.Space.findOneAndUpdate(
       { _id: current._id, deletedAt: null },
       { $set: { ...set, updatedAt: new Date() } },
@@ -182,6 +185,14 @@ export async function updateSpace(ctx: ContentContext, userId: string, access: S
     ).lean<SpaceDoc>();
   });
   if (!updated) throw httpError.notFound('Space');
+  if (previousVisibility && previousVisibility !== updated.visibility) {
+    const { organizationId } = updated;
+    await announce(ctx, {
+      type: EVENT_TYPES.spaceVisibilityUpdated,
+      organizationId,
+      payload: { organizationId, spaceId: updated._id, previousVisibility, visibility: updated.visibility },
+    });
+  }
   return withRole(ctx, userId, updated);
 }
 

@@ -6,19 +6,34 @@ import { derivedEventId, recordEvents, type NewIntegrationEvent } from './events
 /*
  * What happens elsewhere, from the cross-service event stream, becomes integration events: a
  * space's primary content moving (an edit, a merge, an import) is `space_content_updated` for
- * every installation on that space, or on all the spaces of its organization. The stream
+ * every installation on that space, or on all the spaces of its organization; so are
+ * `space_visibility_updated` and `space_gitsync_started`/`_completed` (one of each per Git
+ * operation). The stream
  * delivers at least once and a merge is announced twice (`change_request.merged` and
  * `space.content_updated`): the event id derives from the installation, the space and the new
  * revision, so each installation gets one event per revision whatever arrives.
  */
 
-const INTAKE_TYPES = [EVENT_TYPES.spaceContentUpdated, EVENT_TYPES.changeRequestMerged, EVENT_TYPES.spacePurged, EVENT_TYPES.spaceTransferred];
+const INTAKE_TYPES = [
+  EVENT_TYPES.spaceContentUpdated,
+  EVENT_TYPES.changeRequestMerged,
+  EVENT_TYPES.spaceVisibilityUpdated,
+  EVENT_TYPES.gitSyncStarted,
+  EVENT_TYPES.gitSyncCompleted,
+  EVENT_TYPES.spacePurged,
+  EVENT_TYPES.spaceTransferred,
+];
 
 interface SpacePayload {
   organizationId?: unknown;
   spaceId?: unknown;
   revisionId?: unknown;
   fromOrganizationId?: unknown;
+  previousVisibility?: unknown;
+  visibility?: unknown;
+  operationId?: unknown;
+  commitId?: unknown;
+  state?: unknown;
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
@@ -68,15 +83,68 @@ export async function spaceContentUpdated(ctx: IntegrationsContext, input: { org
   return recordEvents(ctx, events);
 }
 
+/**
+ * Records a space event for each installation on the space: `fields` complete GitBook's event
+ * payload; `key` makes its id (one event per installation and key, whatever the stream repeats).
+ */
+async function spaceEvent(
+  ctx: IntegrationsContext,
+  input: { organizationId: string; spaceId: string; type: string; key: string; fields: Record<string, unknown> },
+): Promise<number> {
+  const installations = await installationsOnSpace(ctx, input.organizationId, input.spaceId);
+  return recordEvents(
+    ctx,
+    installations.map((installation) => ({
+      integrationName: installation.integrationName,
+      installationId: installation._id,
+      organizationId: installation.organizationId,
+      payload: {
+        eventId: derivedEventId(input.type, installation._id, input.spaceId, input.key),
+        type: input.type,
+        installationId: installation._id,
+        spaceId: input.spaceId,
+        ...input.fields,
+      },
+    })),
+  );
+}
+
+/** GitBook's event of a space stream event that is not about its content, with its key; undefined for others. */
+function otherSpaceEvent(
+  type: string,
+  payload: SpacePayload,
+  streamEventId: string,
+): { type: string; key: string; fields: Record<string, unknown> } | undefined {
+  if (type === EVENT_TYPES.spaceVisibilityUpdated) {
+    const previousVisibility = text(payload.previousVisibility);
+    const visibility = text(payload.visibility);
+    if (!previousVisibility || !visibility) return undefined;
+    // Two changes to the same visibility are two events: the stream event's own id tells them apart.
+    return { type: 'space_visibility_updated', key: streamEventId, fields: { previousVisibility, visibility } };
+  }
+  if (type === EVENT_TYPES.gitSyncStarted || type === EVENT_TYPES.gitSyncCompleted) {
+    const operationId = text(payload.operationId);
+    if (!operationId) return undefined;
+    const revision = { revisionId: text(payload.revisionId) ?? '', commitId: text(payload.commitId) ?? '' };
+    if (type === EVENT_TYPES.gitSyncStarted) return { type: 'space_gitsync_started', key: operationId, fields: revision };
+    const state = payload.state === 'success' ? 'success' : 'failure';
+    return { type: 'space_gitsync_completed', key: operationId, fields: { state, ...revision } };
+  }
+  return undefined;
+}
+
 /** Applies one stream event (idempotent: at-least-once delivery may repeat it). */
-export async function applyStreamEvent(ctx: IntegrationsContext, event: Pick<DomainEvent, 'type' | 'payload'>): Promise<void> {
+export async function applyStreamEvent(ctx: IntegrationsContext, event: Pick<DomainEvent, 'id' | 'type' | 'payload'>): Promise<void> {
   const payload = (event.payload ?? {}) as SpacePayload;
   const spaceId = text(payload.spaceId);
   if (!spaceId) return;
+  const organizationId = text(payload.organizationId);
+  const other = otherSpaceEvent(event.type, payload, event.id);
   if (event.type === EVENT_TYPES.spaceContentUpdated || event.type === EVENT_TYPES.changeRequestMerged) {
-    const organizationId = text(payload.organizationId);
     const revisionId = text(payload.revisionId);
     if (organizationId && revisionId) await spaceContentUpdated(ctx, { organizationId, spaceId, revisionId });
+  } else if (other) {
+    if (organizationId) await spaceEvent(ctx, { organizationId, spaceId, ...other });
   } else if (event.type === EVENT_TYPES.spacePurged) {
     await ctx.models.TargetInstallation.deleteMany({ kind: 'space', targetId: spaceId });
   } else if (event.type === EVENT_TYPES.spaceTransferred) {

@@ -95,6 +95,20 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
     const presentOneTarget = async (target: TargetInstallationDoc, extended: boolean, caller: Principal) =>
       (await presentTargets([target], kind, extended, caller))[0];
     const lookUpOne = async (targetId: string, caller: Principal) => (await lookUpTargets(ctx, kind, [targetId], caller.userId)).get(targetId);
+    /**
+     * Who may install on (or uninstall from) one target: admins of the installation's
+     * organization, and for a space its admins too — what `Space.permissions.installIntegration`
+     * tells them. Anyone else gets installationStanding's 403 or 404.
+     */
+    const targetInstallerOf = async (caller: Principal, params: { integrationName: string; installationId: string }, targetId: string, action: string) => {
+      const view = await loadIntegrationView(ctx, caller, params.integrationName);
+      const installation = await loadInstallation(ctx, params.integrationName, params.installationId);
+      const found = await lookUpOne(targetId, caller);
+      const permissions = found?.rest?.permissions as { installIntegration?: unknown } | undefined;
+      const spaceAdmin = kind === 'space' && found?.organizationId === installation.organizationId && permissions?.installIntegration === true;
+      if (!spaceAdmin) requireInstallingAdmin(await installationStanding(ctx, caller.userId, view, installation.organizationId), action);
+      return { view, installation, found };
+    };
 
     return [
       route({
@@ -121,12 +135,10 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
         query: extendedQuery,
         body: kind === 'space' ? installOnSpaceBody : installOnSiteBody,
         handler: async ({ caller, params, query, body }) => {
-          const { view, installation, standing } = await installationOfRequest(caller, params);
-          requireInstallingAdmin(standing, `install integrations on ${plural}`);
+          const targetId = 'space' in body ? body.space : body.siteId;
+          const { view, installation, found } = await targetInstallerOf(caller, params, targetId, `install integrations on ${plural}`);
           const field = kind === 'space' ? 'space' : 'siteId';
           requireInstallableOn(view.integration, kind, field);
-          const targetId = 'space' in body ? body.space : body.siteId;
-          const found = await lookUpOne(targetId, caller);
           const { target } = await installOnTarget(ctx, view.integration, installation, { kind, id: targetId, organizationId: found?.organizationId });
           const presented = presentTargetInstallation(target, { object: query.extended ? found?.rest : undefined, config });
           return created(apiUrl(config.PUBLIC_BASE_URL, targetInstallationPath(target)), presented);
@@ -170,8 +182,7 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
         summary: `Uninstall an integration from a ${kind}`,
         params: itemParams,
         handler: async ({ caller, params }) => {
-          const { installation, standing } = await installationOfRequest(caller, params);
-          requireInstallingAdmin(standing, `uninstall integrations from ${plural}`);
+          const { installation } = await targetInstallerOf(caller, params, targetIdOf(params), `uninstall integrations from ${plural}`);
           await uninstallFromTarget(ctx, installation, kind, targetIdOf(params));
         },
       }),

@@ -187,11 +187,11 @@ describe('integration events: recording and delivery (domain, real datastore and
     await settled(other._id, 1);
 
     const payload = { organizationId: 'content-org', spaceId: 'space-1', revisionId: 'rev-2', changeRequestId: 'cr-1' };
-    await applyStreamEvent(ctx, { type: EVENT_TYPES.changeRequestMerged, payload });
-    await applyStreamEvent(ctx, { type: EVENT_TYPES.spaceContentUpdated, payload });
-    await applyStreamEvent(ctx, { type: EVENT_TYPES.spaceContentUpdated, payload });
+    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.changeRequestMerged, payload });
+    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.spaceContentUpdated, payload });
+    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.spaceContentUpdated, payload });
     // Another organization's space with the same id changes nothing here.
-    await applyStreamEvent(ctx, { type: EVENT_TYPES.spaceContentUpdated, payload: { ...payload, organizationId: 'elsewhere' } });
+    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.spaceContentUpdated, payload: { ...payload, organizationId: 'elsewhere' } });
     await settled(integration._id, 3);
     await settled(other._id, 2);
     for (const [name, installationId] of [

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { connectDatabase, createLogger, type Database } from '@quire/runtime';
 import { assertMatchesOpenApi, expectError, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
@@ -18,6 +21,15 @@ const SCRIPT = `export default {
     return new Response('ok');
   },
 };`;
+
+/** Runs git without the machine's configuration. */
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=Quire tests', '-c', 'user.email=tests@quire.test', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: os.tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull },
+    encoding: 'utf8',
+    stdio: 'pipe',
+  }).trim();
 
 /** Events of integrations, their delivery to a dev tunnel or the script, and dev mode, through the gateway. */
 describe('integrations: events and dev mode through the gateway', () => {
@@ -48,7 +60,7 @@ describe('integrations: events and dev mode through the gateway', () => {
 
   beforeAll(async () => {
     tunnel = await startTunnelRecorder();
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', GIT_ALLOWED_PROTOCOLS: 'https,http,file' });
     vendor = await stack.organization({ domain: 'events-vendor.test', title: 'Events vendor', roles: ['read'] });
     customer = await stack.organization({ domain: 'events-customer.test', title: 'Events customer', roles: ['read'] });
     db = await connectDatabase(
@@ -137,6 +149,70 @@ describe('integrations: events and dev mode through the gateway', () => {
     assert.ok(page.count >= 3);
     const next = expectOk(await vendor.admin.api.get(`${base}/events?limit=1&page=${encodeURIComponent(page.next.page)}`));
     assert.notEqual(next.items[0].id, page.items[0].id);
+  });
+
+  it('sends space_visibility_updated and space_gitsync_started/completed for the spaces it is installed on', async () => {
+    const space = expectOk(await vendor.admin.api.post(`/v1/orgs/${vendor.id}/spaces`, { title: 'Synced' }), 201);
+    const ofSpace = (type: string) => deliveriesOf(type).filter((d) => d.event.spaceId === space.id);
+    expectOk(await vendor.admin.api.patch(`/v1/spaces/${space.id}`, { visibility: 'unlisted' }));
+    expectOk(await vendor.admin.api.patch(`/v1/spaces/${space.id}`, { visibility: 'unlisted', title: 'Synced again' }));
+
+    // A Git import from a repository, and one from a repository that is not there.
+    const root = mkdtempSync(path.join(os.tmpdir(), 'quire-integration-git-'));
+    try {
+      const bare = path.join(root, 'docs.git');
+      const work = path.join(root, 'work');
+      git(root, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
+      git(root, 'clone', '--quiet', bare, work);
+      git(work, 'checkout', '--quiet', '-B', 'main');
+      writeFileSync(path.join(work, 'README.md'), '# Synced\n\nFrom Git.\n');
+      git(work, 'add', '--all');
+      git(work, 'commit', '--quiet', '-m', 'Docs');
+      git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+      const commit = git(work, 'rev-parse', 'HEAD');
+      const importFrom = async (url: string) => {
+        assert.equal((await vendor.admin.api.post(`/v1/spaces/${space.id}/git/import`, { url, ref: 'refs/heads/main' })).status, 204);
+        await waitFor('the import ended', async () => expectOk(await vendor.admin.api.get(`/v1/spaces/${space.id}/git/info`)).operation?.state !== 'running');
+      };
+      await importFrom(pathToFileURL(bare).href);
+      const imported = expectOk(await vendor.admin.api.get(`/v1/spaces/${space.id}`)).revision;
+      await importFrom(pathToFileURL(path.join(root, 'missing.git')).href);
+
+      await waitFor(
+        'the visibility change and both imports delivered',
+        async () =>
+          ofSpace('space_gitsync_completed').length === 2 && ofSpace('space_gitsync_started').length === 2 && ofSpace('space_visibility_updated').length > 0,
+      );
+      const [visibility, ...others] = ofSpace('space_visibility_updated');
+      assert.equal(others.length, 0, 'a PATCH that keeps the visibility is no event');
+      assert.deepEqual(visibility.event, {
+        eventId: visibility.event.eventId,
+        type: 'space_visibility_updated',
+        installationId: visibility.event.installationId,
+        spaceId: space.id,
+        previousVisibility: 'private',
+        visibility: 'unlisted',
+      });
+      const started = ofSpace('space_gitsync_started');
+      assert.equal(started.length, 2, 'one per operation');
+      assert.equal(started[0].event.commitId, '', 'nothing synced before the first import');
+      const [succeeded, failed] = ofSpace('space_gitsync_completed');
+      assert.deepEqual(succeeded.event, {
+        eventId: succeeded.event.eventId,
+        type: 'space_gitsync_completed',
+        installationId: succeeded.event.installationId,
+        spaceId: space.id,
+        state: 'success',
+        revisionId: imported,
+        commitId: commit,
+      });
+      assert.equal(failed.event.state, 'failure');
+      assert.equal(failed.event.commitId, commit, 'the last synced commit');
+      for (const delivery of [visibility, ...started, succeeded, failed])
+        assert.ok(verifySignature(await signingSecret(NAME), delivery.headers['x-quire-delivery-signature'], delivery.body));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('runs the published script for other organizations (dev mode is the owner’s only unless all), and not at all once off', async () => {

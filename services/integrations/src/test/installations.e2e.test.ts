@@ -215,6 +215,29 @@ describe('integrations: installations through the gateway', () => {
     assert.equal(expectOk(await customer.admin.api.get(spaces)).count, 0);
   });
 
+  it('lets a space admin who is not an organization admin install on that space, as Space.permissions.installIntegration tells', async () => {
+    await publish('space-admins', { target: 'space' });
+    const installation = await install('space-admins');
+    const spaces = `${installations('space-admins')}/${installation.id}/spaces`;
+    const reader = customer.members.read;
+    const theirs = expectOk(await customer.admin.api.post(`/v1/orgs/${customer.id}/spaces`, { title: 'Reader-run docs' }), 201).id;
+    expectOk(await customer.admin.api.post(`/v1/spaces/${theirs}/permissions`, { role: 'admin', users: [reader.userId] }), 204);
+    const organization = expectOk(await reader.api.get(`/v1/orgs/${customer.id}`));
+    assert.equal(organization.permissions.installIntegration, false);
+    assert.equal(organization.permissions.listInstallations, false);
+    assert.equal(organization.permissions.listIntegrations, true);
+    assert.equal(expectOk(await customer.admin.api.get(`/v1/orgs/${customer.id}`)).permissions.installIntegration, true);
+
+    assert.equal(expectOk(await reader.api.get(`/v1/spaces/${theirs}`)).permissions.installIntegration, true);
+    assert.equal(expectOk(await reader.api.get(`/v1/spaces/${customerSpace}`)).permissions.installIntegration, false);
+    const entry = expectOk(await reader.api.post(spaces, { space: theirs }), 201);
+    assert.equal(entry.space, theirs);
+    expectError(await reader.api.post(spaces, { space: customerSpace }), 403);
+    expectError(await reader.api.delete(`${spaces}/${customerSpace}`), 403);
+    assert.equal((await reader.api.delete(`${spaces}/${theirs}`)).status, 204);
+    assert.equal(expectOk(await customer.admin.api.get(spaces)).count, 0);
+  });
+
   it('installs on a site of the organization, and lists the site installations with the site object', async () => {
     await publish('on-sites', { target: 'site' });
     const installation = await install('on-sites');
