@@ -5,6 +5,8 @@ import type { Principal } from './principal';
 export interface RequestContext {
   requestId: string;
   principal?: Principal;
+  /** In a gRPC handler: the service that called, as its signed caller assertion names it. */
+  callingService?: string;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();
@@ -15,4 +17,9 @@ export function runWithContext<T>(context: RequestContext, fn: () => T): T {
 
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
+}
+
+/** The service calling the current gRPC method (its signed assertion checked); undefined elsewhere. */
+export function callingService(): string | undefined {
+  return requestContext.getStore()?.callingService;
 }

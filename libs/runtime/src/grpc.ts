@@ -72,12 +72,15 @@ export function createGrpcServer(options: {
 }): GrpcServerHandle {
   const { secret, logger } = options;
   const health = HealthState();
+  const verifiedCallers = new WeakMap<CallContext, string>();
 
   async function* guard<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
     // Health and reflection answer without a caller signature: they carry no data, only status and the contracts.
     const isHealth = call.method.path.startsWith(HEALTH_PATH) || REFLECTION_PATH.test(call.method.path);
     const caller = verifyCaller(secret, context.metadata.get(CALLER_HEADER), context.metadata.get(CALLER_SIGNATURE_HEADER));
     if (!isHealth && !caller) throw new ServerError(Status.UNAUTHENTICATED, 'missing or invalid caller signature');
+    // The handler's request context names the verified caller (methods only some services may call).
+    if (caller) verifiedCallers.set(context, caller);
     if (!isHealth && options.available && !options.available()) throw new ServerError(Status.UNAVAILABLE, 'datastore unavailable');
     const requestId = context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID();
     const started = Date.now();
@@ -104,7 +107,7 @@ export function createGrpcServer(options: {
     server,
     health,
     add(definition, implementation) {
-      server.add(definition, withRequestContext(implementation) as never);
+      server.add(definition, withRequestContext(implementation, (context) => verifiedCallers.get(context)) as never);
       health.setStatus('healthy', fullName(definition));
     },
     listen() {
@@ -175,17 +178,25 @@ function fullName(definition: CompatServiceDefinition): string {
   return 'fullName' in definition && typeof definition.fullName === 'string' ? definition.fullName : '';
 }
 
-/** Runs every unary method inside an AsyncLocalStorage context carrying the request id. */
-function withRequestContext<T extends object>(implementation: T): T {
+/** Runs every unary method inside an AsyncLocalStorage context carrying the request id and the verified calling service. */
+function withRequestContext<T extends object>(implementation: T, callerOf: (context: CallContext) => string | undefined): T {
   const wrapped: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(implementation)) {
     wrapped[name] =
       typeof method === 'function'
         ? (request: unknown, context: CallContext) =>
-            requestContext.run({ requestId: context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID() }, () => method.call(implementation, request, context))
+            requestContext.run({ requestId: context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID(), callingService: callerOf(context) }, () =>
+              method.call(implementation, request, context),
+            )
         : method;
   }
   return wrapped as T;
+}
+
+/** PERMISSION_DENIED unless the current gRPC method was called by one of `services`. */
+export function requireCallingService(...services: string[]): void {
+  const caller = requestContext.getStore()?.callingService;
+  if (!caller || !services.includes(caller)) throw new ServerError(Status.PERMISSION_DENIED, `only ${services.join(', ')} may call this method`);
 }
 
 /**

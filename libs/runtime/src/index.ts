@@ -1,5 +1,5 @@
 export { loadConfig, baseConfigSchema, backendConfigSchema, envBoolean, type BaseConfig, type BackendConfig } from './config';
-export { requestContext, currentRequestId, runWithContext, type RequestContext } from './context';
+export { requestContext, currentRequestId, callingService, runWithContext, type RequestContext } from './context';
 export { createLogger, type Logger } from './logger';
 export { newId, hashSecret, newSecret } from './ids';
 export {
@@ -15,7 +15,7 @@ export {
   tokenCacheKey,
   type Principal,
 } from './principal';
-export { tokenScope, outsideTokenScope } from './token-scope';
+export { tokenScope, outsideTokenScope, installationScopes } from './token-scope';
 export { isDuplicateKeyError, retryOnDuplicateKey } from './duplicate-keys';
 export { connectDatabase, databaseUri, defineModels, type Database, type ModelDefinitions } from './mongo';
 export { createRedis, type RedisClient } from './redis';
@@ -29,6 +29,7 @@ export {
   GrpcError,
   ClientError,
   checkBatch,
+  requireCallingService,
   MAX_GRPC_BATCH,
   type GrpcServerHandle,
 } from './grpc';

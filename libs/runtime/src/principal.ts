@@ -9,6 +9,17 @@ export interface Principal {
    * SSO): the caller then acts as a non-member of every other organization.
    */
   organizationId?: string;
+  /**
+   * Set for an integration installation's token (it is then scoped to the installation's
+   * organization): the integration's scopes, for the few rules that go by scope rather than by
+   * role (`space:metadata:write` renames spaces).
+   */
+  installationScopes?: string[];
+  /**
+   * When the token stops being valid (epoch ms), for a token that expires (an installation's):
+   * the gateway's caches drop the principal then. Not forwarded to services.
+   */
+  expiresAt?: number;
 }
 
 export const PRINCIPAL_HEADER = 'x-quire-principal';
@@ -35,8 +46,14 @@ function sameMac(secret: string, value: string, signature: string): boolean {
 /** Header values the gateway forwards: the principal, and its HMAC. */
 export function signPrincipal(secret: string, principal: Principal, now = Date.now()): { value: string; signature: string } {
   // Only the Principal's own fields: whatever else the caller's object carries stays out of the header.
-  const { userId, tokenId, organizationId } = principal;
-  const claims = { userId, tokenId, ...(organizationId ? { organizationId } : {}), iat: Math.floor(now / 1000) };
+  const { userId, tokenId, organizationId, installationScopes } = principal;
+  const claims = {
+    userId,
+    tokenId,
+    ...(organizationId ? { organizationId } : {}),
+    ...(installationScopes ? { installationScopes } : {}),
+    iat: Math.floor(now / 1000),
+  };
   const value = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return { value, signature: mac(secret, value) };
 }
@@ -48,9 +65,13 @@ export function verifyPrincipal(secret: string, value: unknown, signature: unkno
     const claims = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     if (typeof claims.userId !== 'string' || typeof claims.iat !== 'number') return undefined;
     if (claims.organizationId !== undefined && (typeof claims.organizationId !== 'string' || !claims.organizationId)) return undefined;
+    const scopes: unknown = claims.installationScopes;
+    if (scopes !== undefined && !(Array.isArray(scopes) && scopes.every((scope) => typeof scope === 'string'))) return undefined;
     if (Math.abs(now / 1000 - claims.iat) > MAX_AGE_SECONDS) return undefined;
     const principal: Principal = { userId: claims.userId, tokenId: String(claims.tokenId ?? '') };
-    return claims.organizationId ? { ...principal, organizationId: claims.organizationId } : principal;
+    if (claims.organizationId) principal.organizationId = claims.organizationId;
+    if (scopes) principal.installationScopes = scopes as string[];
+    return principal;
   } catch {
     return undefined;
   }

@@ -19,3 +19,12 @@ export function outsideTokenScope(organizationId: string, userId: string): boole
   const principal = requestContext.getStore()?.principal;
   return !!principal?.organizationId && principal.userId === userId && principal.organizationId !== organizationId;
 }
+
+/**
+ * The integration scopes of the current request's token when it is an installation's (GitBook's
+ * installation token), undefined for anyone else's. Its role in its organization comes from
+ * them already; this is for rules that go by one scope (`space:metadata:write`).
+ */
+export function installationScopes(): readonly string[] | undefined {
+  return requestContext.getStore()?.principal?.installationScopes;
+}

@@ -18,24 +18,32 @@ export function createAuthenticator(options: { identity: IdentityClient; redis: 
     const token = header ? BEARER.exec(header)?.[1] : undefined;
     if (!token) throw new HttpError(401, 'Authentication required: send Authorization: Bearer <token>');
     const tokenHash = hashSecret(token);
-    const remembered = memory?.lookup(tokenHash);
+    // An expired principal (installation tokens expire) is never served from a cache: identity answers for it.
+    const live = (found: Principal | undefined) => (found?.expiresAt !== undefined && found.expiresAt <= Date.now() ? undefined : found);
+    const remembered = live(memory?.lookup(tokenHash));
     if (remembered) return { ...remembered, tokenHash };
     // A revocation announced while this lookup runs wins: its answer then serves this request only.
     const mark = memory?.mark() ?? 0;
     const key = tokenCacheKey(tokenHash);
     const cached = options.cacheSeconds > 0 ? await options.redis.get(key).catch(() => null) : null;
-    if (cached) {
-      const principal = JSON.parse(cached) as Principal;
-      memory?.keep(tokenHash, principal, mark);
-      return { ...principal, tokenHash };
+    const shared = cached ? live(JSON.parse(cached) as Principal) : undefined;
+    if (shared) {
+      memory?.keep(tokenHash, shared, mark);
+      return { ...shared, tokenHash };
     }
     try {
       const resolved = await options.identity.resolveToken({ token });
       const principal: Principal = { userId: resolved.user!.id, tokenId: resolved.tokenId };
-      // A token scoped to one organization (SSO) carries the scope to every service.
+      // A token scoped to one organization (SSO, an installation's) carries the scope to every service.
       if (resolved.organizationId) principal.organizationId = resolved.organizationId;
+      // An installation's token: its integration's scopes, for the rules that go by scope.
+      if (resolved.installationId) principal.installationScopes = resolved.installationScopes;
+      // A token that expires is cached no longer than it lives.
+      if (resolved.expireTime) principal.expiresAt = resolved.expireTime.getTime();
+      const seconds =
+        principal.expiresAt === undefined ? options.cacheSeconds : Math.min(options.cacheSeconds, Math.floor((principal.expiresAt - Date.now()) / 1000));
       const current = memory ? memory.keep(tokenHash, principal, mark) : true;
-      if (options.cacheSeconds > 0 && current) await options.redis.set(key, JSON.stringify(principal), 'EX', options.cacheSeconds).catch(() => {});
+      if (seconds > 0 && current) await options.redis.set(key, JSON.stringify(principal), 'EX', seconds).catch(() => {});
       return { ...principal, tokenHash };
     } catch (error) {
       if (error instanceof ClientError && error.code === grpcStatus.NOT_FOUND) throw new HttpError(401, 'Invalid or revoked API token');

@@ -1,6 +1,6 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { findByIds, newId, roleAtLeast, type Role } from '@quire/runtime';
+import { findByIds, installationScopes, newId, roleAtLeast, type Role } from '@quire/runtime';
 import {
   COLLECTION_ACTION_ROLES,
   loadCollectionAccess,
@@ -150,9 +150,21 @@ export interface SpaceUpdate {
   visibility?: SpaceVisibility;
 }
 
-/** PATCH: managing a space's settings is the space admin's (permissions.admin). */
+/** What an integration's `space:metadata:write` scope covers: a space's name and emoji. */
+const SPACE_METADATA: ReadonlySet<string> = new Set(['title', 'emoji']);
+
+/**
+ * The role a PATCH needs: a space admin's; except that an integration's installation whose
+ * scopes include `space:metadata:write` (it holds the edit role) renames the spaces it may edit.
+ */
+function updateSpaceRole(input: SpaceUpdate): Role {
+  const metadataOnly = Object.entries(input).every(([field, value]) => value === undefined || SPACE_METADATA.has(field));
+  return metadataOnly && installationScopes()?.includes('space:metadata:write') ? SPACE_ACTION_ROLES.edit : SPACE_ACTION_ROLES.admin;
+}
+
+/** PATCH: managing a space's settings is the space admin's (permissions.admin); see updateSpaceRole. */
 export async function updateSpace(ctx: ContentContext, userId: string, access: SpaceAccess, input: SpaceUpdate): Promise<SpaceWithRole> {
-  requireSpaceRole(access, SPACE_ACTION_ROLES.admin, 'change its settings');
+  requireSpaceRole(access, updateSpaceRole(input), 'change its settings');
   if (input.visibility) checkVisibility(input.visibility, access.space.parentId);
   // The reviewers a merge rule names are shown with the space: members of its organization only.
   if (input.mergeRules?.type === 'rules') {

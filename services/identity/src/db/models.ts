@@ -9,6 +9,11 @@ export interface UserDoc {
   email: string;
   photoURL?: string;
   createdAt: Date;
+  /**
+   * 'installation': the user an integration's installation acts as (installations.ts). It has
+   * no e-mail (`email` holds a unique placeholder that is no address) and no membership.
+   */
+  kind?: 'installation';
 }
 
 export interface OrganizationDoc {
@@ -62,6 +67,27 @@ export interface ApiTokenDoc {
   organizationId?: string | null;
   createdAt: Date;
   revokedAt?: Date | null;
+  /** When the token stops being valid (installation tokens); absent or null: never. */
+  expiresAt?: Date | null;
+}
+
+/**
+ * An integration's installation as identity knows it (its _id is the installation's id): the
+ * user it acts as, and the role its scopes give it in its one organization. Kept once its tokens
+ * are revoked (`revokedAt`), also for an installation that never had one, so that no token is
+ * issued for it again.
+ */
+export interface InstallationIdentityDoc {
+  _id: string;
+  /** The installation's user (null for an installation revoked before it had one). */
+  userId: string | null;
+  organizationId: string;
+  integrationName: string;
+  scopes: string[];
+  role: Extract<Role, 'read' | 'edit'>;
+  createdAt: Date;
+  updatedAt: Date;
+  revokedAt: Date | null;
 }
 
 const roleField = { type: String, enum: [...ROLES, null], default: null };
@@ -73,6 +99,7 @@ const userSchema = new Schema<UserDoc>(
     email: { type: String, required: true, lowercase: true, trim: true },
     photoURL: String,
     createdAt: { type: Date, required: true },
+    kind: { type: String, enum: ['installation'] },
   },
   { versionKey: false },
 );
@@ -145,11 +172,29 @@ const apiTokenSchema = new Schema<ApiTokenDoc>(
     organizationId: { type: String, default: null },
     createdAt: { type: Date, required: true },
     revokedAt: { type: Date, default: null },
+    expiresAt: { type: Date, default: null },
   },
   { versionKey: false },
 );
 apiTokenSchema.index({ hash: 1 }, { unique: true });
 apiTokenSchema.index({ userId: 1 });
+
+const installationIdentitySchema = new Schema<InstallationIdentityDoc>(
+  {
+    _id: String,
+    userId: { type: String, default: null },
+    organizationId: { type: String, default: '' },
+    integrationName: { type: String, default: '' },
+    scopes: { type: [String], default: [] },
+    role: { type: String, enum: ['read', 'edit'], default: 'read' },
+    createdAt: { type: Date, required: true },
+    updatedAt: { type: Date, required: true },
+    revokedAt: { type: Date, default: null },
+  },
+  { versionKey: false },
+);
+// Membership lookups find an installation by its user.
+installationIdentitySchema.index({ userId: 1 });
 
 export interface IdentityModels extends DirectoryModels {
   User: Model<UserDoc>;
@@ -157,6 +202,7 @@ export interface IdentityModels extends DirectoryModels {
   Membership: Model<MembershipDoc>;
   ApiToken: Model<ApiTokenDoc>;
   HostnameClaim: Model<HostnameClaimDoc>;
+  InstallationIdentity: Model<InstallationIdentityDoc>;
 }
 
 const identityModels = defineModels<IdentityModels>({
@@ -165,6 +211,7 @@ const identityModels = defineModels<IdentityModels>({
   Membership: [membershipSchema, 'memberships'],
   ApiToken: [apiTokenSchema, 'api_tokens'],
   HostnameClaim: [hostnameClaimSchema, 'hostname_claims'],
+  InstallationIdentity: [installationIdentitySchema, 'installation_identities'],
   ...directoryModelDefinitions,
 });
 

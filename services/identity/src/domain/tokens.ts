@@ -8,26 +8,47 @@ const TOKEN_PREFIX = 'qr_';
 /**
  * Issues a new API token; the secret is returned once and only its hash is stored. With
  * `organizationId` the token is scoped: it acts as a non-member of every other organization.
+ * With `expiresAt` it is valid until then only.
  */
 export async function issueToken(
   ctx: IdentityContext,
   userId: string,
   label = '',
   organizationId: string | null = null,
+  expiresAt: Date | null = null,
 ): Promise<{ id: string; token: string }> {
   const token = `${TOKEN_PREFIX}${newSecret(32)}`;
   const id = newId();
-  await ctx.models.ApiToken.create({ _id: id, userId, hash: hashSecret(token), label, organizationId, createdAt: new Date(), revokedAt: null });
+  await ctx.models.ApiToken.create({ _id: id, userId, hash: hashSecret(token), label, organizationId, createdAt: new Date(), revokedAt: null, expiresAt });
   return { id, token };
 }
 
-/** The live token's owner and scope, or null when the token is unknown or revoked. */
-export async function resolveToken(ctx: IdentityContext, token: string): Promise<{ user: UserDoc; tokenId: string; organizationId: string | null } | null> {
+export interface ResolvedToken {
+  user: UserDoc;
+  tokenId: string;
+  organizationId: string | null;
+  expiresAt: Date | null;
+  /** For an installation's token (installations.ts): the installation and its integration's scopes. */
+  installation: { id: string; scopes: string[] } | null;
+}
+
+/**
+ * The live token's owner, scope and expiry, or null when the token is unknown, revoked or
+ * expired (or is an installation's that was removed).
+ */
+export async function resolveToken(ctx: IdentityContext, token: string): Promise<ResolvedToken | null> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const record = await ctx.models.ApiToken.findOne({ hash: hashSecret(token), revokedAt: null }).lean();
-  if (!record) return null;
+  if (!record || (record.expiresAt && record.expiresAt.getTime() <= Date.now())) return null;
   const user = await ctx.models.User.findById(record.userId).lean();
-  return user ? { user, tokenId: record._id, organizationId: record.organizationId ?? null } : null;
+  if (!user) return null;
+  let installation: ResolvedToken['installation'] = null;
+  if (user.kind === 'installation') {
+    const identity = await ctx.models.InstallationIdentity.findOne({ userId: user._id, revokedAt: null }, { scopes: 1 }).lean();
+    if (!identity) return null;
+    installation = { id: identity._id, scopes: identity.scopes };
+  }
+  return { user, tokenId: record._id, organizationId: record.organizationId ?? null, expiresAt: record.expiresAt ?? null, installation };
 }
 
 /**
@@ -46,7 +67,7 @@ export async function revokeToken(ctx: IdentityContext, tokenId: string): Promis
 }
 
 /** Drops a token from the gateway's caches: the Redis entry first, so no replica reloads it from there. */
-async function forgetToken(ctx: IdentityContext, hash: string): Promise<void> {
+export async function forgetToken(ctx: IdentityContext, hash: string): Promise<void> {
   await ctx.redis.del(tokenCacheKey(hash));
   await tokenChanged(ctx, hash);
 }

@@ -2,6 +2,7 @@ import { httpError } from '@quire/http';
 import { isDuplicateKeyError, newId, tokenScope, findByIds } from '@quire/runtime';
 import type { UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
+import { installationOrganizationOf } from './installations';
 import { organizationPermissions } from './permissions';
 
 export function normalizeEmail(email: string): string {
@@ -47,9 +48,15 @@ export async function getUsers(ctx: IdentityContext, ids: string[]): Promise<Use
 export async function getVisibleUser(ctx: IdentityContext, callerId: string, userId: string): Promise<{ user: UserDoc; email: boolean }> {
   const user = await ctx.models.User.findById(userId).lean();
   if (!user) throw httpError.notFound('User');
-  if (userId === callerId) return { user, email: true };
+  // An installation's user has no e-mail, and belongs (without membership) to its installation's organization.
+  const installation = user.kind === 'installation';
+  if (userId === callerId) return { user, email: !installation };
   const scope = tokenScope();
-  const theirs = await ctx.models.Membership.find({ userId, disabled: false, ...(scope ? { organizationId: scope } : {}) }, { organizationId: 1 }).lean();
+  const theirs = installation
+    ? [await installationOrganizationOf(ctx, userId)].flatMap((organizationId) =>
+        organizationId && (!scope || scope === organizationId) ? [{ organizationId }] : [],
+      )
+    : await ctx.models.Membership.find({ userId, disabled: false, ...(scope ? { organizationId: scope } : {}) }, { organizationId: 1 }).lean();
   const shared = theirs.length
     ? await ctx.models.Membership.find(
         { userId: callerId, disabled: false, organizationId: { $in: theirs.map((m) => m.organizationId) } },
@@ -57,7 +64,7 @@ export async function getVisibleUser(ctx: IdentityContext, callerId: string, use
       ).lean()
     : [];
   if (shared.length === 0) throw httpError.notFound('User');
-  return { user, email: shared.some((membership) => organizationPermissions(membership).listMembers) };
+  return { user, email: !installation && shared.some((membership) => organizationPermissions(membership).listMembers) };
 }
 
 /** The caller's own user (GET /v1/user); 404 when it is gone. */

@@ -1,10 +1,17 @@
 import { HttpError, keysetPage } from '@quire/http';
 import { identity } from '@quire/proto';
-import { GrpcError, grpcStatus, roleToProto, findByIds, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
+import { GrpcError, grpcStatus, roleToProto, findByIds, checkBatch, requireCallingService, MAX_GRPC_BATCH } from '@quire/runtime';
 import type { TeamDoc } from '../db/directory';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
 import { teamIdsOfUsers } from '../domain/counts';
+import {
+  installationStanding,
+  InstallationMismatchError,
+  InstallationRevokedError,
+  issueInstallationToken,
+  revokeInstallationTokens,
+} from '../domain/installations';
 import { organizationsWithOwnedTeam } from '../domain/organizations';
 import { viewsOf } from '../domain/members';
 import { getTeamsWithMemberCounts } from '../domain/teams';
@@ -16,7 +23,8 @@ import { presentOrganization } from '../presenters/organization-presenter';
 const toUser = (user: UserDoc): identity.User => ({
   id: user._id,
   displayName: user.displayName,
-  email: user.email,
+  // An installation's user has no e-mail (it stores a placeholder).
+  email: user.kind === 'installation' ? '' : user.email,
   photoUrl: user.photoURL ?? '',
   createTime: user.createdAt,
 });
@@ -44,6 +52,22 @@ const toMembership = (membership: MembershipDoc, teamIds: string[]): identity.Me
   lastSeenTime: membership.lastSeenAt,
 });
 
+/** What an installation's user stands for in its organization: a member without a membership row (installations.ts). */
+const installationMembership = (userId: string, standing: { organizationId: string; role: 'read' | 'edit'; since: Date }): identity.Membership => ({
+  organizationId: standing.organizationId,
+  userId,
+  member: true,
+  role: roleToProto(standing.role),
+  teamIds: [],
+  sso: false,
+  disabled: false,
+  joinTime: standing.since,
+  lastSeenTime: undefined,
+});
+
+/** Only the integrations service issues and revokes installation tokens (for its installations). */
+const INSTALLATION_TOKEN_CALLERS = ['integrations'];
+
 const toTeam = (team: TeamDoc, members: number): identity.Team => ({
   id: team._id,
   organizationId: team.organizationId,
@@ -58,7 +82,14 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
     async resolveToken(request) {
       const resolved = await resolveToken(ctx, request.token);
       if (!resolved) throw new GrpcError(grpcStatus.NOT_FOUND, 'token not found or revoked');
-      return { user: toUser(resolved.user), tokenId: resolved.tokenId, organizationId: resolved.organizationId ?? '' };
+      return {
+        user: toUser(resolved.user),
+        tokenId: resolved.tokenId,
+        organizationId: resolved.organizationId ?? '',
+        expireTime: resolved.expiresAt ?? undefined,
+        installationId: resolved.installation?.id ?? '',
+        installationScopes: resolved.installation?.scopes ?? [],
+      };
     },
 
     async batchGetUsers(request) {
@@ -107,12 +138,13 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
         ctx.models.Membership.findOne({ organizationId: request.organizationId, userId: request.userId }).lean(),
         ctx.models.TeamMembership.find({ organizationId: request.organizationId, userId: request.userId }, { teamId: 1 }).lean(),
       ]);
+      const teamIds = teams.map((t) => t.teamId);
+      if (membership) return { membership: toMembership(membership, teamIds) };
+      // Not a member: an installation's user stands for one in its installation's organization.
+      const installation = await installationStanding(ctx, request.userId, [request.organizationId]);
       return {
-        membership: membership
-          ? toMembership(
-              membership,
-              teams.map((t) => t.teamId),
-            )
+        membership: installation
+          ? installationMembership(request.userId, installation)
           : { ...identity.Membership.fromPartial({}), organizationId: request.organizationId, userId: request.userId },
       };
     },
@@ -124,7 +156,34 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
         ctx.models.TeamMembership.find({ userId: request.userId, organizationId: { $in: organizationIds } }, { organizationId: 1, teamId: 1 }).lean(),
       ]);
       const teamsOf = (organizationId: string) => teams.filter((t) => t.organizationId === organizationId).map((t) => t.teamId);
-      return { memberships: memberships.map((m) => toMembership(m, teamsOf(m.organizationId))) };
+      const answered = memberships.map((m) => toMembership(m, teamsOf(m.organizationId)));
+      const found = new Set(memberships.map((m) => m.organizationId));
+      const installation = await installationStanding(
+        ctx,
+        request.userId,
+        organizationIds.filter((id) => !found.has(id)),
+      );
+      return { memberships: installation ? [...answered, installationMembership(request.userId, installation)] : answered };
+    },
+
+    async issueInstallationToken(request) {
+      requireCallingService(...INSTALLATION_TOKEN_CALLERS);
+      for (const field of ['installationId', 'organizationId', 'integrationName'] as const)
+        if (!request[field]) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `${field} is required`);
+      try {
+        const issued = await issueInstallationToken(ctx, request);
+        return { token: issued.token, expireTime: issued.expiresAt, userId: issued.userId };
+      } catch (error) {
+        if (error instanceof InstallationRevokedError || error instanceof InstallationMismatchError)
+          throw new GrpcError(grpcStatus.FAILED_PRECONDITION, error.message);
+        throw error;
+      }
+    },
+
+    async revokeInstallationTokens(request) {
+      requireCallingService(...INSTALLATION_TOKEN_CALLERS);
+      const installationIds = checkBatch(request.installationIds, 'installation_ids').filter(Boolean);
+      return { revokedCount: await revokeInstallationTokens(ctx, installationIds) };
     },
 
     async batchGetTeams(request) {

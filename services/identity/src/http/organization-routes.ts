@@ -18,7 +18,11 @@ export function organizationRoutes(ctx: IdentityContext): Route[] {
       path: '/v1/user',
       summary: 'Get the authenticated user',
       response: user,
-      handler: async ({ caller }) => presentUser(await getOwnUser(ctx, caller.userId), { baseUrl: base }),
+      handler: async ({ caller }) => {
+        const user = await getOwnUser(ctx, caller.userId);
+        // An installation's user has no e-mail.
+        return presentUser(user, { baseUrl: base, email: user.kind !== 'installation' });
+      },
     }),
 
     route({

@@ -8,6 +8,7 @@ import { findOrgAccess, isOrgAdmin, orgRolesOf, requireOrgAdmin, type OrgAccess 
 import { checkConfigurations, type IntegrationConfigurations } from './configuration-schemas';
 import type { IntegrationsContext } from './context';
 import { decodeImage, removeUnusedFiles, storeImages, type DecodedImage } from './files';
+import { revokeInstallationTokens } from './installation-tokens';
 import { resolveOrganization } from './organizations';
 import { newSealedSigningSecret, sealIntegrationSecrets } from './secrets';
 
@@ -217,6 +218,8 @@ export async function unpublishIntegration(ctx: IntegrationsContext, caller: Pri
     ctx.redis,
     lockKey(name),
     async () => {
+      // Its installations' tokens before anything (identity down: a 503, and nothing is removed yet).
+      await revokeInstallationTokens(ctx, (await ctx.models.Installation.distinct('_id', { integrationName: name })) as string[]);
       // The integration goes first: from then on nothing resolves it, then what hung on it.
       const removed = await ctx.models.Integration.deleteOne({ _id: name, ownerOrganizationId: integration.ownerOrganizationId });
       if (removed.deletedCount === 0) return;

@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, dispatchRequest, runScript, type IntegrationEnvironment
 import type { IntegrationsContext } from './context';
 import { deliversToTunnel } from './dev';
 import { EgressError, egressFetch, egressPolicyOf, egressRequest } from './egress-fetch';
+import { installationToken } from './installation-tokens';
 import { integrationSecrets, integrationSigningSecret } from './secrets';
 
 /*
@@ -108,8 +109,8 @@ async function environmentOf(
   const signingSecret = integrationSigningSecret(config, integration);
   return {
     apiEndpoint: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
-    // Installation tokens are not issued yet: the script cannot call the API back as its installation.
-    apiTokens: { integration: '' },
+    // The installation's token (context.api): the script calls the API back as its installation.
+    apiTokens: { integration: '', ...(installation ? { installation: await installationToken(ctx, integration, installation) } : {}) },
     integration: {
       name: integration._id,
       version: integration.version,

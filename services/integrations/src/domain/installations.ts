@@ -7,6 +7,7 @@ import { loadIntegration } from './catalogue';
 import { checkConfiguration, requireValidConfiguration } from './configuration';
 import type { IntegrationsContext } from './context';
 import { newEventId, recordEvents, type EventPayload } from './events';
+import { revokeInstallationTokens } from './installation-tokens';
 
 /*
  * Installations of an integration: one per organization (installing again answers the one
@@ -206,6 +207,8 @@ export async function updateInstallation(
 
 /** Uninstalls (with its space and site installations); `installation_deleted`. False when it was not there. */
 export async function uninstallIntegration(ctx: IntegrationsContext, integration: IntegrationDoc, installationId: string): Promise<boolean> {
+  // Its tokens first (identity down: a 503, and nothing is removed yet).
+  await revokeInstallationTokens(ctx, [installationId]);
   const installation = await ctx.models.Installation.findOneAndDelete({ _id: installationId, integrationName: integration._id }).lean<InstallationDoc>();
   if (!installation) return false;
   await ctx.models.TargetInstallation.deleteMany({ installationId });
