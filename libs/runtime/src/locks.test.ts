@@ -123,6 +123,29 @@ describe('withRedisLock on a real Redis', () => {
     assert.ok(Date.now() - started >= 100, 'waited for the expiry');
   });
 
+  it('with renewEveryMs, outlives its TTL while the work runs, and a holder that stops renewing frees it within the TTL', async () => {
+    const warnings: unknown[] = [];
+    const held = withRedisLock(redis, 'lock:renewed', () => sleep(700), {
+      ttlMs: 200,
+      renewEveryMs: 60,
+      waitMs: 0,
+      logger: { warn: (details) => void warnings.push(details) },
+    });
+    await sleep(450);
+    await assert.rejects(
+      withRedisLock(redis, 'lock:renewed', async () => undefined, { ttlMs: 200, waitMs: 0 }),
+      LockBusyError,
+    );
+    await held;
+    assert.equal(await redis.exists('lock:renewed'), 0, 'released at the end');
+    assert.deepEqual(warnings, []);
+    // A holder that died (never renews, never releases) blocks others for at most its TTL.
+    await acquireRedisLock(redis, 'lock:renewed', { ttlMs: 200, waitMs: 0 });
+    const started = Date.now();
+    assert.equal(await withRedisLock(redis, 'lock:renewed', async () => 'next', { ttlMs: 200, renewEveryMs: 60, waitMs: 2_000 }), 'next');
+    assert.ok(Date.now() - started < 1_000);
+  });
+
   it('logs, not throws, a failed release', async () => {
     const warnings: unknown[] = [];
     const broken = createRedis({ REDIS_URL, REDIS_PREFIX: PREFIX }, createLogger('locks-test', 'silent'));

@@ -16,8 +16,13 @@ export interface LockLogger {
 }
 
 export interface RedisLockOptions {
-  /** How long the lock lives if its holder never releases it (crash, hang). */
+  /** How long the lock lives if its holder never releases it (crash, hang); with `renewEveryMs`, past its last renewal. */
   ttlMs: number;
+  /**
+   * withRedisLock only: renew the lock every this many ms while the work runs, so that `ttlMs`
+   * bounds how long a crashed holder blocks others, not how long live work may take.
+   */
+  renewEveryMs?: number;
   /** How long to wait for a busy lock before giving up with `onBusy()`. */
   waitMs: number;
   /** The error thrown when the lock stays busy for `waitMs` (default: LockBusyError). */
@@ -39,6 +44,8 @@ export class LockBusyError extends Error {
 // Only the holder (same token) may delete the key: a holder whose lock expired must not
 // free the lock of the next one. One script so the check and the delete are atomic.
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+// Likewise, only the holder extends it.
+const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -70,13 +77,27 @@ export async function releaseRedisLock(redis: RedisClient, key: string, token: s
 
 /**
  * Runs `work` while holding the lock `key`, then releases it (also when `work` throws).
- * A release failure does not replace the work's result or error: it is only logged.
+ * A release failure does not replace the work's result or error: it is only logged. With
+ * `renewEveryMs` the lock is kept alive while `work` runs (every renewal resets `ttlMs`).
  */
 export async function withRedisLock<T>(redis: RedisClient, key: string, work: () => Promise<T>, options: RedisLockOptions): Promise<T> {
   const token = await acquireRedisLock(redis, key, options);
+  let held = true;
+  const renew = async () => {
+    try {
+      const kept = await redis.eval(RENEW, 1, key, token, String(options.ttlMs));
+      if (kept !== 1 && held) options.logger?.warn({ key }, 'a lock expired before its holder renewed it');
+    } catch (error) {
+      if (held) options.logger?.warn({ err: error, key }, 'could not renew a lock');
+    }
+  };
+  const renewal = options.renewEveryMs ? setInterval(() => void renew(), options.renewEveryMs) : undefined;
+  renewal?.unref();
   try {
     return await work();
   } finally {
+    held = false;
+    clearInterval(renewal);
     await releaseRedisLock(redis, key, token, options.logger);
   }
 }

@@ -1,6 +1,8 @@
 import { Agent } from 'node:http';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
+import { createEventBus, createJobQueue } from '@quire/async';
+import { createLogger } from '@quire/runtime';
 
 /*
  * The floor of `npm run bench -- requestpath` (design card): the least any gateway → service
@@ -8,6 +10,14 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
  *
  *   node bench-floor.js backend        express answering GET /v1/spaces/:id with FLOOR_BODY (JSON)
  *   node bench-floor.js proxy <url>    express + http-proxy-middleware in front of it
+ *
+ * and the floor of `npm run bench -- integrations`: the least an event delivery can cost with
+ * Quire's transport, one process playing both services:
+ *
+ *   node bench-floor.js delivery <url> express answering POST /emit with 204 once its JSON body
+ *                                      is on the event stream (REDIS_URL, REDIS_PREFIX); a consumer
+ *                                      queues it as a job (BullMQ, the delivery worker's
+ *                                      concurrency), whose worker POSTs it to <url>
  *
  * Each prints `{"port":…}` once it listens and exits when its parent closes its stdin.
  */
@@ -31,12 +41,35 @@ function proxy(target: string): express.Express {
   return app;
 }
 
+/** Quire's delivery path without its own work (rows, installations, signing, the sandbox): stream → queue → HTTP POST. */
+function delivery(receiver: string): express.Express {
+  const options = { redisUrl: process.env.REDIS_URL!, prefix: process.env.REDIS_PREFIX!, logger: createLogger('bench-floor', 'warn') };
+  const events = createEventBus(options);
+  const queue = createJobQueue<unknown, void>('floor-deliveries', options);
+  queue.work(
+    async (job) => {
+      const answer = await fetch(receiver, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(job.data) });
+      if (!answer.ok) throw new Error(`the receiver answered ${answer.status}`);
+    },
+    { concurrency: 4 },
+  );
+  void events.subscribe('floor-deliveries', async (event) => void (await queue.add(event.payload, { jobId: event.id })));
+  const app = express();
+  app.disable('x-powered-by');
+  app.post('/emit', express.json(), async (req, res) => {
+    await events.publish({ type: 'floor.emitted', payload: req.body as unknown });
+    res.status(204).end();
+  });
+  return app;
+}
+
 const [role, target] = process.argv.slice(2);
-if (role !== 'backend' && !(role === 'proxy' && target)) {
-  console.error('usage: bench-floor.js backend | proxy <target url>');
+if (role !== 'backend' && !((role === 'proxy' || role === 'delivery') && target)) {
+  console.error('usage: bench-floor.js backend | proxy <target url> | delivery <receiver url>');
   process.exit(2);
 }
-const server = (role === 'backend' ? backend() : proxy(target)).listen(0, '127.0.0.1', () => {
+const app = role === 'backend' ? backend() : role === 'proxy' ? proxy(target) : delivery(target);
+const server = app.listen(0, '127.0.0.1', () => {
   const address = server.address();
   console.log(JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 }));
 });

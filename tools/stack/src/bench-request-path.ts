@@ -54,7 +54,7 @@ async function load(url: string, headers: Record<string, string>, during?: () =>
 // ---- the floor ------------------------------------------------------------------------------
 
 /** Starts one floor process (bench-floor.js); resolves with its port once it listens. */
-function startFloorProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+export function startFloorProcess(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [path.join(__dirname, 'bench-floor.js'), ...args], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],

@@ -4,6 +4,7 @@ import { baseConfigSchema, connectDatabase, createLogger, loadConfig, newId, typ
 import { apiClient, startTestStack } from '@quire/testkit';
 import { benchContent } from './bench-content';
 import { benchGit } from './bench-git';
+import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
 import { benchSearch } from './bench-search';
 import { internalSecretOf } from './layout';
@@ -29,8 +30,8 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [spaces]` (default: all). */
-const SECTIONS = ['gateway', 'requestpath', 'orgs', 'content', 'search', 'git', 'spaces'] as const;
+/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [spaces]` (default: all). */
+const SECTIONS = ['gateway', 'requestpath', 'orgs', 'content', 'search', 'git', 'integrations', 'spaces'] as const;
 
 async function main() {
   const asked = process.argv.slice(2);
@@ -38,12 +39,14 @@ async function main() {
   if (unknown.length) throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
   const runs = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
 
-  // The git section imports from local repositories: file:// and loopback are allowed in this stack only.
+  // The git section imports from local repositories, the integrations section's script calls a
+  // receiver on 127.0.0.1: file:// and loopback are allowed in this stack only.
   const stack = await startTestStack({
     LOG_LEVEL: 'warn',
     RATE_LIMIT_POINTS: '1000000',
     GIT_ALLOWED_PROTOCOLS: 'https,file',
     GIT_ALLOW_PRIVATE_NETWORKS: 'true',
+    INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
   });
   try {
     const api = apiClient(stack.baseUrl, stack.adminToken);
@@ -61,6 +64,7 @@ async function main() {
     if (runs('content')) await benchContent(stack);
     if (runs('search')) await benchSearch(stack);
     if (runs('git')) await benchGit(stack);
+    if (runs('integrations')) await benchIntegrations(stack);
     if (runs('spaces')) await benchSpaceList(api, config, me);
   } finally {
     await stack.stop();

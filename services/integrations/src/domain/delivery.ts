@@ -40,6 +40,13 @@ const TUNNEL_TIMEOUT_MS = 10_000;
 const SCRIPT_FETCH_TIMEOUT_MS = 10_000;
 /** Trace lines kept per event, all attempts together. */
 const MAX_TRACE_LINES = 500;
+/**
+ * The delivery lock lives this long past its holder's last renewal (every third of it), plus
+ * the script's CPU time (a run holds the event loop, renewals included, that long). A worker
+ * that crashed mid-delivery so frees its events by the time BullMQ runs their stalled jobs again
+ * (their lock: 30 s), instead of making those attempts fail as busy until the sweep.
+ */
+const DELIVERY_LOCK_MS = 15_000;
 const SWEEP_INTERVAL_MS = 30_000;
 /** A pending row younger than this is left to its job. */
 const SWEEP_MIN_AGE_MS = 60_000;
@@ -195,7 +202,7 @@ export async function deliverEvent(
   eventId: string,
   attempt: { number: number; last: boolean },
 ): Promise<'done' | 'retry' | 'skipped'> {
-  const lockMs = Math.max(DEFAULT_LIMITS.wallTimeMs, ctx.config.SCRIPT_TIMEOUT_MS * 2) + TUNNEL_TIMEOUT_MS + 60_000;
+  const lockMs = DELIVERY_LOCK_MS + ctx.config.SCRIPT_TIMEOUT_MS;
   return withRedisLock(
     ctx.redis,
     `integration-delivery:${eventId}`,
@@ -221,7 +228,7 @@ export async function deliverEvent(
       );
       return retry ? 'retry' : 'done';
     },
-    { ttlMs: lockMs, waitMs: 0, logger: ctx.logger },
+    { ttlMs: lockMs, renewEveryMs: DELIVERY_LOCK_MS / 3, waitMs: 0, logger: ctx.logger },
   );
 }
 

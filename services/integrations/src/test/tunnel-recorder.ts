@@ -15,6 +15,12 @@ export interface ReceivedDelivery {
   environment: Record<string, any>;
   /** performance.now() when it arrived. */
   receivedAt: number;
+  /** performance.now() when the answer was sent, if it was. */
+  answeredAt?: number;
+  /** Answered 2xx and the answer handed to a connection still open: the sender may count it done. */
+  acknowledged: boolean;
+  /** The sender went away before the answer (e.g. it crashed mid-delivery): it never learned the outcome. */
+  cut: boolean;
 }
 
 export interface TunnelRecorder {
@@ -26,10 +32,13 @@ export interface TunnelRecorder {
   close(): Promise<void>;
 }
 
-export async function startTunnelRecorder(): Promise<TunnelRecorder> {
+/** With `holdMs`, each answer waits that long after the request arrived (a slow receiver: deliveries stay in flight). */
+export async function startTunnelRecorder(options: { holdMs?: number } = {}): Promise<TunnelRecorder> {
   const received: ReceivedDelivery[] = [];
   const answers: number[] = [];
   const server = createServer(async (req, res) => {
+    let senderGone = false;
+    res.once('close', () => (senderGone = !res.writableFinished));
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -37,25 +46,36 @@ export async function startTunnelRecorder(): Promise<TunnelRecorder> {
       res.writeHead(302, { location: '/tunnel' }).end();
       return;
     }
+    let delivery: ReceivedDelivery;
     try {
       const form = await new Request('http://tunnel.invalid/', {
         method: 'POST',
         headers: { 'content-type': String(req.headers['content-type']) },
         body,
       }).formData();
-      received.push({
+      delivery = {
         path: req.url ?? '/',
         headers: req.headers,
         body,
         event: JSON.parse(String(form.get('event'))),
         environment: JSON.parse(String(form.get('environment'))),
         receivedAt: performance.now(),
-      });
+        acknowledged: false,
+        cut: false,
+      };
+      received.push(delivery);
     } catch {
       res.writeHead(400).end('not a dispatch request');
       return;
     }
-    res.writeHead(answers.shift() ?? 200, { 'content-type': 'text/plain' }).end('OK');
+    if (options.holdMs) await new Promise((resolve) => setTimeout(resolve, options.holdMs));
+    if (senderGone || res.destroyed) {
+      delivery.cut = true;
+      return;
+    }
+    const status = answers.shift() ?? 200;
+    delivery.answeredAt = performance.now();
+    res.writeHead(status, { 'content-type': 'text/plain' }).end('OK', () => (delivery.acknowledged = status >= 200 && status < 300 && !senderGone));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tunnel`;
