@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import {
@@ -65,13 +66,24 @@ export function createServiceApp(options: ServiceAppOptions): Express {
       serializers: { req: (req) => ({ method: req.method, url: redactSecretQuery(req.url) }), res: (res) => ({ statusCode: res.statusCode }) },
     }),
   );
-  app.use(express.json({ limit: options.bodyLimit ?? '10mb' }));
+  app.use(
+    express.json({
+      limit: options.bodyLimit ?? '10mb',
+      // The bytes as sent, for the few routes that pass a body on as it came (an integration's public endpoint).
+      verify: (req, _res, buf) => {
+        (req as RawBodyRequest).rawBody = buf;
+      },
+    }),
+  );
   app.use((req, _res, next) => {
     assertBodyDepth(req.body);
     next();
   });
   return app;
 }
+
+/** A request whose JSON body express parsed: `rawBody` holds its bytes as sent. */
+export type RawBodyRequest = IncomingMessage & { rawBody?: Buffer };
 
 function datastoreUnavailable(): HttpError {
   return new HttpError(503, 'Service temporarily unavailable: a datastore is not answering, retry shortly', { 'Retry-After': '1' });

@@ -17,7 +17,7 @@ export {
   type ListEnvelope,
   type KeysetPage,
 } from './pagination';
-export { createServiceApp, finishServiceApp, type ServiceAppOptions } from './app';
+export { createServiceApp, finishServiceApp, type RawBodyRequest, type ServiceAppOptions } from './app';
 export { idSchema, booleanQuery, httpUrlSchema, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl, slugify } from './urls';

@@ -3,7 +3,7 @@ import { createJobQueue, type JobQueue } from '@quire/async';
 import { withRedisLock, LockBusyError } from '@quire/runtime';
 import type { IntegrationDoc, IntegrationEventDoc, TraceLogLine } from '../db/models';
 import { presentInstallation, presentTargetInstallation } from '../presenters/installation-presenter';
-import { DEFAULT_LIMITS, dispatchRequest, runScript, type IntegrationEnvironment, type IntegrationEvent, type ScriptRequest } from '../runtime';
+import { DEFAULT_LIMITS, dispatchRequest, runScript, type IntegrationEnvironment, type IntegrationEvent, type RunResult, type ScriptRequest } from '../runtime';
 import type { IntegrationsContext } from './context';
 import { deliversToTunnel } from './dev';
 import { EgressError, egressFetch, egressPolicyOf, egressRequest } from './egress-fetch';
@@ -97,20 +97,23 @@ interface Outcome {
 const line = (level: TraceLogLine['level'], message: string): TraceLogLine => ({ level, message, timestamp: new Date() });
 const snippet = (body: Uint8Array) => Buffer.from(body).toString('utf8').slice(0, 300);
 
-/** What the script (or the dev server behind the tunnel) is told: GitBook's IntegrationEnvironment. */
-async function environmentOf(
+/**
+ * What the script (or the dev server behind the tunnel) is told: GitBook's IntegrationEnvironment,
+ * for an event of `installationId` (null: the integration's own, e.g. a request to its public endpoint).
+ */
+export async function environmentOf(
   ctx: IntegrationsContext,
   integration: IntegrationDoc,
-  row: IntegrationEventDoc,
+  installationId: string | null,
   payload: IntegrationEvent,
 ): Promise<IntegrationEnvironment> {
   const { config, models } = ctx;
-  const installation = await models.Installation.findById(row.installationId).lean();
+  const installation = installationId ? await models.Installation.findById(installationId).lean() : null;
   const spaceId = typeof payload.spaceId === 'string' ? payload.spaceId : undefined;
   const siteId = typeof payload.siteId === 'string' ? payload.siteId : undefined;
   const target =
     spaceId || siteId
-      ? await models.TargetInstallation.findOne({ installationId: row.installationId, kind: spaceId ? 'space' : 'site', targetId: spaceId ?? siteId }).lean()
+      ? await models.TargetInstallation.findOne({ installationId, kind: spaceId ? 'space' : 'site', targetId: spaceId ?? siteId }).lean()
       : null;
   const spaces = installation ? await models.TargetInstallation.countDocuments({ installationId: installation._id, kind: 'space' }) : 0;
   const signingSecret = integrationSigningSecret(config, integration);
@@ -155,12 +158,12 @@ async function toTunnel(ctx: IntegrationsContext, tunnelUrl: string, request: Sc
   }
 }
 
-async function toRuntime(ctx: IntegrationsContext, integration: IntegrationDoc, request: ScriptRequest): Promise<Outcome> {
-  if (!integration.script) return { ok: false, retryable: false, logs: [line('error', 'The integration has no script to run')], to: 'runtime' };
+/** Runs the integration's published script on one request, within the service's limits and egress rules. */
+export function runIntegrationScript(ctx: IntegrationsContext, script: string, request: ScriptRequest): Promise<RunResult> {
   const { config } = ctx;
   const cpuTimeMs = config.SCRIPT_TIMEOUT_MS;
-  const result = await runScript({
-    script: integration.script,
+  return runScript({
+    script,
     request,
     limits: {
       memoryBytes: config.SCRIPT_MEMORY_LIMIT_MB * 1024 * 1024,
@@ -169,6 +172,11 @@ async function toRuntime(ctx: IntegrationsContext, integration: IntegrationDoc, 
     },
     hostFetch: egressFetch(egressPolicyOf(config), { timeoutMs: SCRIPT_FETCH_TIMEOUT_MS, maxResponseBytes: DEFAULT_LIMITS.maxBodyBytes }),
   });
+}
+
+async function toRuntime(ctx: IntegrationsContext, integration: IntegrationDoc, request: ScriptRequest): Promise<Outcome> {
+  if (!integration.script) return { ok: false, retryable: false, logs: [line('error', 'The integration has no script to run')], to: 'runtime' };
+  const result = await runIntegrationScript(ctx, integration.script, request);
   const logs = result.logs.map((entry) => ({ level: entry.level, message: entry.message, timestamp: new Date(entry.timestamp) }));
   const duration = Math.round(result.durationMs);
   if (!result.response) {
@@ -186,7 +194,7 @@ async function attemptDelivery(ctx: IntegrationsContext, row: IntegrationEventDo
   const integration = await ctx.models.Integration.findById(row.integrationName).lean<IntegrationDoc>();
   if (!integration) return { ok: false, retryable: false, logs: [line('error', 'The integration is no longer published')], to: null };
   const payload = JSON.parse(row.payload) as IntegrationEvent;
-  const request = await dispatchRequest({ event: payload, environment: await environmentOf(ctx, integration, row, payload) });
+  const request = await dispatchRequest({ event: payload, environment: await environmentOf(ctx, integration, row.installationId, payload) });
   const signature = signDelivery(integrationSigningSecret(ctx.config, integration), request.body ?? new Uint8Array());
   const signed: ScriptRequest = { ...request, headers: [...request.headers, [SIGNATURE_HEADER, signature], ['user-agent', 'Quire-Integrations/1']] };
   const tunnelUrl = deliversToTunnel(integration, row.organizationId);

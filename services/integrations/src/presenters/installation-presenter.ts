@@ -1,6 +1,7 @@
 import { apiUrl } from '@quire/http';
 import type { IntegrationsConfig } from '../config';
 import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
+import { integrationEndpointUrl } from './integration-presenter';
 
 type UrlConfig = Pick<IntegrationsConfig, 'PUBLIC_BASE_URL'>;
 
@@ -18,13 +19,12 @@ export const installationPath = (integrationName: string, installationId: string
 export const targetInstallationPath = (target: Pick<TargetInstallationDoc, 'integrationName' | 'installationId' | 'kind' | 'targetId'>) =>
   `${installationPath(target.integrationName, target.installationId)}/${target.kind === 'space' ? 'spaces' : 'sites'}/${encodeURIComponent(target.targetId)}`;
 
-/** Where the integration's public HTTP endpoint for an installation would be (GitBook's shape). */
-const publicEndpointOf = (config: UrlConfig, integrationName: string, installationId: string) =>
-  apiUrl(config.PUBLIC_BASE_URL, `${installationPath(integrationName, installationId)}/public`);
+/** An installation's public endpoint: its integration's (the script tells installations apart by what the caller sends). */
+const publicEndpointOf = (config: UrlConfig, integrationName: string) => integrationEndpointUrl(config.PUBLIC_BASE_URL, integrationName);
 
 /** spec "Installation" (GitBook IntegrationInstallation). `spaces`: the space installations it manages. */
 export function presentInstallation(installation: InstallationDoc, { spaces, config }: { spaces: number; config: UrlConfig }) {
-  const publicEndpoint = publicEndpointOf(config, installation.integrationName, installation._id);
+  const publicEndpoint = publicEndpointOf(config, installation.integrationName);
   return {
     id: installation._id,
     status: installation.status,
@@ -55,7 +55,7 @@ export type PresentedInstallation = ReturnType<typeof presentInstallation>;
  * IntegrationSiteInstallation): `space` or `site` is the id, or the object when given.
  */
 export function presentTargetInstallation(target: TargetInstallationDoc, { object, config }: { object?: Record<string, unknown>; config: UrlConfig }) {
-  const publicEndpoint = publicEndpointOf(config, target.integrationName, target.installationId);
+  const publicEndpoint = publicEndpointOf(config, target.integrationName);
   return {
     integration: target.integrationName,
     installation: target.installationId,

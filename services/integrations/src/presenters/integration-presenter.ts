@@ -6,17 +6,19 @@ import type { OrganizationObject } from '../domain/organizations';
 
 /** The API path of an integration. */
 export const integrationPath = (name: string) => `/v1/integrations/${encodeURIComponent(name)}`;
+/** The integration's public endpoint (answered by its script, without a token). */
+export const integrationEndpointUrl = (baseUrl: string, name: string) => apiUrl(baseUrl, `/v1/public/integrations/${encodeURIComponent(name)}/integration`);
 
 const parseJson = <T>(text: string | undefined, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
 
 /**
  * The integration's addresses (GitBook's Integration.urls): the API, its icon, the app page,
- * its assets, and its public HTTP endpoint (`…/integration`, GitBook's form; the content
- * endpoint is the same: Quire has no separate content origin).
+ * its assets, and its public HTTP endpoint (`/v1/public/integrations/{name}/integration`,
+ * answered by its script; the content endpoint is the same: Quire has no separate content origin).
  */
 export function integrationUrls(baseUrl: string, integration: Pick<IntegrationDoc, '_id' | 'iconFileId'>) {
   const location = apiUrl(baseUrl, integrationPath(integration._id));
-  const publicEndpoint = `${location}/integration`;
+  const publicEndpoint = integrationEndpointUrl(baseUrl, integration._id);
   return {
     location,
     ...(integration.iconFileId ? { icon: integrationFileUrl(baseUrl, integration._id, integration.iconFileId) } : {}),

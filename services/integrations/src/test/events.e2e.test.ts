@@ -285,6 +285,87 @@ describe('integrations: events and dev mode through the gateway', () => {
     for (const delivery of tunnel.received) assert.ok(verifySignature(secret, delivery.headers['x-quire-delivery-signature'], delivery.body));
   });
 
+  it("answers at the integration's public endpoint with its script, without a token, as GitBook's fetch event", async () => {
+    const script = `export default {
+      async fetch(request) {
+        const form = await request.formData();
+        const event = JSON.parse(form.get('event'));
+        const environment = JSON.parse(form.get('environment'));
+        if (event.type !== 'fetch') return new Response('ok');
+        const body = form.get('fetch-body');
+        if (event.request.url.endsWith('/fail')) throw new Error('no way');
+        console.log('endpoint called');
+        return new Response(JSON.stringify({
+          method: event.request.method,
+          url: event.request.url,
+          test: event.request.headers['x-test'] ?? null,
+          authorization: event.request.headers['authorization'] ?? null,
+          body: body === null ? null : typeof body === 'string' ? body : await body.text(),
+          integration: environment.integration.name,
+        }), { status: 200, headers: { 'content-type': 'application/json', 'set-cookie': 'a=b', 'x-from-script': 'yes' } });
+      },
+    };`;
+    const published = expectOk(
+      await vendor.admin.api.post('/v1/integrations/endpoint-echo', {
+        organization: vendor.id,
+        title: 'Endpoint echo',
+        description: 'Answers at its endpoint',
+        scopes: [],
+        script,
+        visibility: 'unlisted',
+      }),
+    );
+    const endpoint = published.urls.publicEndpoint;
+    assert.equal(endpoint, `${stack.baseUrl}/v1/public/integrations/endpoint-echo/integration`);
+
+    const got = await fetch(`${endpoint}?from=test`, { headers: { 'x-test': 'one' } });
+    assert.equal(got.status, 200);
+    assert.equal(got.headers.get('content-security-policy'), 'sandbox', 'its pages cannot act as Quire');
+    assert.equal(got.headers.get('x-from-script'), 'yes');
+    assert.equal(got.headers.get('set-cookie'), null, 'no cookies on the API origin');
+    assert.deepEqual(await got.json(), {
+      method: 'GET',
+      url: `${endpoint}?from=test`,
+      test: 'one',
+      authorization: null,
+      body: null,
+      integration: 'endpoint-echo',
+    });
+
+    // A webhook's body reaches the script byte for byte (spacing included), the caller's token never.
+    const raw = '{ "action":  "opened" }';
+    const posted = await fetch(`${endpoint}/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${vendor.admin.token}` },
+      body: raw,
+    });
+    assert.equal(posted.status, 200);
+    const echoed = (await posted.json()) as Record<string, unknown>;
+    assert.equal(echoed.body, raw);
+    assert.equal(echoed.authorization, null);
+    assert.equal(echoed.url, `${endpoint}/webhook`);
+    const form = await fetch(`${endpoint}/form`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'plain words' });
+    assert.equal(((await form.json()) as { body: string }).body, 'plain words');
+
+    // A script that throws: 502 with the standard error; unknown and private integrations: 404.
+    const failed = await fetch(`${endpoint}/fail`);
+    assert.equal(failed.status, 502);
+    assert.match(((await failed.json()) as { error: { message: string } }).error.message, /failed to answer/);
+    assert.equal((await fetch(`${stack.baseUrl}/v1/public/integrations/no-such-integration/integration`)).status, 404);
+    expectOk(
+      await vendor.admin.api.post('/v1/integrations/endpoint-echo', {
+        organization: vendor.id,
+        title: 'Endpoint echo',
+        description: 'Answers at its endpoint',
+        scopes: [],
+        script,
+        visibility: 'private',
+      }),
+    );
+    assert.equal((await fetch(endpoint)).status, 404);
+    assert.equal((await vendor.admin.api.delete('/v1/integrations/endpoint-echo')).status, 204);
+  });
+
   it('lets only the vendor admins read events and set dev mode (403 for others who see it, 404 for what they cannot see)', async () => {
     const events = expectOk(await vendor.admin.api.get(`${base}/events`)).items;
     const one = `${base}/events/${events[0].id}`;
