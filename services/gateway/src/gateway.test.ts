@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { freePort } from '@quire/datastore';
 import { addMemberWithToken, bootstrapAdmin, revokeToken, startIdentity, withIdentityAdmin } from '@quire/identity';
 import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { gatewayConfigSchema, type GatewayConfig } from './config';
 import { startGateway } from './service';
+import { gatewayConfigBeforeIdentity } from './test-config';
 
 /**
  * The gateway in front of a real identity service; the other four services are down
@@ -23,21 +23,7 @@ describe('gateway', () => {
     env = await testEnvironment();
     const backend = testBackendConfig(env);
     identityService = await startIdentity(backend, { handleSignals: false });
-    const down = await freePort();
-    config = gatewayConfigSchema.parse({
-      ...backend,
-      PORT: 0,
-      IDENTITY_HTTP_URL: `http://127.0.0.1:${identityService.httpPort}`,
-      IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.grpcPort}`,
-      ...Object.fromEntries(
-        ['CONTENT', 'PUBLISHING', 'INTEGRATIONS', 'INSIGHTS'].flatMap((s) => [
-          [`${s}_HTTP_URL`, `http://127.0.0.1:${down}`],
-          [`${s}_GRPC_ADDR`, `127.0.0.1:${down}`],
-        ]),
-      ),
-      RATE_LIMIT_POINTS: '40',
-      BODY_LIMIT_BYTES: '1000',
-    });
+    config = await gatewayConfigBeforeIdentity(backend, identityService, { RATE_LIMIT_POINTS: '40', BODY_LIMIT_BYTES: '1000' });
     gateway = await startGateway(config, { handleSignals: false });
     admin = await withIdentityAdmin(backend, (ctx) => bootstrapAdmin(ctx, { email: 'gw@example.com', organizationTitle: 'Gateway Org' }));
   });

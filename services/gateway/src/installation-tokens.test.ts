@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { freePort } from '@quire/datastore';
 import { bootstrapAdmin, startIdentity, withIdentityAdmin } from '@quire/identity';
 import { identity } from '@quire/proto';
 import { createGrpcClient, createRedis, createLogger, hashSecret, tokenCacheKey, type BackendConfig, type RedisClient } from '@quire/runtime';
 import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
-import { gatewayConfigSchema } from './config';
 import { startGateway } from './service';
+import { gatewayConfigBeforeIdentity } from './test-config';
 
 /**
  * Installation tokens at the gateway, in front of a real identity service: they authenticate
@@ -36,20 +35,7 @@ describe('gateway: installation tokens', () => {
     env = await testEnvironment();
     backend = testBackendConfig(env);
     identityService = await startIdentity(backend, { handleSignals: false });
-    const down = await freePort();
-    const config = gatewayConfigSchema.parse({
-      ...backend,
-      PORT: 0,
-      IDENTITY_HTTP_URL: `http://127.0.0.1:${identityService.httpPort}`,
-      IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.grpcPort}`,
-      ...Object.fromEntries(
-        ['CONTENT', 'PUBLISHING', 'INTEGRATIONS', 'INSIGHTS'].flatMap((s) => [
-          [`${s}_HTTP_URL`, `http://127.0.0.1:${down}`],
-          [`${s}_GRPC_ADDR`, `127.0.0.1:${down}`],
-        ]),
-      ),
-      AUTH_CACHE_SECONDS: '30',
-    });
+    const config = await gatewayConfigBeforeIdentity(backend, identityService, { AUTH_CACHE_SECONDS: '30' });
     gateway = await startGateway(config, { handleSignals: false });
     redis = createRedis(backend, createLogger('gateway-test', 'silent'));
     integrations = createGrpcClient(identity.IdentityServiceDefinition, {
