@@ -60,7 +60,7 @@ describe('integrations: events and dev mode through the gateway', () => {
 
   beforeAll(async () => {
     tunnel = await startTunnelRecorder();
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', GIT_ALLOWED_PROTOCOLS: 'https,http,file' });
+    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', GIT_ALLOWED_PROTOCOLS: 'https,http,file', SCRIPT_TIMEOUT_MS: '1000' });
     vendor = await stack.organization({ domain: 'events-vendor.test', title: 'Events vendor', roles: ['read'] });
     customer = await stack.organization({ domain: 'events-customer.test', title: 'Events customer', roles: ['read'] });
     db = await connectDatabase(
@@ -283,6 +283,53 @@ describe('integrations: events and dev mode through the gateway', () => {
     assert.deepEqual(of('installation_deleted')[0].event.previous, { configuration: {} });
     const secret = await signingSecret(NAME);
     for (const delivery of tunnel.received) assert.ok(verifySignature(secret, delivery.headers['x-quire-delivery-signature'], delivery.body));
+  });
+
+  it('ends a hostile script (endless loop, huge allocation, host access) as a failed event, and keeps serving', async () => {
+    const hostile = {
+      'hostile-loop': 'while (true) {}',
+      'hostile-memory': 'const hoard = []; while (true) hoard.push(new Array(1e6).fill(7));',
+      'hostile-host': 'process.exit(1);',
+    };
+    const installed = new Map<string, string>();
+    for (const [name, body] of Object.entries(hostile)) {
+      expectOk(
+        await vendor.admin.api.post(`/v1/integrations/${name}`, {
+          organization: vendor.id,
+          title: name,
+          description: 'Misbehaves',
+          scopes: [],
+          script: `export default { async fetch(request) { await request.formData(); ${body} return new Response('ok'); } };`,
+          visibility: 'private',
+        }),
+      );
+      installed.set(name, expectOk(await vendor.admin.api.post(`/v1/integrations/${name}/installations`, { organization: vendor.id }), 201).id);
+    }
+    const reasons = new Map<string, string>();
+    for (const name of installed.keys()) {
+      await waitFor(`${name}'s event settled`, async () => {
+        const [event] = expectOk(await vendor.admin.api.get(`/v1/integrations/${name}/events`)).items;
+        if (!event?.status) return false;
+        assert.equal(event.status, 'failed');
+        const logs = expectOk(await vendor.admin.api.get(`/v1/integrations/${name}/events/${event.id}`)).trace.logs;
+        reasons.set(name, logs.map((log: any) => log.message).join('\n'));
+        return true;
+      });
+    }
+    assert.match(reasons.get('hostile-loop')!, /The script failed after \d+ ms: .*(CPU|time)/i);
+    assert.match(reasons.get('hostile-memory')!, /The script failed after \d+ ms: .*memory/i);
+    assert.match(reasons.get('hostile-host')!, /The script failed after \d+ ms: .*process is not defined/);
+    // The service answers, and a well-behaved integration's events still go through.
+    assert.equal(expectOk(await vendor.admin.api.get('/v1/integrations?limit=5')).items.length > 0, true);
+    const before = deliveriesOf('installation_setup').length;
+    const other = expectOk(await customer.admin.api.post(`${base}/installations`, { organization: customer.id }), 201);
+    expectOk(await customer.admin.api.patch(`${base}/installations/${other.id}`, { externalIds: ['after-hostile'] }));
+    await waitFor('an event delivered after the hostile ones', async () => {
+      const items = expectOk(await vendor.admin.api.get(`${base}/events?limit=5`)).items;
+      return items.some((event: any) => event.installationId === other.id && event.status === 'success');
+    });
+    assert.ok(deliveriesOf('installation_setup').length >= before);
+    for (const name of installed.keys()) assert.equal((await vendor.admin.api.delete(`/v1/integrations/${name}`)).status, 204);
   });
 
   it("answers at the integration's public endpoint with its script, without a token, as GitBook's fetch event", async () => {
