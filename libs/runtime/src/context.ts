@@ -18,8 +18,3 @@ export function runWithContext<T>(context: RequestContext, fn: () => T): T {
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
 }
-
-/** The service calling the current gRPC method (its signed assertion checked); undefined elsewhere. */
-export function callingService(): string | undefined {
-  return requestContext.getStore()?.callingService;
-}

@@ -1,5 +1,5 @@
 export { loadConfig, baseConfigSchema, backendConfigSchema, envBoolean, type BaseConfig, type BackendConfig } from './config';
-export { requestContext, currentRequestId, callingService, runWithContext, type RequestContext } from './context';
+export { requestContext, currentRequestId, runWithContext, type RequestContext } from './context';
 export { createLogger, type Logger } from './logger';
 export { newId, hashSecret, newSecret } from './ids';
 export {

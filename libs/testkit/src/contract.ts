@@ -1,6 +1,7 @@
 import { AssertionError } from 'node:assert';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { describeSchemaErrors } from './openapi';
 
 /**
  * Every answer of a Quire stack, checked against the operation's response in Quire's own API
@@ -79,10 +80,7 @@ function checkError(contract: Contract, body: unknown, fail: (reason: string) =>
 }
 
 function errorsOf(validate: ValidateFunction): string {
-  return (validate.errors ?? [])
-    .slice(0, 8)
-    .map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
-    .join('; ');
+  return describeSchemaErrors(validate.errors).slice(0, 8).join('; ');
 }
 
 function contractOf(baseUrl: string): Promise<Contract> {

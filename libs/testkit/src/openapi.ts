@@ -1,5 +1,5 @@
 import { AssertionError } from 'node:assert';
-import Ajv2020 from 'ajv/dist/2020';
+import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 /**
@@ -27,7 +27,12 @@ export function openApiErrors(name: string, value: unknown): string[] {
   const validate = validator().getSchema(`gitbook#/components/schemas/${name}`);
   if (!validate) throw new Error(`no component schema named ${name}`);
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  return describeSchemaErrors(validate.errors);
+}
+
+/** ajv's errors as lines: where, what, and the keyword's parameters. */
+export function describeSchemaErrors(errors: readonly ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
 }
 
 export function assertMatchesOpenApi(name: string, value: unknown): void {

@@ -1,5 +1,5 @@
 import { startBackendService, type RunningService } from '@quire/http';
-import { createLogger, type Logger } from '@quire/runtime';
+import type { Logger } from '@quire/runtime';
 import type { IntegrationsConfig } from './config';
 import { modelsOf, registerModels } from './db/models';
 import type { IntegrationsContext } from './domain/context';
@@ -29,6 +29,6 @@ export function startIntegrations(
       };
     },
     handleSignals: options.handleSignals,
-    logger: options.logger ?? createLogger('integrations', config.LOG_LEVEL),
+    logger: options.logger,
   });
 }

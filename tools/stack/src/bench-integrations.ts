@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { apiClient, successBody, type ApiClient, type TestStack } from '@quire/testkit';
 import { startFloorProcess } from './bench-request-path';
+import { quantile } from './bench-stats';
 
 /*
  * `npm run bench -- integrations`: delivery of integration events, from the write that emits one
@@ -134,8 +135,6 @@ async function measureDeliveries(emit: Emit, receiver: Receiver): Promise<Delive
   };
 }
 
-const percentile = (samples: number[], q: number) => [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(q * samples.length))];
-
 /** Quire: template applies on spaces of an organization where the recording integration is installed everywhere. */
 async function quireEmitter(stack: Pick<TestStack, 'baseUrl' | 'cli'>, receiver: Receiver): Promise<Emit> {
   const owner = await stack.cli(['bootstrap', '--email', `bench-integrations-${Date.now()}@bench.test`, '--org', 'Bench integrations', '--json']);
@@ -204,10 +203,10 @@ export async function benchIntegrations(
       );
     };
     log(`integration delivery: write answered → script handled (floor: stream → queue → POST; ×: Quire / floor, events/s: floor / Quire)`);
-    row(`lone event, p50 (n=${LONE})`, percentile(quire.lone, 0.5), percentile(floor.lone, 0.5), 'ms');
-    row(`lone event, p95 (n=${LONE})`, percentile(quire.lone, 0.95), percentile(floor.lone, 0.95), 'ms');
-    row(`burst of ${BURST} from ${WRITERS} writers, p50`, percentile(quire.burst, 0.5), percentile(floor.burst, 0.5), 'ms');
-    row(`burst of ${BURST} from ${WRITERS} writers, p95`, percentile(quire.burst, 0.95), percentile(floor.burst, 0.95), 'ms');
+    row(`lone event, p50 (n=${LONE})`, quantile(quire.lone, 0.5), quantile(floor.lone, 0.5), 'ms');
+    row(`lone event, p95 (n=${LONE})`, quantile(quire.lone, 0.95), quantile(floor.lone, 0.95), 'ms');
+    row(`burst of ${BURST} from ${WRITERS} writers, p50`, quantile(quire.burst, 0.5), quantile(floor.burst, 0.5), 'ms');
+    row(`burst of ${BURST} from ${WRITERS} writers, p95`, quantile(quire.burst, 0.95), quantile(floor.burst, 0.95), 'ms');
     row(`burst of ${BURST}: events handled per second`, quire.eventsPerSecond, floor.eventsPerSecond, 'events/s');
     log(`  (the burst's writes were answered at ${quire.writesPerSecond.toFixed(1)} per second; the floor's at ${floor.writesPerSecond.toFixed(1)})`);
     return results;

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { connectDatabase, createLogger } from '@quire/runtime';
 import { apiClient, type ApiClient, type TestStack, successBody } from '@quire/testkit';
+import { quantile, summary } from './bench-stats';
 
 /**
  * Search benchmark for `npm run bench`: a 10,000-page space of varied markdown (a few
@@ -157,12 +158,6 @@ function queries(g: Generator): Array<{ kind: Kind; query: string }> {
   }
   return out;
 }
-
-const quantile = (samples: number[], q: number) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
-const summary = (samples: number[]) => `p50 ${quantile(samples, 0.5).toFixed(2)} ms · p95 ${quantile(samples, 0.95).toFixed(2)} ms · n=${samples.length}`;
 
 export async function benchSearch(stack: Pick<TestStack, 'baseUrl' | 'cli' | 'processEnv'>, options: { log?: (line: string) => void } = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));

@@ -7,18 +7,13 @@ import { benchGit } from './bench-git';
 import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
 import { benchSearch } from './bench-search';
+import { summary } from './bench-stats';
 import { internalSecretOf } from './layout';
 
 /**
  * `npm run bench`: latency of the hot paths through the whole stack, as medians and p95
  * over repeated requests. Not a test: it prints numbers for the issue notes.
  */
-function summary(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return `p50 ${at(0.5).toFixed(2)} ms · p95 ${at(0.95).toFixed(2)} ms · n=${samples.length}`;
-}
-
 async function measure(label: string, runs: number, fn: () => Promise<unknown>) {
   for (let i = 0; i < 10; i++) await fn(); // warm-up
   const samples: number[] = [];

@@ -134,14 +134,14 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
     },
 
     async getMembership(request) {
-      const [membership, teams] = await Promise.all([
+      // Side by side: for a non-member, whether an installation's user stands for one in its organization.
+      const [membership, teams, installation] = await Promise.all([
         ctx.models.Membership.findOne({ organizationId: request.organizationId, userId: request.userId }).lean(),
         ctx.models.TeamMembership.find({ organizationId: request.organizationId, userId: request.userId }, { teamId: 1 }).lean(),
+        installationStanding(ctx, request.userId, [request.organizationId]),
       ]);
       const teamIds = teams.map((t) => t.teamId);
       if (membership) return { membership: toMembership(membership, teamIds) };
-      // Not a member: an installation's user stands for one in its installation's organization.
-      const installation = await installationStanding(ctx, request.userId, [request.organizationId]);
       return {
         membership: installation
           ? installationMembership(request.userId, installation)

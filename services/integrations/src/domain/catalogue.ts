@@ -4,7 +4,7 @@ import { containsText, httpError, keysetPage, type KeysetPage, type ListQuery } 
 import { withRedisLock, type Principal, type Role } from '@quire/runtime';
 import { INTEGRATION_RUNTIMES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, type IntegrationDoc } from '../db/models';
 import { compileScript } from '../runtime';
-import { findOrgAccess, isOrgAdmin, orgRolesOf, requireOrgAdmin, type OrgAccess } from './access';
+import { findOrgAccess, isOrgAdmin, loadOrgAccess, orgRolesOf, requireOrgAdmin, type OrgAccess } from './access';
 import { checkConfigurations, type IntegrationConfigurations } from './configuration-schemas';
 import type { IntegrationsContext } from './context';
 import { decodeImage, removeUnusedFiles, storeImages, type DecodedImage } from './files';
@@ -132,8 +132,7 @@ export async function publishIntegration(
   input: PublishInput,
 ): Promise<{ integration: IntegrationDoc; access: OrgAccess }> {
   const organizationId = await resolveOrganization(ctx, input.organization);
-  const access = await findOrgAccess(ctx, caller.userId, organizationId);
-  if (!access) throw httpError.notFound('Organization');
+  const access = await loadOrgAccess(ctx, caller.userId, organizationId);
   requireOrgAdmin(access, 'publish integrations');
   // Fail fast on a foreign name, before compiling anything; checked again under the lock.
   const before = await ctx.models.Integration.findById(name).lean();

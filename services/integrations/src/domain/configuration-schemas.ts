@@ -15,7 +15,6 @@ import { httpError } from '@quire/http';
 export type IntegrationConfigurations = z.infer<typeof integrationConfigurations>;
 export type IntegrationConfiguration = z.infer<typeof integrationConfiguration>;
 export type ConfigurationSchema = z.infer<typeof integrationConfigurationSchema>;
-export type ConfigurationKind = 'account' | 'space' | 'site';
 
 // Defaults are filled into the configuration an installation is validated with.
 const ajv = new Ajv({ strict: true, strictRequired: true, allErrors: false, useDefaults: true });

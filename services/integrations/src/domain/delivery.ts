@@ -30,9 +30,9 @@ import { integrationSecrets, integrationSigningSecret } from './secrets';
  * constant time, and refuses a `t` too far from its clock (replays).
  */
 
-export const SIGNATURE_HEADER = 'x-quire-delivery-signature';
+const SIGNATURE_HEADER = 'x-quire-delivery-signature';
 /** Attempts of one delivery; waits between them: 1 s, 2 s, 4 s, 8 s. */
-export const DELIVERY_ATTEMPTS = 5;
+const DELIVERY_ATTEMPTS = 5;
 const BACKOFF_DELAY_MS = 1_000;
 /** Time a dev tunnel has to answer one delivery. */
 const TUNNEL_TIMEOUT_MS = 10_000;
@@ -60,7 +60,7 @@ interface DeliveryJob {
 const queues = new WeakMap<IntegrationsContext, JobQueue<DeliveryJob, void>>();
 
 /** The delivery queue of this service instance (created on first use, closed by the worker's stop). */
-export function deliveryQueueOf(ctx: IntegrationsContext): JobQueue<DeliveryJob, void> {
+function deliveryQueueOf(ctx: IntegrationsContext): JobQueue<DeliveryJob, void> {
   let queue = queues.get(ctx);
   if (!queue) {
     queue = createJobQueue<DeliveryJob, void>('integration-deliveries', {
@@ -108,14 +108,16 @@ export async function environmentOf(
   payload: IntegrationEvent,
 ): Promise<IntegrationEnvironment> {
   const { config, models } = ctx;
-  const installation = installationId ? await models.Installation.findById(installationId).lean() : null;
   const spaceId = typeof payload.spaceId === 'string' ? payload.spaceId : undefined;
   const siteId = typeof payload.siteId === 'string' ? payload.siteId : undefined;
-  const target =
-    spaceId || siteId
-      ? await models.TargetInstallation.findOne({ installationId, kind: spaceId ? 'space' : 'site', targetId: spaceId ?? siteId }).lean()
-      : null;
-  const spaces = installation ? await models.TargetInstallation.countDocuments({ installationId: installation._id, kind: 'space' }) : 0;
+  // Three independent reads, side by side.
+  const [installation, target, spaces] = installationId
+    ? await Promise.all([
+        models.Installation.findById(installationId).lean(),
+        spaceId || siteId ? models.TargetInstallation.findOne({ installationId, kind: spaceId ? 'space' : 'site', targetId: spaceId ?? siteId }).lean() : null,
+        models.TargetInstallation.countDocuments({ installationId, kind: 'space' }),
+      ])
+    : [null, null, 0];
   const signingSecret = integrationSigningSecret(config, integration);
   return {
     apiEndpoint: config.PUBLIC_BASE_URL.replace(/\/+$/, ''),
@@ -194,8 +196,9 @@ async function attemptDelivery(ctx: IntegrationsContext, row: IntegrationEventDo
   const integration = await ctx.models.Integration.findById(row.integrationName).lean<IntegrationDoc>();
   if (!integration) return { ok: false, retryable: false, logs: [line('error', 'The integration is no longer published')], to: null };
   const payload = JSON.parse(row.payload) as IntegrationEvent;
-  const request = await dispatchRequest({ event: payload, environment: await environmentOf(ctx, integration, row.installationId, payload) });
-  const signature = signDelivery(integrationSigningSecret(ctx.config, integration), request.body ?? new Uint8Array());
+  const environment = await environmentOf(ctx, integration, row.installationId, payload);
+  const request = await dispatchRequest({ event: payload, environment });
+  const signature = signDelivery(environment.signingSecrets.integration, request.body ?? new Uint8Array());
   const signed: ScriptRequest = { ...request, headers: [...request.headers, [SIGNATURE_HEADER, signature], ['user-agent', 'Quire-Integrations/1']] };
   const tunnelUrl = deliversToTunnel(integration, row.organizationId);
   return tunnelUrl ? toTunnel(ctx, tunnelUrl, signed) : toRuntime(ctx, integration, signed);
@@ -250,9 +253,10 @@ export async function requeuePendingEvents(ctx: IntegrationsContext, minAgeMs: n
     .sort({ createdAt: 1 })
     .limit(SWEEP_BATCH)
     .lean();
+  const states = await Promise.all(rows.map(({ _id: eventId }) => queue.state(eventId)));
   let requeued = 0;
-  for (const { _id: eventId } of rows) {
-    const state = await queue.state(eventId);
+  for (const [index, { _id: eventId }] of rows.entries()) {
+    const state = states[index];
     if (state && state.state !== 'completed' && state.state !== 'failed' && state.state !== 'unknown') continue;
     // A finished job keeps its id for a while: a new one needs an id of its own.
     await enqueueDelivery(ctx, eventId, state ? `${eventId}-${Date.now()}` : eventId);

@@ -1,7 +1,7 @@
 import { EVENT_TYPES, type DomainEvent, type EventSubscription } from '@quire/async';
 import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
-import { derivedEventId, recordEvents, type NewIntegrationEvent } from './events';
+import { derivedEventId, recordEvents } from './events';
 
 /*
  * What happens elsewhere, from the cross-service event stream, becomes integration events: a
@@ -39,7 +39,7 @@ interface SpacePayload {
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
 
 /** The installations a space's events go to: on that space, or on every space of its organization; paused ones aside. */
-export async function installationsOnSpace(
+async function installationsOnSpace(
   ctx: IntegrationsContext,
   organizationId: string,
   spaceId: string,
@@ -64,23 +64,9 @@ export async function installationsOnSpace(
 }
 
 /** Records `space_content_updated` for each installation on the space; returns how many were new. */
-export async function spaceContentUpdated(ctx: IntegrationsContext, input: { organizationId: string; spaceId: string; revisionId: string }): Promise<number> {
-  const installations = await installationsOnSpace(ctx, input.organizationId, input.spaceId);
-  const events: NewIntegrationEvent[] = installations.map((installation) => ({
-    integrationName: installation.integrationName,
-    installationId: installation._id,
-    organizationId: installation.organizationId,
-    payload: {
-      eventId: derivedEventId('space_content_updated', installation._id, input.spaceId, input.revisionId),
-      type: 'space_content_updated',
-      installationId: installation._id,
-      spaceId: input.spaceId,
-      revisionId: input.revisionId,
-      // The stream does not say who made the change.
-      updatedBy: [],
-    },
-  }));
-  return recordEvents(ctx, events);
+export function spaceContentUpdated(ctx: IntegrationsContext, input: { organizationId: string; spaceId: string; revisionId: string }): Promise<number> {
+  // The stream does not say who made the change.
+  return spaceEvent(ctx, { ...input, type: 'space_content_updated', key: input.revisionId, fields: { revisionId: input.revisionId, updatedBy: [] } });
 }
 
 /**

@@ -76,9 +76,7 @@ export async function storeImages(ctx: IntegrationsContext, integrationName: str
 
 /** Removes the integration's files the current version no longer shows. */
 export async function removeUnusedFiles(ctx: IntegrationsContext, integrationName: string, keep: readonly string[]): Promise<void> {
-  const stored = await ctx.models.IntegrationFile.find({ integrationName }, { _id: 1 }).lean();
-  const unused = stored.map((file) => file._id).filter((id) => !keep.includes(id));
-  if (unused.length) await ctx.models.IntegrationFile.deleteMany({ integrationName, _id: { $in: unused } });
+  await ctx.models.IntegrationFile.deleteMany({ integrationName, _id: { $nin: [...keep] } });
 }
 
 /** The file if it belongs to the integration (its bytes as a Buffer); 404 otherwise. */

@@ -34,9 +34,11 @@ export async function loadIntegrationView(ctx: IntegrationsContext, caller: Prin
   return { integration, owner: role ? { organizationId: integration.ownerOrganizationId, userId: caller.userId, role } : null };
 }
 
-/** 403 unless the caller administers the integration's owner organization. */
-export function requireOwnerAdmin(view: IntegrationView, action: string): void {
+/** The integration by name when the caller administers its owner organization (404 as loadIntegrationView, else 403). */
+export async function loadOwnedIntegration(ctx: IntegrationsContext, caller: Principal, integrationName: string, action: string): Promise<IntegrationDoc> {
+  const view = await loadIntegrationView(ctx, caller, integrationName);
   if (!isOrgAdmin(view.owner)) throw httpError.forbidden(`Only admins of the integration's organization can ${action}`);
+  return view.integration;
 }
 
 /** Organizations among those the integration is installed in that the caller administers. */
@@ -150,6 +152,30 @@ export async function installationStanding(
     throw httpError.notFound('Installation');
   }
   return standing;
+}
+
+/** 403 unless the standing is an admin's of the installation's organization. */
+export function requireInstallingAdmin(standing: Pick<InstallationStanding, 'orgAdmin'>, action: string): void {
+  if (!standing.orgAdmin) throw httpError.forbidden(`Only admins of the installation's organization can ${action}`);
+}
+
+/**
+ * Who may install on (or uninstall from) one target: admins of the installation's organization,
+ * and for a space its own admins too — what `Space.permissions.installIntegration` (in `target`,
+ * the space as the caller sees it) tells them. Anyone else gets installationStanding's 403 or 404.
+ */
+export async function requireTargetInstaller(
+  ctx: IntegrationsContext,
+  userId: string,
+  view: IntegrationView,
+  installation: InstallationDoc,
+  kind: TargetKind,
+  target: { organizationId: string; rest?: Record<string, unknown> } | undefined,
+  action: string,
+): Promise<void> {
+  const permissions = target?.rest?.permissions as { installIntegration?: unknown } | undefined;
+  if (kind === 'space' && target?.organizationId === installation.organizationId && permissions?.installIntegration === true) return;
+  requireInstallingAdmin(await installationStanding(ctx, userId, view, installation.organizationId), action);
 }
 
 export interface ListInstallationsQuery extends ListQuery {

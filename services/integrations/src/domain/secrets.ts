@@ -28,7 +28,7 @@ function keyOf(config: KeyConfig): Buffer {
 }
 
 /** A secret could not be opened: another key, another purpose, or a tampered value. */
-export class SealedSecretError extends Error {
+class SealedSecretError extends Error {
   constructor() {
     super('a stored secret could not be decrypted (wrong INTEGRATIONS_SECRETS_KEY, or the value was altered)');
     this.name = 'SealedSecretError';

@@ -16,7 +16,7 @@ export interface TargetObject {
 }
 
 /** The live spaces among `ids` (trashed, purged and unknown ones are absent), presented to `viewerUserId` when given. */
-export async function lookUpSpaces(ctx: IntegrationsContext, ids: string[], viewerUserId?: string): Promise<Map<string, TargetObject>> {
+async function lookUpSpaces(ctx: IntegrationsContext, ids: string[], viewerUserId?: string): Promise<Map<string, TargetObject>> {
   const unique = [...new Set(ids)];
   const found = new Map<string, TargetObject>();
   for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
@@ -37,7 +37,7 @@ export async function lookUpSpaces(ctx: IntegrationsContext, ids: string[], view
 }
 
 /** The sites among `ids` (unknown ones are absent), presented to `viewerUserId` when given. */
-export async function lookUpSites(ctx: IntegrationsContext, ids: string[], viewerUserId?: string): Promise<Map<string, TargetObject>> {
+async function lookUpSites(ctx: IntegrationsContext, ids: string[], viewerUserId?: string): Promise<Map<string, TargetObject>> {
   const unique = [...new Set(ids)];
   const found = new Map<string, TargetObject>();
   for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {

@@ -3,11 +3,10 @@ import { httpError, listEnvelope, listQuerySchema, route, type Route } from '@qu
 import type { IntegrationsContext } from '../domain/context';
 import { clearDevMode, setDevMode } from '../domain/dev';
 import { findEvent, listEvents } from '../domain/events';
-import { loadIntegrationView, requireOwnerAdmin } from '../domain/installations';
+import { loadOwnedIntegration } from '../domain/installations';
 import { presentEvent, presentEventDetail } from '../presenters/event-presenter';
-import { devModeBody, eventParams, integrationParams } from './installation-schemas';
-
-const INTEGRATION = '/v1/integrations/:integrationName';
+import { devModeBody, eventParams } from './installation-schemas';
+import { INTEGRATION_PATH as INTEGRATION, integrationParams } from './integration-schemas';
 
 /**
  * What the integration's developers see and do (admins of its owner organization): its events
@@ -23,9 +22,8 @@ export function eventRoutes(ctx: IntegrationsContext): Route[] {
       params: integrationParams,
       query: listQuerySchema,
       handler: async ({ caller, params, query }) => {
-        const view = await loadIntegrationView(ctx, caller, params.integrationName);
-        requireOwnerAdmin(view, "read the integration's events");
-        const page = await listEvents(ctx, view.integration._id, query);
+        const integration = await loadOwnedIntegration(ctx, caller, params.integrationName, "read the integration's events");
+        const page = await listEvents(ctx, integration._id, query);
         return listEnvelope(page.items.map(presentEvent), page.count, page.next);
       },
     }),
@@ -37,9 +35,8 @@ export function eventRoutes(ctx: IntegrationsContext): Route[] {
       response: integrationEventDetail,
       params: eventParams,
       handler: async ({ caller, params }) => {
-        const view = await loadIntegrationView(ctx, caller, params.integrationName);
-        requireOwnerAdmin(view, "read the integration's events");
-        const event = await findEvent(ctx, view.integration._id, params.eventId);
+        const integration = await loadOwnedIntegration(ctx, caller, params.integrationName, "read the integration's events");
+        const event = await findEvent(ctx, integration._id, params.eventId);
         if (!event) throw httpError.notFound('Event');
         return presentEventDetail(event);
       },
@@ -55,9 +52,8 @@ export function eventRoutes(ctx: IntegrationsContext): Route[] {
       params: integrationParams,
       body: devModeBody,
       handler: async ({ caller, params, body }) => {
-        const view = await loadIntegrationView(ctx, caller, params.integrationName);
-        requireOwnerAdmin(view, 'turn dev mode on');
-        await setDevMode(ctx, view.integration, body);
+        const integration = await loadOwnedIntegration(ctx, caller, params.integrationName, 'turn dev mode on');
+        await setDevMode(ctx, integration, body);
       },
     }),
 
@@ -67,9 +63,8 @@ export function eventRoutes(ctx: IntegrationsContext): Route[] {
       summary: "Turn dev mode off: the integration's events go to its published script again",
       params: integrationParams,
       handler: async ({ caller, params }) => {
-        const view = await loadIntegrationView(ctx, caller, params.integrationName);
-        requireOwnerAdmin(view, 'turn dev mode off');
-        await clearDevMode(ctx, view.integration);
+        const integration = await loadOwnedIntegration(ctx, caller, params.integrationName, 'turn dev mode off');
+        await clearDevMode(ctx, integration);
       },
     }),
   ];

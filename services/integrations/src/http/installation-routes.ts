@@ -1,5 +1,5 @@
 import { integrationInstallation, integrationSiteInstallation, integrationSpaceInstallation, list } from '@quire/contract';
-import { apiUrl, created, httpError, listEnvelope, route, type Route } from '@quire/http';
+import { apiUrl, created, listEnvelope, route, type Route } from '@quire/http';
 import type { Principal } from '@quire/runtime';
 import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
 import { loadOrgAccess } from '../domain/access';
@@ -17,6 +17,8 @@ import {
   loadIntegrationView,
   loadTargetInstallation,
   requireInstallableOn,
+  requireInstallingAdmin,
+  requireTargetInstaller,
   uninstallFromTarget,
   uninstallIntegration,
   updateInstallation,
@@ -31,7 +33,6 @@ import {
   installBody,
   installOnSiteBody,
   installOnSpaceBody,
-  integrationParams,
   listInstallationsQuery,
   listInstallationTargetsQuery,
   listTargetsQuery,
@@ -40,8 +41,8 @@ import {
   updateInstallationBody,
   updateTargetInstallationBody,
 } from './installation-schemas';
+import { INTEGRATION_PATH as INTEGRATION, integrationParams } from './integration-schemas';
 
-const INTEGRATION = '/v1/integrations/:integrationName';
 const INSTALLATIONS = `${INTEGRATION}/installations`;
 const INSTALLATION = `${INSTALLATIONS}/:installationId`;
 
@@ -74,15 +75,15 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
     return targets.map((target) => presentTargetInstallation(target, { object: objects?.get(target.targetId)?.rest, config }));
   };
 
+  /** The integration (404 as the catalogue says) and its installation (404 when none). */
+  const viewAndInstallation = async (caller: Principal, params: { integrationName: string; installationId: string }) => {
+    const view = await loadIntegrationView(ctx, caller, params.integrationName);
+    return { view, installation: await loadInstallation(ctx, params.integrationName, params.installationId) };
+  };
   /** The integration, the installation and the caller's standing on it (404/403 as installationStanding says). */
   const installationOfRequest = async (caller: Principal, params: { integrationName: string; installationId: string }) => {
-    const view = await loadIntegrationView(ctx, caller, params.integrationName);
-    const installation = await loadInstallation(ctx, params.integrationName, params.installationId);
-    const standing = await installationStanding(ctx, caller.userId, view, installation.organizationId);
-    return { view, installation, standing };
-  };
-  const requireInstallingAdmin = (standing: { orgAdmin: boolean }, action: string) => {
-    if (!standing.orgAdmin) throw httpError.forbidden(`Only admins of the installation's organization can ${action}`);
+    const { view, installation } = await viewAndInstallation(caller, params);
+    return { view, installation, standing: await installationStanding(ctx, caller.userId, view, installation.organizationId) };
   };
 
   const targetRoutes = (kind: TargetKind): Route[] => {
@@ -95,18 +96,11 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
     const presentOneTarget = async (target: TargetInstallationDoc, extended: boolean, caller: Principal) =>
       (await presentTargets([target], kind, extended, caller))[0];
     const lookUpOne = async (targetId: string, caller: Principal) => (await lookUpTargets(ctx, kind, [targetId], caller.userId)).get(targetId);
-    /**
-     * Who may install on (or uninstall from) one target: admins of the installation's
-     * organization, and for a space its admins too — what `Space.permissions.installIntegration`
-     * tells them. Anyone else gets installationStanding's 403 or 404.
-     */
+    /** The integration, the installation and the target, once the caller may install there (requireTargetInstaller). */
     const targetInstallerOf = async (caller: Principal, params: { integrationName: string; installationId: string }, targetId: string, action: string) => {
-      const view = await loadIntegrationView(ctx, caller, params.integrationName);
-      const installation = await loadInstallation(ctx, params.integrationName, params.installationId);
+      const { view, installation } = await viewAndInstallation(caller, params);
       const found = await lookUpOne(targetId, caller);
-      const permissions = found?.rest?.permissions as { installIntegration?: unknown } | undefined;
-      const spaceAdmin = kind === 'space' && found?.organizationId === installation.organizationId && permissions?.installIntegration === true;
-      if (!spaceAdmin) requireInstallingAdmin(await installationStanding(ctx, caller.userId, view, installation.organizationId), action);
+      await requireTargetInstaller(ctx, caller.userId, view, installation, kind, found, action);
       return { view, installation, found };
     };
 

@@ -1,18 +1,18 @@
 import { z } from 'zod';
+import { installationConfiguration, installationExternalIds, installationSelection } from '@quire/contract';
 import { booleanQuery, httpUrlSchema, idSchema, listQuerySchema } from '@quire/http';
 import { integrationParams } from './integration-schemas';
 
 /** A configuration: a JSON object, at most 64 KiB once serialized. */
 const MAX_CONFIGURATION_BYTES = 64 * 1024;
-const configuration = z
-  .record(z.string(), z.unknown())
-  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_CONFIGURATION_BYTES, `must be at most ${MAX_CONFIGURATION_BYTES} bytes of JSON`);
-/** GitBook IntegrationInstallationExternalIds: at most 5. */
-const externalIds = z.array(z.string().min(1).max(256)).max(5);
-const selection = z.enum(['all', 'selected']);
-const externalIdFilter = z.string().min(1).max(256).optional();
+const configuration = installationConfiguration.refine(
+  (value) => Buffer.byteLength(JSON.stringify(value)) <= MAX_CONFIGURATION_BYTES,
+  `must be at most ${MAX_CONFIGURATION_BYTES} bytes of JSON`,
+);
+const externalIds = installationExternalIds;
+const selection = installationSelection;
+const externalIdFilter = installationExternalIds.element.optional();
 
-export { integrationParams };
 export const installationParams = integrationParams.extend({ installationId: idSchema });
 export const spaceInstallationParams = installationParams.extend({ spaceId: idSchema });
 export const siteInstallationParams = installationParams.extend({ siteId: idSchema });
@@ -30,8 +30,8 @@ export const installOnSiteBody = z.object({ siteId: idSchema });
 
 export const extendedQuery = z.object({ extended: booleanQuery.default(false) });
 export const listInstallationsQuery = listQuerySchema.extend({ externalId: externalIdFilter });
-export const listTargetsQuery = listQuerySchema.extend({ externalId: externalIdFilter, extended: booleanQuery.default(false) });
-export const listInstallationTargetsQuery = listQuerySchema.extend({ extended: booleanQuery.default(false) });
+export const listInstallationTargetsQuery = listQuerySchema.extend(extendedQuery.shape);
+export const listTargetsQuery = listInstallationTargetsQuery.extend({ externalId: externalIdFilter });
 
 /** GitBook's setIntegrationDevelopmentMode body. */
 export const devModeBody = z.object({

@@ -7,7 +7,7 @@ import type { IntegrationsContext } from '../domain/context';
 import { loadIntegrationFile } from '../domain/files';
 import { organizationsAsSeenBy } from '../domain/organizations';
 import { presentIntegration } from '../presenters/integration-presenter';
-import { integrationFileParams, integrationParams, listIntegrationsQuery, publishIntegrationBody } from './integration-schemas';
+import { INTEGRATION_PATH, integrationFileParams, integrationParams, listIntegrationsQuery, publishIntegrationBody } from './integration-schemas';
 
 /** Files never change at an address (their id is a digest of their bytes): cached for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -56,7 +56,7 @@ export function integrationRoutes(ctx: IntegrationsContext): Route[] {
 
     route({
       method: 'get',
-      path: '/v1/integrations/:integrationName',
+      path: INTEGRATION_PATH,
       summary: 'Get an integration by its name',
       response: integrationObject,
       params: integrationParams,
@@ -68,7 +68,7 @@ export function integrationRoutes(ctx: IntegrationsContext): Route[] {
 
     route({
       method: 'post',
-      path: '/v1/integrations/:integrationName',
+      path: INTEGRATION_PATH,
       summary: 'Publish an integration',
       response: integrationObject,
       params: integrationParams,
@@ -81,7 +81,7 @@ export function integrationRoutes(ctx: IntegrationsContext): Route[] {
 
     route({
       method: 'delete',
-      path: '/v1/integrations/:integrationName',
+      path: INTEGRATION_PATH,
       summary: 'Unpublish an integration',
       params: integrationParams,
       handler: async ({ caller, params }) => {

@@ -15,6 +15,8 @@ import { INTEGRATION_RUNTIMES } from '../db/models';
 /** Limits of GitBook's PublishIntegration where the spec gives none. */
 const MAX_SECRETS = 20;
 
+/** Where an integration's routes start. */
+export const INTEGRATION_PATH = '/v1/integrations/:integrationName';
 export const integrationParams = z.object({ integrationName });
 export const integrationFileParams = integrationParams.extend({
   fileId: z

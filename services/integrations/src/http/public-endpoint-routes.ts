@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpError, route, type RawBodyRequest, type Route } from '@quire/http';
+import { apiUrl, httpError, route, type RawBodyRequest, type Route } from '@quire/http';
 import type { Request } from 'express';
 import type { IntegrationsContext } from '../domain/context';
 import { fetchPublicEndpoint } from '../domain/public-endpoint';
@@ -30,7 +30,6 @@ async function bodyOf(req: Request): Promise<Uint8Array | undefined> {
  * OAuth callback `…/integration/oauth`): answered by its published script, without a token.
  */
 export function publicEndpointRoutes(ctx: IntegrationsContext): Route[] {
-  const base = ctx.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   return (['get', 'post'] as const).flatMap((method) =>
     [ENDPOINT, `${ENDPOINT}/:path`].map((path) =>
       route({
@@ -43,7 +42,7 @@ export function publicEndpointRoutes(ctx: IntegrationsContext): Route[] {
         handler: async ({ params, req, res }) => {
           const answer = await fetchPublicEndpoint(ctx, params.integrationName, {
             method: req.method,
-            url: `${base}${req.originalUrl}`,
+            url: apiUrl(ctx.config.PUBLIC_BASE_URL, req.originalUrl),
             headers: req.headers,
             body: await bodyOf(req),
           });

@@ -16,7 +16,7 @@ const parseJson = <T>(text: string | undefined, fallback: T): T => (text ? (JSON
  * its assets, and its public HTTP endpoint (`/v1/public/integrations/{name}/integration`,
  * answered by its script; the content endpoint is the same: Quire has no separate content origin).
  */
-export function integrationUrls(baseUrl: string, integration: Pick<IntegrationDoc, '_id' | 'iconFileId'>) {
+function integrationUrls(baseUrl: string, integration: Pick<IntegrationDoc, '_id' | 'iconFileId'>) {
   const location = apiUrl(baseUrl, integrationPath(integration._id));
   const publicEndpoint = integrationEndpointUrl(baseUrl, integration._id);
   return {

@@ -179,11 +179,7 @@ export class HostBridge {
     })();
   }
 
-  private settleFetch(
-    id: number,
-    error: string | undefined,
-    response?: { status: number; statusText: string; url: string; headers: string; body: Uint8Array },
-  ): void {
+  private settleFetch(id: number, error: string | undefined, response?: FetchedResponse): void {
     const { context: ctx } = this.sandbox;
     this.call('settleFetch', () => {
       const init = ctx.newObject();

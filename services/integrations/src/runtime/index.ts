@@ -8,7 +8,7 @@
  */
 export { compileScript } from './compile';
 export { runScript } from './run';
-export { dispatchRequest, DISPATCH_URL } from './dispatch';
-export type { DispatchInput, IntegrationContentInstallation, IntegrationEnvironment, IntegrationEvent } from './dispatch';
+export { dispatchRequest } from './dispatch';
+export type { DispatchInput, IntegrationEnvironment, IntegrationEvent } from './dispatch';
 export { DEFAULT_LIMITS } from './types';
 export type { CompileResult, HostFetch, LogEntry, LogLevel, RunLimits, RunResult, RunScriptInput, ScriptRequest, ScriptResponse } from './types';

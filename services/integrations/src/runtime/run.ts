@@ -30,6 +30,7 @@ export async function runScript(input: RunScriptInput): Promise<RunResult> {
   const bridge = new HostBridge(sandbox, limits, input.hostFetch);
   const { context } = sandbox;
   let failure: string | undefined;
+  let outOfMemory = false;
   try {
     // Every call into QuickJS goes through sandbox.enter: CPU accounting, and an engine fault
     // becomes a stop instead of an exception.
@@ -55,7 +56,8 @@ export async function runScript(input: RunScriptInput): Promise<RunResult> {
     }
   } finally {
     bridge.close();
-    if (ranOutOfMemory(sandbox, failure, bridge)) sandbox.abandon();
+    outOfMemory = ranOutOfMemory(sandbox, failure, bridge);
+    if (outOfMemory) sandbox.abandon();
     sandbox.dispose();
     if (sandbox.faulted) await discardEngine(engine);
   }
@@ -70,6 +72,6 @@ export async function runScript(input: RunScriptInput): Promise<RunResult> {
   else if (outcome && 'response' in outcome) response = outcome.response;
   else error = outcome && 'error' in outcome ? `The handler failed: ${outcome.error}` : failure;
   // An out-of-memory error that guest/errors.ts did not see (it stops the run when it does).
-  if (error && !sandbox.stopReason && ranOutOfMemory(sandbox, failure, bridge)) error = `${memoryLimitExceeded(limits.memoryBytes)}: ${error}`;
+  if (error && !sandbox.stopReason && outOfMemory) error = `${memoryLimitExceeded(limits.memoryBytes)}: ${error}`;
   return { response, logs: bridge.logs, error, durationMs: performance.now() - started };
 }

@@ -93,7 +93,7 @@ export class Sandbox {
         // Only uncatchable errors (interrupted) escape a job: the promise machinery catches the rest.
         const message = this.describe(result.error);
         result.error.dispose();
-        this.stop(this.stopReason ?? `uncaught: ${message}`);
+        this.stop(`uncaught: ${message}`);
         return;
       }
       if (result.value === 0) return;

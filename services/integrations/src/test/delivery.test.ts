@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { EVENT_TYPES } from '@quire/async';
 import { cleanupTestEnvironment, testBackendConfig, testEnvironment, waitFor, type TestEnvironment } from '@quire/testkit';
 import type { IntegrationsConfig } from '../config';
-import type { IntegrationDoc } from '../db/models';
+import type { IntegrationDoc, IntegrationEventDoc } from '../db/models';
 import type { OrgAccess } from '../domain/access';
 import type { IntegrationsContext } from '../domain/context';
 import { deliverEvent, requeuePendingEvents, signDelivery } from '../domain/delivery';
@@ -75,6 +75,25 @@ describe('integration events: recording and delivery (domain, real datastore and
   const admin = (organizationId: string): OrgAccess => ({ organizationId, userId: `admin-of-${organizationId}`, role: 'admin' });
   const view = (integration: IntegrationDoc) => ({ integration, owner: admin(integration.ownerOrganizationId) });
   const eventsOf = (integrationName: string) => ctx.models.IntegrationEvent.find({ integrationName }).sort({ createdAt: 1 }).lean();
+  /** A recorded, not yet delivered installation_setup event (as recordEvents writes one). */
+  const pendingSetupEvent = (id: string, integrationName: string, installationId: string, organizationId: string): IntegrationEventDoc => {
+    const now = new Date();
+    return {
+      _id: id,
+      integrationName,
+      installationId,
+      organizationId,
+      type: 'installation_setup',
+      payload: JSON.stringify({ eventId: id, type: 'installation_setup', installationId, status: 'active' }),
+      status: 'pending',
+      attempts: 0,
+      logs: [],
+      deliveredTo: null,
+      finishedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+  };
   const settled = (integrationName: string, count: number) =>
     waitFor(
       `${count} delivered events of ${integrationName}`,
@@ -239,20 +258,7 @@ describe('integration events: recording and delivery (domain, real datastore and
 
   it('queues again a pending event whose job was lost (restart, Redis flushed)', async () => {
     const integration = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
-    const now = new Date();
-    await ctx.models.IntegrationEvent.create({
-      _id: `lost-event-${counter}`,
-      integrationName: integration._id,
-      installationId: 'gone-installation',
-      organizationId: 'lost-org',
-      type: 'installation_setup',
-      payload: JSON.stringify({ eventId: `lost-event-${counter}`, type: 'installation_setup', installationId: 'gone-installation', status: 'active' }),
-      status: 'pending',
-      attempts: 0,
-      logs: [],
-      createdAt: now,
-      updatedAt: now,
-    });
+    await ctx.models.IntegrationEvent.create(pendingSetupEvent(`lost-event-${counter}`, integration._id, 'gone-installation', 'lost-org'));
     assert.ok((await requeuePendingEvents(ctx, 0)) >= 1);
     await settled(integration._id, 1);
     assert.equal((await eventsOf(integration._id))[0].status, 'success');
@@ -271,20 +277,7 @@ describe('integration events: recording and delivery (domain, real datastore and
     await assert.rejects(setDevMode(ctx, integration, { tunnelUrl: 'ftp://127.0.0.1/', all: false }), /tunnelUrl: only http and https/);
     // Set while allowed, then delivered by a service that does not allow it: failed at once, not retried.
     await setDevMode(ctx, integration, { tunnelUrl: tunnel.url, all: true });
-    const now = new Date();
-    const event = {
-      _id: `strict-event-${counter}`,
-      integrationName: integration._id,
-      installationId: 'strict-installation',
-      organizationId: 'strict-org',
-      type: 'installation_setup',
-      payload: JSON.stringify({ eventId: `strict-event-${counter}`, type: 'installation_setup', installationId: 'strict-installation', status: 'active' }),
-      status: 'pending' as const,
-      attempts: 0,
-      logs: [],
-      createdAt: now,
-      updatedAt: now,
-    };
+    const event = pendingSetupEvent(`strict-event-${counter}`, integration._id, 'strict-installation', 'strict-org');
     await ctx.models.IntegrationEvent.create(event);
     assert.equal(await deliverEvent(strict, event._id, { number: 1, last: false }), 'done');
     const after = await ctx.models.IntegrationEvent.findById(event._id).lean();
