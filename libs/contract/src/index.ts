@@ -16,3 +16,5 @@ export * from './search';
 export * from './git';
 export * from './integrations';
 export * from './installations';
+export * from './conversations';
+export * from './translations';

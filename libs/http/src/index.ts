@@ -25,3 +25,4 @@ export { presentUser } from './presenters';
 export { redactSecretQuery } from './log-redaction';
 export { route, routerOf, Reply, created, noContent, type Route, type RouteAccess, type RouteInput, type HttpMethod } from './routes';
 export { openApiPart, openApiPath } from './openapi';
+export { findOrgAccess, loadOrgAccess, orgRolesOf, isOrgAdmin, requireOrgAdmin, type OrgAccess, type OrgAccessDeps } from './org-access';

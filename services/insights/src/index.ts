@@ -1,1 +1,2 @@
 export { startInsights } from './service';
+export { insightsConfigSchema, type InsightsConfig } from './config';

@@ -1,4 +1,5 @@
-import { backendConfigSchema, loadConfig, runMain } from '@quire/runtime';
+import { loadConfig, runMain } from '@quire/runtime';
+import { insightsConfigSchema } from './config';
 import { startInsights } from './service';
 
-runMain('insights', () => startInsights(loadConfig(backendConfigSchema)));
+runMain('insights', () => startInsights(loadConfig(insightsConfigSchema)));

@@ -1,8 +1,7 @@
-import { httpError, keysetPage, type ListQuery } from '@quire/http';
+import { findOrgAccess, httpError, isOrgAdmin, keysetPage, orgRolesOf, requireOrgAdmin, type ListQuery, type OrgAccess } from '@quire/http';
 import { isDuplicateKeyError, newId, roleAtLeast, type Principal } from '@quire/runtime';
 import type { InstallationDoc, IntegrationDoc, TargetInstallationDoc } from '../db/models';
 import { configurationOf } from '../presenters/installation-presenter';
-import { findOrgAccess, isOrgAdmin, orgRolesOf, requireOrgAdmin, type OrgAccess } from './access';
 import { loadIntegration } from './catalogue';
 import { checkConfiguration, requireValidConfiguration } from './configuration';
 import type { IntegrationsContext } from './context';

@@ -1,8 +1,7 @@
 import { integrationInstallation, integrationSiteInstallation, integrationSpaceInstallation, list } from '@quire/contract';
-import { apiUrl, created, listEnvelope, route, type Route } from '@quire/http';
+import { apiUrl, created, listEnvelope, loadOrgAccess, route, type Route } from '@quire/http';
 import type { Principal } from '@quire/runtime';
 import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
-import { loadOrgAccess } from '../domain/access';
 import type { IntegrationsContext } from '../domain/context';
 import {
   countSpaceInstallations,

@@ -5,7 +5,7 @@ import { EVENT_TYPES } from '@quire/async';
 import { cleanupTestEnvironment, testBackendConfig, testEnvironment, waitFor, type TestEnvironment } from '@quire/testkit';
 import type { IntegrationsConfig } from '../config';
 import type { IntegrationDoc, IntegrationEventDoc } from '../db/models';
-import type { OrgAccess } from '../domain/access';
+import type { OrgAccess } from '@quire/http';
 import type { IntegrationsContext } from '../domain/context';
 import { deliverEvent, requeuePendingEvents, signDelivery } from '../domain/delivery';
 import { setDevMode } from '../domain/dev';

@@ -1,14 +1,10 @@
-import { fromService, httpError } from '@quire/http';
-import { membershipCacheOf, membershipFromProto, outsideTokenScope, roleAtLeast, type Role } from '@quire/runtime';
+import { httpError, loadOrgAccess, type OrgAccess } from '@quire/http';
+import { roleAtLeast } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from './context';
 
-/** The caller's standing in an organization: only members holding a role see its sites. */
-export interface OrgAccess {
-  organizationId: string;
-  userId: string;
-  role: Role;
-}
+/** The caller's standing in an organization (404 for outsiders, guests and other tokens' scopes): the shared lookup. */
+export { loadOrgAccess, type OrgAccess };
 
 export interface SitePermissions {
   view: boolean;
@@ -19,22 +15,6 @@ export interface SitePermissions {
   installIntegration: boolean;
   viewAdaptiveSchema: boolean;
   editAdaptiveSchema: boolean;
-}
-
-/**
- * The caller's role in the organization; 404 when they are not an active member with a
- * role (guests and outsiders never learn which sites exist), or when their token is scoped
- * to another organization (checked first, whatever the cache holds). The membership comes
- * from this process's cache, which identity's invalidations keep current, else from identity.
- */
-export async function loadOrgAccess(ctx: PublishingContext, userId: string, organizationId: string): Promise<OrgAccess> {
-  if (outsideTokenScope(organizationId, userId)) throw httpError.notFound('Organization');
-  const membership = await membershipCacheOf(ctx.redis, ctx.logger).get(organizationId, userId, async () =>
-    membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership),
-  );
-  const role = membership.member && !membership.disabled ? membership.role : null;
-  if (!role) throw httpError.notFound('Organization');
-  return { organizationId, userId, role };
 }
 
 /** Site permissions (OpenAPI Site.permissions), from the organization role (design.md §4). */

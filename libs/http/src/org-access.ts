@@ -1,6 +1,23 @@
-import { fromService, httpError } from '@quire/http';
-import { membershipCacheOf, membershipFromProto, MAX_GRPC_BATCH, outsideTokenScope, roleAtLeast, type CachedMembership, type Role } from '@quire/runtime';
-import type { IntegrationsContext } from './context';
+import {
+  membershipCacheOf,
+  membershipFromProto,
+  MAX_GRPC_BATCH,
+  outsideTokenScope,
+  roleAtLeast,
+  type CachedMembership,
+  type Logger,
+  type RedisClient,
+  type Role,
+  type ServiceClients,
+} from '@quire/runtime';
+import { fromService, httpError } from './errors';
+
+/** What the organization lookups need of a service's context. */
+export interface OrgAccessDeps {
+  redis: RedisClient;
+  logger: Logger;
+  clients: ServiceClients;
+}
 
 /** The caller's standing in an organization: only members holding a role act in it. */
 export interface OrgAccess {
@@ -20,18 +37,18 @@ function activeRole(membership: CachedMembership): Role | null {
  * holds). The membership comes from this process's cache, which identity's invalidations keep
  * current, else from identity.
  */
-export async function findOrgAccess(ctx: IntegrationsContext, userId: string, organizationId: string): Promise<OrgAccess | null> {
+export async function findOrgAccess(deps: OrgAccessDeps, userId: string, organizationId: string): Promise<OrgAccess | null> {
   if (outsideTokenScope(organizationId, userId)) return null;
-  const membership = await membershipCacheOf(ctx.redis, ctx.logger).get(organizationId, userId, async () =>
-    membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership),
+  const membership = await membershipCacheOf(deps.redis, deps.logger).get(organizationId, userId, async () =>
+    membershipFromProto((await fromService('Identity', deps.clients.identity.getMembership({ organizationId, userId }))).membership),
   );
   const role = activeRole(membership);
   return role ? { organizationId, userId, role } : null;
 }
 
 /** {@link findOrgAccess}, or 404: outsiders never learn what an organization holds. */
-export async function loadOrgAccess(ctx: IntegrationsContext, userId: string, organizationId: string): Promise<OrgAccess> {
-  const access = await findOrgAccess(ctx, userId, organizationId);
+export async function loadOrgAccess(deps: OrgAccessDeps, userId: string, organizationId: string): Promise<OrgAccess> {
+  const access = await findOrgAccess(deps, userId, organizationId);
   if (!access) throw httpError.notFound('Organization');
   return access;
 }
@@ -40,13 +57,13 @@ export async function loadOrgAccess(ctx: IntegrationsContext, userId: string, or
  * The caller's roles in several organizations (those where they hold one), from the cache and
  * one BatchGetMemberships per thousand missing: what lists need for every row at once.
  */
-export async function orgRolesOf(ctx: IntegrationsContext, userId: string, organizationIds: readonly string[]): Promise<Map<string, Role>> {
+export async function orgRolesOf(deps: OrgAccessDeps, userId: string, organizationIds: readonly string[]): Promise<Map<string, Role>> {
   const inScope = [...new Set(organizationIds)].filter((organizationId) => !outsideTokenScope(organizationId, userId));
-  const memberships = await membershipCacheOf(ctx.redis, ctx.logger).getMany(userId, inScope, async (missing) => {
+  const memberships = await membershipCacheOf(deps.redis, deps.logger).getMany(userId, inScope, async (missing) => {
     const loaded = new Map<string, CachedMembership>();
     for (let i = 0; i < missing.length; i += MAX_GRPC_BATCH) {
       const organizationIds = missing.slice(i, i + MAX_GRPC_BATCH);
-      const answer = await fromService('Identity', ctx.clients.identity.batchGetMemberships({ userId, organizationIds }));
+      const answer = await fromService('Identity', deps.clients.identity.batchGetMemberships({ userId, organizationIds }));
       for (const membership of answer.memberships) loaded.set(membership.organizationId, membershipFromProto(membership));
     }
     return loaded;
@@ -64,7 +81,7 @@ export function isOrgAdmin(access: Pick<OrgAccess, 'role'> | null | undefined): 
   return !!access && roleAtLeast(access.role, 'admin');
 }
 
-/** 403 unless the caller administers the organization (publishing, installing, reading events…). */
+/** 403 unless the caller administers the organization. */
 export function requireOrgAdmin(access: OrgAccess, action: string): void {
   if (!isOrgAdmin(access)) throw httpError.forbidden(`Only organization admins can ${action}`);
 }

@@ -1,0 +1,2 @@
+/** spec "Conversation, issue, cluster" (GitBook's Conversation, ConversationIssue, IssuesCluster). Filled in by issue 14. */
+export {};

@@ -1,0 +1,2 @@
+/** spec "Translation" (GitBook's Translation). Filled in by issue 14. */
+export {};

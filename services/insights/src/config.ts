@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { backendConfigSchema } from '@quire/runtime';
+
+const optionalUrl = z.preprocess((value) => (value === '' ? undefined : value), z.url().optional());
+const optionalText = z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
+
+/**
+ * The insights service's settings: the backend ones plus its optional providers. Nothing here
+ * is required: conversations are processed by the built-in NLP pipeline, and translation runs
+ * fail with a clear reason until a translation provider is configured.
+ */
+export const insightsConfigSchema = backendConfigSchema.extend({
+  /** An OpenAI-compatible API (base URL up to `/v1`) that improves issue extraction, cluster labels and summaries. */
+  INSIGHTS_LLM_URL: optionalUrl,
+  INSIGHTS_LLM_API_KEY: optionalText,
+  INSIGHTS_LLM_MODEL: z.string().default('gpt-4o-mini'),
+  /** Its embeddings model; empty: clustering keeps the built-in vectors. */
+  INSIGHTS_EMBEDDINGS_MODEL: optionalText,
+  /** Which translation provider runs use: none (runs fail, saying so), a LibreTranslate-compatible API or an OpenAI-compatible chat API. */
+  TRANSLATION_PROVIDER: z.enum(['none', 'libretranslate', 'openai']).default('none'),
+  /** Base URL of the provider (LibreTranslate: its root; OpenAI-compatible: up to `/v1`). */
+  TRANSLATION_PROVIDER_URL: optionalUrl,
+  TRANSLATION_PROVIDER_API_KEY: optionalText,
+  /** The chat model of an OpenAI-compatible provider. */
+  TRANSLATION_PROVIDER_MODEL: z.string().default('gpt-4o-mini'),
+  /** How long one provider call may take. */
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+});
+export type InsightsConfig = z.infer<typeof insightsConfigSchema>;

@@ -1,0 +1,13 @@
+import { defineModels } from '@quire/runtime';
+import type { InsightsModels } from './context';
+import { conversationModelDefinitions } from './conversations';
+import { translationModelDefinitions } from './translations';
+
+/** Every module's models, registered on the insights database. */
+const insightsModels = defineModels<InsightsModels>({
+  ...conversationModelDefinitions,
+  ...translationModelDefinitions,
+});
+
+export const registerModels = insightsModels.register;
+export const modelsOf = insightsModels.of;
