@@ -95,6 +95,16 @@ expect_rejected "no Redis settings" --set global.mongodb.uri=mongodb://mongo:270
 expect_rejected "malformed Redis URL" "${BASE[@]}" --set global.redis.url=redis.example:6379
 expect_rejected "internal secret shorter than 32 characters" "${BASE[@]}" --set global.internalSecret.value=short
 expect_rejected "unknown log level" "${BASE[@]}" --set global.logLevel=verbose
+expect_rejected "unknown translation provider" "${BASE[@]}" --set insights.providers.translation.type=deepl
+expect_rejected "translation provider without its URL" "${BASE[@]}" --set insights.providers.translation.type=openai
+
+step "insights providers: settings as env, API keys from Secrets"
+ins="$WORK/all-insights.yaml"
+h template quire "$CHART" -f "$ALL_FEATURES" --show-only charts/insights/templates/deployment.yaml > "$ins" || fail "insights deployment did not render"
+for name in TRANSLATION_PROVIDER TRANSLATION_PROVIDER_URL TRANSLATION_PROVIDER_API_KEY INSIGHTS_LLM_URL INSIGHTS_LLM_API_KEY; do
+  grep -q "name: $name\$" "$ins" || fail "insights: $name not set"
+done
+grep -q 'name: quire-translate$' "$ins" || fail "insights: translation API key not read from its Secret"
 
 if (( failures > 0 )); then
   printf '\nhelm-check: %d failure(s)\n' "$failures" >&2

@@ -35,7 +35,9 @@ export function organizationPermissions(membership: Pick<MembershipDoc, 'role' |
     ownTeam: active && ownsTeam,
     createContent: creator,
     createOpenAPISpec: creator,
-    ingestConversations: creator,
+    // Ingesting conversations feeds every member's insights: admins (and installation tokens with
+    // the conversations:ingest scope, which insights checks) only.
+    ingestConversations: admin,
     viewBilling: admin,
     listMembers: isMember,
     listTeams: isMember,

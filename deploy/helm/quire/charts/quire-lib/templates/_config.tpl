@@ -299,6 +299,9 @@ env:
   {{- if eq $ctx.Chart.Name "integrations" }}
   {{- include "quire-lib.secretEnv" (list "INTEGRATIONS_SECRETS_KEY" (include "quire-lib.integrationsSecretRef" $ctx) false) | nindent 2 }}
   {{- end }}
+  {{- if eq $ctx.Chart.Name "insights" }}
+  {{- include "quire-lib.insightsProviderEnv" $v | nindent 2 }}
+  {{- end }}
   {{- if not $isGateway }}
   {{- $mongo := $g.mongodb | default dict }}
   {{- $serviceKey := printf "%s_MONGODB_URI" (include "quire-lib.envPrefix" $ctx.Chart.Name) }}
@@ -316,4 +319,59 @@ env:
   {{- with $v.extraEnv }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
+{{- end -}}
+
+{{/*
+The insights service's optional providers (values "insights.providers"): an OpenAI-compatible
+API that improves conversation insights, and the translation provider. API keys come from
+Secrets only. Arg: the effective values of the insights chart.
+*/}}
+{{- define "quire-lib.insightsProviderEnv" -}}
+{{- $p := .providers | default dict -}}
+{{- $llm := $p.llm | default dict -}}
+{{- $tr := $p.translation | default dict -}}
+{{- $type := $tr.type | default "none" -}}
+{{- if not (has $type (list "none" "libretranslate" "openai")) -}}
+{{- fail "insights.providers.translation.type must be one of: none, libretranslate, openai" -}}
+{{- end -}}
+{{- if and (ne $type "none") (not $tr.url) -}}
+{{- fail "insights.providers.translation.url is required when insights.providers.translation.type is not none" -}}
+{{- end -}}
+{{- range $url := list $llm.url $tr.url -}}
+{{- if and $url (not (regexMatch "^https?://[^/]" $url)) -}}
+{{- fail "insights.providers.*.url must be an absolute http(s) URL" -}}
+{{- end -}}
+{{- end -}}
+- name: TRANSLATION_PROVIDER
+  value: {{ $type | quote }}
+{{- with $tr.url }}
+- name: TRANSLATION_PROVIDER_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- with $tr.model }}
+- name: TRANSLATION_PROVIDER_MODEL
+  value: {{ . | quote }}
+{{- end }}
+{{- with $tr.apiKeySecret }}
+{{ include "quire-lib.secretEnv" (list "TRANSLATION_PROVIDER_API_KEY" (printf "name: %s\nkey: %s" .name (.key | default "api-key")) false) }}
+{{- end }}
+{{- with $llm.url }}
+- name: INSIGHTS_LLM_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- with $llm.model }}
+- name: INSIGHTS_LLM_MODEL
+  value: {{ . | quote }}
+{{- end }}
+{{- with $llm.embeddingsModel }}
+- name: INSIGHTS_EMBEDDINGS_MODEL
+  value: {{ . | quote }}
+{{- end }}
+{{- with $llm.apiKeySecret }}
+{{ include "quire-lib.secretEnv" (list "INSIGHTS_LLM_API_KEY" (printf "name: %s\nkey: %s" .name (.key | default "api-key")) false) }}
+{{- end }}
+{{- with $p.timeoutMs }}
+- name: PROVIDER_TIMEOUT_MS
+  value: {{ . | quote }}
+{{- end }}
 {{- end -}}
