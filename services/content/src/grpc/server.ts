@@ -1,6 +1,7 @@
-import { HttpError } from '@quire/http';
+import { HttpError, zodMessage } from '@quire/http';
 import type { content } from '@quire/proto';
 import { GrpcError, grpcStatus, type Role, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
+import type { z } from 'zod';
 import {
   countSpaces,
   getStandings,
@@ -15,7 +16,8 @@ import {
 } from '../access';
 import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../git';
 import type { ContentContext, SpaceDoc } from '../kernel';
-import { findSpaces, listVisibleSpaces, presentSpace } from '../structure';
+import { readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
+import { createSpaceForService, findSpaces, listVisibleSpaces, presentSpace, serviceSpaceRequest } from '../structure';
 
 function orgRoleOf(name: string): Role | null {
   if (!name) return null;
@@ -23,7 +25,49 @@ function orgRoleOf(name: string): Role | null {
   return name;
 }
 
-/** ContentService over gRPC: spaces for other services to embed, list and count. */
+/** A request checked against its schema: INVALID_ARGUMENT naming the first bad fields. */
+function parseRequest<S extends z.ZodType>(schema: S, request: unknown): z.infer<S> {
+  const result = schema.safeParse(request);
+  if (!result.success) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, zodMessage(result.error, 'body'));
+  return result.data;
+}
+
+/** The gRPC status of the domain's expected failures (bad input, not found, a concurrent write, busy). */
+const STATUS_OF_HTTP: Record<number, (typeof grpcStatus)[keyof typeof grpcStatus]> = {
+  400: grpcStatus.INVALID_ARGUMENT,
+  404: grpcStatus.NOT_FOUND,
+  409: grpcStatus.ABORTED,
+  503: grpcStatus.UNAVAILABLE,
+};
+
+/** Runs domain code, turning its expected HTTP errors into the matching gRPC errors. */
+async function asGrpc<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const status = error instanceof HttpError ? STATUS_OF_HTTP[error.status] : undefined;
+    if (status !== undefined) throw new GrpcError(status, (error as HttpError).message);
+    throw error;
+  }
+}
+
+/** A revision's pages as GetSpaceContent answers them: pre-order, with their bodies (none for computed pages). */
+function toContentPages({ revision, bodies }: SpaceContent): content.ContentPage[] {
+  return revision.pages.map((page) => ({
+    id: page.id,
+    parentId: page.parent ?? '',
+    title: page.title,
+    slug: page.slug,
+    emoji: page.emoji,
+    description: page.description,
+    hidden: page.hidden,
+    body: page.computed ? '' : (bodies.get(page.bodyHash) ?? ''),
+    bodyHash: page.bodyHash,
+    kind: page.computed ? 'computed' : 'document',
+  }));
+}
+
+/** ContentService over gRPC: spaces for other services to embed, list, count and create; space content to read and write. */
 export function contentGrpc(ctx: ContentContext): content.ContentServiceImplementation {
   const base = ctx.config.PUBLIC_BASE_URL;
 
@@ -46,31 +90,34 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     ),
   });
 
+  /** Space messages of `spaces` (same order), with `viewer`'s role and view when one is given. */
+  const toSpaces = async (spaces: SpaceDoc[], viewer: string): Promise<content.Space[]> => {
+    // One identity call for every organization involved (with a viewer), one view per
+    // organization: the viewer's roles, and the level in force on each space (its collections).
+    const organizationIds = [...new Set(spaces.map((s) => s.organizationId))];
+    const standings = viewer ? await getStandings(ctx, viewer, organizationIds) : new Map<string, MemberStanding>();
+    const views = new Map<string, OrgView>();
+    for (const organizationId of organizationIds) {
+      views.set(organizationId, await loadOrgView(ctx, standings.get(organizationId) ?? nonMember(organizationId, viewer)));
+    }
+    const viewOf = (space: SpaceDoc) => views.get(space.organizationId)!;
+    const gitSyncs = await loadGitSyncSummaries(
+      ctx,
+      spaces.map((s) => s._id),
+    );
+    return spaces.map((space) => toSpace(space, viewOf(space), viewer ? spaceRoleIn(viewOf(space), space) : null, gitSyncs.get(space._id)));
+  };
+
   return {
     async batchGetSpaces(request) {
       const ids = [...new Set(checkBatch(request.ids, 'ids'))];
       if (ids.length === 0) return { spaces: [] };
-      const spaces = await findSpaces(ctx, ids, { includeDeleted: request.includeDeleted });
-      const viewer = request.viewerUserId;
-      // One identity call for every organization involved (with a viewer), one view per
-      // organization: the viewer's roles, and the level in force on each space (its collections).
-      const organizationIds = [...new Set(spaces.map((s) => s.organizationId))];
-      const standings = viewer ? await getStandings(ctx, viewer, organizationIds) : new Map<string, MemberStanding>();
-      const views = new Map<string, OrgView>();
-      for (const organizationId of organizationIds) {
-        views.set(organizationId, await loadOrgView(ctx, standings.get(organizationId) ?? nonMember(organizationId, viewer)));
-      }
-      const viewOf = (space: SpaceDoc) => views.get(space.organizationId)!;
-      const byId = new Map(spaces.map((s) => [s._id, s]));
-      const gitSyncs = await loadGitSyncSummaries(
-        ctx,
-        spaces.map((s) => s._id),
-      );
+      const found = new Map((await findSpaces(ctx, ids, { includeDeleted: request.includeDeleted })).map((s) => [s._id, s]));
       return {
-        spaces: ids.flatMap((id) => {
-          const space = byId.get(id);
-          return space ? [toSpace(space, viewOf(space), viewer ? spaceRoleIn(viewOf(space), space) : null, gitSyncs.get(id))] : [];
-        }),
+        spaces: await toSpaces(
+          ids.flatMap((id) => found.get(id) ?? []),
+          request.viewerUserId,
+        ),
       };
     },
 
@@ -132,6 +179,45 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         ),
       );
       return { counts };
+    },
+
+    async getSpaceContent(request) {
+      if (!request.spaceId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'space_id is required');
+      const read = await asGrpc(() => readSpaceContent(ctx, request.spaceId, request.revisionId || undefined));
+      return {
+        spaceId: read.space._id,
+        organizationId: read.space.organizationId,
+        revisionId: read.revision._id,
+        title: read.space.title,
+        language: read.space.language ?? '',
+        pages: toContentPages(read),
+      };
+    },
+
+    async createSpace(request) {
+      const input = parseRequest(serviceSpaceRequest, request);
+      const { space, created } = await asGrpc(() =>
+        createSpaceForService(ctx, {
+          ...input,
+          language: input.language || null,
+          parentId: input.parentId || null,
+          copyRevisionId: input.copyRevisionId || null,
+        }),
+      );
+      const [presented] = await toSpaces([space], '');
+      return { space: presented, created };
+    },
+
+    async writeSpacePages(request) {
+      const input = parseRequest(writeSpacePagesRequest, request);
+      return asGrpc(() =>
+        writeSpacePages(ctx, {
+          spaceId: input.spaceId,
+          expectedRevisionId: input.expectedRevisionId,
+          userId: input.userId,
+          pages: input.pages.map(({ id, parentId, hasContent, ...written }) => ({ id, parent: parentId || null, ...(hasContent ? { content: written } : {}) })),
+        }),
+      );
     },
   };
 }

@@ -85,7 +85,8 @@ function invalid(index: number, field: string, message: string): never {
   throw httpError.badRequest(`Invalid body: changes.${index}.${field}: ${message}`);
 }
 
-function uniqueSlug(tree: PageTree, parent: string | null, wanted: string, self?: string): string {
+/** `wanted`, or `wanted-2`, `wanted-3`… : the first slug no other child of `parent` in `tree` has (`self` excepted). */
+export function uniqueSlug(tree: PageTree, parent: string | null, wanted: string, self?: string): string {
   const taken = new Set(
     childrenOf(tree, parent)
       .filter((id) => id !== self)

@@ -27,3 +27,32 @@ export const pageParam = { pageId: idSchema };
 export const pagePathParam = {
   pagePath: z.unknown().transform((raw) => (Array.isArray(raw) ? raw.join('/') : String(raw)).replace(/^\/+|\/+$/g, '')),
 };
+
+/* WriteSpacePages (gRPC, another service writing a space's page tree): the generated message's field names. */
+
+/** A page slug as the change request schemas accept it. */
+const pageSlug = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, dots, dashes or underscores')
+  .max(100);
+
+const pageWrite = z
+  .object({
+    id: idSchema,
+    parentId: z.string(),
+    hasContent: z.boolean(),
+    title: z.string(),
+    description: z.string(),
+    body: z.string(),
+    slug: z.union([z.literal(''), pageSlug]),
+    emoji: z.string().max(50),
+    hidden: z.boolean(),
+  })
+  .refine((page) => !page.hasContent || page.title.trim() !== '', { path: ['title'], message: 'required for a page with content' });
+
+export const writeSpacePagesRequest = z.object({
+  spaceId: idSchema,
+  expectedRevisionId: idSchema,
+  userId: idSchema,
+  pages: z.array(pageWrite),
+});

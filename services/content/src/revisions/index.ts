@@ -41,7 +41,17 @@ export {
 } from './content-changes';
 export { childrenOf, duplicateSlugs, flattenTree, pagePaths, previousSiblings, treeOf, type PageTree } from './page-tree';
 export { hasModels, loadSpec, MAX_TAG_PAGES, OPENAPI_COMPUTED_TYPE, overviewMarkdown, specFileOf, specSlugOf, specTags } from './openapi-pages';
-export { commitSpaceRevision, copyRevisionToSpace, createInitialRevision, publishContentUpdated, purgeSpaceContent } from './space-content';
+export {
+  commitSpaceRevision,
+  copyRevisionToSpace,
+  createInitialRevision,
+  publishContentUpdated,
+  purgeSpaceContent,
+  readSpaceContent,
+  writeSpacePages,
+  type SpaceContent,
+} from './space-content';
+export { writeSpacePagesRequest } from './content-schemas';
 export { signedUrl } from './signed-urls';
 export { markdownToDocument, presentFile } from './revision-presenter';
 export { contentReadRoutes } from './content-routes';

@@ -1,12 +1,14 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError } from '@quire/http';
 import { announce, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
+import { buildWrittenPages, type PageWriteInput } from './page-writes';
 import type { RevisionDoc } from './revision-store';
-import { discardRevision, loadRevision, writeBuiltRevision, writeRevision, type BuiltContent } from './revisions';
+import { discardRevision, loadBodies, loadRevision, writeBuiltRevision, writeRevision, type BuiltContent } from './revisions';
 
 /*
  * What the spaces code needs from the revisions code (contract between the two halves of
- * this service): the content a space starts with, copies of it, and its removal.
+ * this service): the content a space starts with, copies of it, and its removal; the
+ * moves of a space's primary content; and its reads and writes by other services (gRPC).
  */
 
 /** Creates the empty first revision of a new space and returns its id. */
@@ -57,18 +59,11 @@ export async function commitSpaceRevision(
   build: (current: RevisionDoc, space: SpaceDoc) => Promise<BuiltContent> | BuiltContent,
 ): Promise<{ space: SpaceDoc; revision: RevisionDoc }> {
   for (let attempt = 0; attempt < MAX_COMMIT_ATTEMPTS; attempt += 1) {
-    const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
-    if (!space || space.deletedAt) throw httpError.notFound('Space');
+    const space = await findLiveSpace(ctx, spaceId);
     const current = await loadRevision(ctx, space.revisionId);
     const built = await build(current, space);
     const revision = await writeBuiltRevision(ctx, spaceId, [current._id], userId, built);
-    const moved = await withLock(ctx, spaceLock(spaceId), () =>
-      ctx.models.Space.findOneAndUpdate(
-        { _id: spaceId, version: space.version, revisionId: space.revisionId, deletedAt: null },
-        { $set: { revisionId: revision._id, updatedAt: new Date() }, $inc: { version: 1 } },
-        { returnDocument: 'after' },
-      ).lean<SpaceDoc>(),
-    );
+    const moved = await moveSpaceToRevision(ctx, space, revision._id);
     if (moved) {
       await publishContentUpdated(ctx, moved, revision._id);
       return { space: moved, revision };
@@ -76,6 +71,79 @@ export async function commitSpaceRevision(
     await discardRevision(ctx, revision._id);
   }
   throw httpError.conflict('The space changed too often concurrently; retry');
+}
+
+/**
+ * Compare-and-set of a space's primary revision, under the space's lock: moves `space` (as
+ * it was read) to `revisionId` only if no other write moved or deleted it since. Null when one did.
+ */
+async function moveSpaceToRevision(ctx: ContentContext, space: SpaceDoc, revisionId: string): Promise<SpaceDoc | null> {
+  return withLock(ctx, spaceLock(space._id), () =>
+    ctx.models.Space.findOneAndUpdate(
+      { _id: space._id, version: space.version, revisionId: space.revisionId, deletedAt: null },
+      { $set: { revisionId, updatedAt: new Date() }, $inc: { version: 1 } },
+      { returnDocument: 'after' },
+    ).lean<SpaceDoc>(),
+  );
+}
+
+/** A live space (404 when it is unknown, deleted or purged). */
+async function findLiveSpace(ctx: ContentContext, spaceId: string): Promise<SpaceDoc> {
+  const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+  if (!space || space.deletedAt) throw httpError.notFound('Space');
+  return space;
+}
+
+/** A space's content as another service reads it: the revision's pages (pre-order) and their bodies by hash. */
+export interface SpaceContent {
+  space: SpaceDoc;
+  revision: RevisionDoc;
+  bodies: Map<string, string>;
+}
+
+/**
+ * The content of a live space at its current revision, or at `revisionId` when that is one
+ * of the space's (else 404), with every page's body read in one go (computed pages have none).
+ */
+export async function readSpaceContent(ctx: ContentContext, spaceId: string, revisionId?: string): Promise<SpaceContent> {
+  const space = await findLiveSpace(ctx, spaceId);
+  const revision = await loadRevision(ctx, revisionId || space.revisionId);
+  if (revision.spaceId !== space._id) throw httpError.notFound('Revision');
+  return { space, revision, bodies: await loadBodies(ctx, revision.pages) };
+}
+
+const staleRevision = () => httpError.conflict('The space is no longer at the expected revision: read it again');
+
+/**
+ * Moves a live space to a new revision with the page tree `pages` describes (see
+ * buildWrittenPages; files and variables stay), if it is still at `expectedRevisionId`:
+ * 409 when it is not, or when another write moves it before this one does (one attempt:
+ * the caller reads again). Nothing is written when the tree is the current one (changed
+ * false, the current revision). Publishes space.content_updated.
+ */
+export async function writeSpacePages(
+  ctx: ContentContext,
+  input: { spaceId: string; expectedRevisionId: string; userId: string; pages: readonly PageWriteInput[] },
+): Promise<{ revisionId: string; changed: boolean }> {
+  const space = await findLiveSpace(ctx, input.spaceId);
+  if (space.revisionId !== input.expectedRevisionId) throw staleRevision();
+  const current = await loadRevision(ctx, space.revisionId);
+  const written = buildWrittenPages(current, input.pages);
+  if (!written.changed) return { revisionId: current._id, changed: false };
+  const revision = await writeBuiltRevision(ctx, space._id, [current._id], input.userId, {
+    pages: written.pages,
+    files: current.files,
+    bodies: written.bodies,
+    blobs: new Map(),
+    variables: current.variables,
+  });
+  const moved = await moveSpaceToRevision(ctx, space, revision._id);
+  if (!moved) {
+    await discardRevision(ctx, revision._id);
+    throw staleRevision();
+  }
+  await publishContentUpdated(ctx, moved, revision._id);
+  return { revisionId: revision._id, changed: true };
 }
 
 /** Tells other services (and search warm-up) that the space's primary content moved; never fails the write. */

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { EVENT_TYPES } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { findByIds, installationScopes, newId, roleAtLeast, type Role } from '@quire/runtime';
+import { findByIds, installationScopes, isDuplicateKeyError, newId, roleAtLeast, type Role } from '@quire/runtime';
 import {
   COLLECTION_ACTION_ROLES,
   loadCollectionAccess,
@@ -17,7 +18,7 @@ import {
   type SpaceAccess,
 } from '../access';
 import { announce, spaceLock, withLock, type ContentContext, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from '../kernel';
-import { copyRevisionToSpace, createInitialRevision } from '../revisions';
+import { copyRevisionToSpace, createInitialRevision, discardRevision, loadRevision } from '../revisions';
 import { lastPosition, resolvePlacement, type ContentPosition } from './positions';
 
 export interface SpaceWithRole {
@@ -81,6 +82,94 @@ export async function createSpace(
     gitSync: false,
   });
   return withRole(ctx, userId, created.toObject() as SpaceDoc);
+}
+
+/** A space another service asks for (CreateSpace over gRPC); null = not given. */
+export interface ServiceSpaceInput {
+  organizationId: string;
+  title: string;
+  emoji: string;
+  language: string | null;
+  createdBy: string;
+  parentId: string | null;
+  /** A revision of a space of the same organization whose content the new space starts with. */
+  copyRevisionId: string | null;
+  idempotencyKey: string;
+}
+
+const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** An id shaped like newId()'s (20 base62 characters) but derived from `key`: the same key, the same id. */
+function idOfKey(key: string): string {
+  let id = '';
+  for (let round = 0; id.length < 20; round += 1) {
+    for (const byte of createHash('sha512').update(`${round}:${key}`).digest()) {
+      // 248 = 62 * 4: rejecting bytes above it keeps the alphabet unbiased (as newId does).
+      if (byte < 248 && id.length < 20) id += ID_ALPHABET[byte % 62];
+    }
+  }
+  return id;
+}
+
+/** 400 naming the field unless the new space's collection and source revision are of its organization. */
+async function checkServiceSpaceSources(ctx: ContentContext, input: ServiceSpaceInput): Promise<void> {
+  const { organizationId, parentId, copyRevisionId } = input;
+  if (parentId && !(await ctx.models.Collection.exists({ _id: parentId, organizationId }))) {
+    throw httpError.badRequest(`Invalid argument: parent_id: no collection ${parentId} in this organization`);
+  }
+  if (copyRevisionId) {
+    const revision = await loadRevision(ctx, copyRevisionId).catch(() => null);
+    const source = revision && (await ctx.models.Space.findById(revision.spaceId).select({ organizationId: 1 }).lean<Pick<SpaceDoc, 'organizationId'>>());
+    if (source?.organizationId !== organizationId) {
+      throw httpError.badRequest(`Invalid argument: copy_revision_id: no revision ${copyRevisionId} in this organization`);
+    }
+  }
+}
+
+/**
+ * Creates a private space on behalf of another service, which checked the permissions
+ * itself: in `parentId` (a collection of the organization) or at its root, empty or with a
+ * copy of `copyRevisionId`. Once per organization and idempotency key: the space's id is
+ * derived from them, so the datastore's unique id decides between concurrent calls and
+ * asking again answers the space made the first time (created false), even once it is in
+ * the trash; a purged one is made anew.
+ */
+export async function createSpaceForService(ctx: ContentContext, input: ServiceSpaceInput): Promise<{ space: SpaceDoc; created: boolean }> {
+  const id = idOfKey(`${input.organizationId}\n${input.idempotencyKey}`);
+  const made = await ctx.models.Space.findById(id).lean<SpaceDoc>();
+  if (made) return { space: made, created: false };
+  await checkServiceSpaceSources(ctx, input);
+  const revisionId = input.copyRevisionId
+    ? await copyRevisionToSpace(ctx, { revisionId: input.copyRevisionId, toSpaceId: id, createdBy: input.createdBy })
+    : await createInitialRevision(ctx, { spaceId: id, organizationId: input.organizationId, createdBy: input.createdBy });
+  const now = new Date();
+  try {
+    const created = await ctx.models.Space.create({
+      _id: id,
+      organizationId: input.organizationId,
+      title: input.title,
+      emoji: input.emoji,
+      visibility: 'private',
+      parentId: input.parentId,
+      position: await lastPosition(ctx, input.organizationId, input.parentId),
+      revisionId,
+      defaultLevel: 'inherit',
+      editMode: 'live',
+      mergeRules: { type: 'inherit' },
+      language: input.language,
+      createdBy: input.createdBy,
+      createdAt: now,
+      updatedAt: now,
+      gitSync: false,
+    });
+    return { space: created.toObject() as SpaceDoc, created: true };
+  } catch (error) {
+    // A concurrent call with the same key made the space first: this call's revision is nobody's.
+    await discardRevision(ctx, revisionId);
+    const first = isDuplicateKeyError(error) ? await ctx.models.Space.findById(id).lean<SpaceDoc>() : null;
+    if (!first) throw error;
+    return { space: first, created: false };
+  }
 }
 
 /** A space with the viewer's role and its level in force, from a view of its organization (no queries). */

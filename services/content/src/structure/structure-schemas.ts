@@ -61,3 +61,15 @@ export const updateCollectionBody = z.object({
   description: z.string().max(100).nullable().optional(),
   defaultLevel: defaultLevel.optional(),
 });
+
+/** CreateSpace over gRPC (a service creating a space): the generated message's field names; '' = not given. */
+export const serviceSpaceRequest = z.object({
+  organizationId: id,
+  title: spaceTitle,
+  emoji,
+  language: z.union([z.literal(''), language]),
+  createdBy: id,
+  parentId: z.union([z.literal(''), id]),
+  copyRevisionId: z.union([z.literal(''), id]),
+  idempotencyKey: z.string().min(1, 'required').max(512),
+});
