@@ -18,7 +18,7 @@ export {
   type KeysetPage,
 } from './pagination';
 export { createServiceApp, finishServiceApp, type RawBodyRequest, type ServiceAppOptions } from './app';
-export { idSchema, booleanQuery, httpUrlSchema, standaloneMergeRulesSchema, spaceMergeRulesSchema } from './schemas';
+export { idSchema, booleanQuery, httpUrlSchema, standaloneMergeRulesSchema, spaceMergeRulesSchema, richTextDocumentSchema } from './schemas';
 export { startBackendService, type ServiceDeps, type RunningService } from './service';
 export { apiUrl, slugify } from './urls';
 export { presentUser } from './presenters';

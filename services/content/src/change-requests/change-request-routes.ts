@@ -97,7 +97,13 @@ export function changeRequestRoutes(ctx: ContentContext): Route[] {
         requireSpaceRole(access, SPACE_ACTION_ROLES.edit, 'create change requests');
         // The template is checked against the current content before anything is created.
         const changes = body.template ? await templateChanges(ctx, await loadRevision(ctx, access.space.revisionId), body.template, 'template.') : undefined;
-        const changeRequest = await createChangeRequest(ctx, access.space, { userId: caller.userId, subject: body.subject, status: body.status, changes });
+        const changeRequest = await createChangeRequest(ctx, access.space, {
+          userId: caller.userId,
+          subject: body.subject,
+          status: body.status,
+          changes,
+          conversationsIssuesCluster: body.conversationsIssuesCluster,
+        });
         const presented = await presentOne(changeRequest, viewerWithOrgRole(access.orgRole));
         return created(presented.urls.location, presented);
       },

@@ -1,4 +1,4 @@
-import { booleanQuery, listQuerySchema, idSchema } from '@quire/http';
+import { booleanQuery, listQuerySchema, idSchema, richTextDocumentSchema } from '@quire/http';
 import { z } from 'zod';
 import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../revisions';
 import { spaceTemplate } from '../templates';
@@ -36,58 +36,21 @@ export const createChangeRequestBody = z
     subject: z.string().max(100).optional(),
     status: z.enum(['draft', 'open']).optional(),
     template: spaceTemplate.optional(),
+    /** The conversation insights cluster the change request addresses (a cluster of the space's organization). */
+    conversationsIssuesCluster: id.optional(),
   })
   .passthrough();
 
-/* Rich-text document (spec Conventions): blocks nest recursively; texts carry leaves. */
-const leaf = z
-  .object({
-    object: z.literal('leaf'),
-    text: z.string().max(100_000),
-    marks: z
-      .array(z.object({ type: z.string().max(100) }).passthrough())
-      .max(20)
-      .optional(),
-  })
-  .passthrough();
-const text = z.object({ object: z.literal('text'), leaves: z.array(leaf).max(1000) }).passthrough();
-type Node = { object: 'block' | 'inline'; type: string; key?: string; nodes?: unknown[]; isVoid?: boolean; data?: Record<string, unknown> };
-const node: z.ZodType<Node> = z.lazy(() =>
-  z
-    .object({
-      object: z.enum(['block', 'inline']),
-      type: z.string().min(1).max(100),
-      key: z.string().max(100).optional(),
-      nodes: z
-        .array(z.union([node, text]))
-        .max(1000)
-        .optional(),
-      isVoid: z.boolean().optional(),
-      data: z
-        .object({ align: z.string().max(20).optional() })
-        .passthrough()
-        .optional(),
-    })
-    .passthrough(),
-) as z.ZodType<Node>;
-/*
- * spec Conventions: `{object, data: {schemaVersion, ...}, nodes}` and nothing else at the top (an unknown key is
- * refused, named). A document without `schemaVersion` is of the latest version (GitBook), which Quire writes: 1.
- */
-export const richTextDocument = z
-  .object({
-    object: z.literal('document'),
-    data: z.object({ schemaVersion: z.number().int().min(1).default(1) }).passthrough(),
-    nodes: z.array(node).max(5000),
-  })
-  .strict()
-  .refine((doc) => JSON.stringify(doc).length <= 200_000, 'document too large (200,000 characters of JSON at most)');
+/** A change request's description. */
+export const richTextDocument = richTextDocumentSchema(200_000);
 
 export const patchChangeRequestBody = z
   .object({
     subject: z.string().max(100).optional(),
     description: richTextDocument.optional(),
     status: z.enum(CHANGE_REQUEST_STATUSES).optional(),
+    /** Links the change request to a conversation insights cluster of the organization; null unlinks it. */
+    conversationsIssuesCluster: id.nullable().optional(),
   })
   .strict();
 

@@ -46,9 +46,10 @@ export function counterDelta(from: ChangeRequestStatus | null, to: ChangeRequest
 export async function createChangeRequest(
   ctx: ContentContext,
   space: SpaceDoc,
-  input: { userId: string; subject?: string; status?: 'draft' | 'open'; changes?: ContentChange[] },
+  input: { userId: string; subject?: string; status?: 'draft' | 'open'; changes?: ContentChange[]; conversationsIssuesCluster?: string },
 ): Promise<ChangeRequestDoc> {
   const status = input.status ?? 'open';
+  if (input.conversationsIssuesCluster) await requireCluster(ctx, space.organizationId, input.conversationsIssuesCluster);
   const changes = input.changes && input.changes.length > 0 ? input.changes : undefined;
   for (let attempt = 0; attempt < MAX_RETRIES; attempt += 1) {
     let base: string | undefined;
@@ -99,7 +100,7 @@ export async function createChangeRequest(
       requestedReviewers: [],
       reviews: [],
       comments: 0,
-      conversationsIssuesCluster: null,
+      conversationsIssuesCluster: input.conversationsIssuesCluster ?? null,
       version: first === undefined ? 0 : 1,
     };
     try {
@@ -150,10 +151,23 @@ export interface ChangeRequestPatch {
   subject?: string;
   description?: unknown;
   status?: ChangeRequestStatus;
+  conversationsIssuesCluster?: string | null;
+}
+
+/**
+ * 400 unless `clusterId` is a conversation insights cluster of the organization (insights owns
+ * them): a change request never points at another organization's cluster, nor at none.
+ */
+async function requireCluster(ctx: ContentContext, organizationId: string, clusterId: string): Promise<void> {
+  const { clusters } = await fromService('Insights', ctx.clients.insights.batchGetClusters({ ids: [clusterId] }));
+  if (!clusters.some((cluster) => cluster.id === clusterId && cluster.organizationId === organizationId)) {
+    throw httpError.badRequest('Invalid body: conversationsIssuesCluster: no such cluster in this organization');
+  }
 }
 
 export async function patchChangeRequest(ctx: ContentContext, current: ChangeRequestDoc, patch: ChangeRequestPatch): Promise<ChangeRequestDoc> {
   if (patch.status === 'merged') throw httpError.badRequest('Invalid body: status: a change request becomes merged only by merging it (POST .../merge)');
+  if (patch.conversationsIssuesCluster) await requireCluster(ctx, current.organizationId, patch.conversationsIssuesCluster);
   return withLock(ctx, spaceLock(current.spaceId), () =>
     withLock(ctx, changeRequestLock(current._id), async () => {
       const fresh = await ctx.models.ChangeRequest.findById(current._id).lean<ChangeRequestDoc>();
@@ -165,6 +179,7 @@ export async function patchChangeRequest(ctx: ContentContext, current: ChangeReq
       if (patch.subject !== undefined) set.subject = patch.subject;
       if (patch.description !== undefined) set.description = patch.description === null ? null : JSON.stringify(patch.description);
       if (patch.status !== undefined) set.status = patch.status;
+      if (patch.conversationsIssuesCluster !== undefined) set.conversationsIssuesCluster = patch.conversationsIssuesCluster;
       const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
         { _id: fresh._id, status: fresh.status },
         { $set: set },

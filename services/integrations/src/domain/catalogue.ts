@@ -1,6 +1,18 @@
 import type { z } from 'zod';
 import type { integrationBlock, integrationCategory, integrationContentSource, integrationExternalLink, integrationScope } from '@quire/contract';
-import { containsText, findOrgAccess, httpError, isOrgAdmin, keysetPage, loadOrgAccess, orgRolesOf, requireOrgAdmin, type KeysetPage, type ListQuery, type OrgAccess } from '@quire/http';
+import {
+  containsText,
+  findOrgAccess,
+  httpError,
+  isOrgAdmin,
+  keysetPage,
+  loadOrgAccess,
+  orgRolesOf,
+  requireOrgAdmin,
+  type KeysetPage,
+  type ListQuery,
+  type OrgAccess,
+} from '@quire/http';
 import { withRedisLock, type Principal, type Role } from '@quire/runtime';
 import { INTEGRATION_RUNTIMES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, type IntegrationDoc } from '../db/models';
 import { compileScript } from '../runtime';

@@ -1,0 +1,116 @@
+import type { InsightsContext } from '../context';
+import type { ClusterState, OrganizationClusters } from './clustering';
+import type { ClusterDoc } from './models';
+import type { TermStats } from './vectors';
+
+/*
+ * Loading and saving an organization's clustering state: its term statistics (one document),
+ * its clusters (without their full term counts), and the full counts of the clusters a
+ * conversation touches. Called only while holding the organization's clustering lock.
+ */
+
+const toMap = <K extends string | number>(pairs: ReadonlyArray<{ k: K; v: number }>) => new Map(pairs.map(({ k, v }) => [k, v]));
+const toPairs = <K extends string | number>(map: ReadonlyMap<K, number>) => [...map].map(([k, v]) => ({ k, v }));
+
+/** JSON text of {term: count} as a map (anything else: empty). */
+export function parseCounts(text: string | null | undefined): Map<string, number> {
+  try {
+    const parsed = JSON.parse(text || '{}') as Record<string, unknown>;
+    return new Map(Object.entries(parsed).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] > 0));
+  } catch {
+    return new Map();
+  }
+}
+
+/** A map of counts as JSON text. */
+export function countsText(counts: ReadonlyMap<string, number>): string {
+  return JSON.stringify(Object.fromEntries(counts));
+}
+
+/** A stored cluster as clustering state. */
+export function clusterState(doc: ClusterDoc): ClusterState {
+  return {
+    id: doc._id,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+    issues: doc.issues,
+    conversations: doc.conversations,
+    sources: toMap(doc.sources),
+    weeks: toMap(doc.weeks),
+    top: doc.top.map(({ k, v }) => ({ k, v })),
+    samples: [...doc.samples],
+    embeddingSum: doc.embeddingSum && doc.embeddingSum.length > 0 ? [...doc.embeddingSum] : null,
+    embedded: doc.embedded ?? 0,
+    label: doc.label,
+    icon: doc.icon,
+    summary: doc.summary,
+    labelledAt: doc.labelledAt ?? 0,
+  };
+}
+
+/** The organization's term statistics and clusters (their full term counts load on demand). */
+export async function loadOrganizationClusters(ctx: InsightsContext, organizationId: string): Promise<OrganizationClusters> {
+  const { ConversationTermStats, IssuesCluster } = ctx.models;
+  const [statsDoc, clusters] = await Promise.all([ConversationTermStats.findById(organizationId).lean(), IssuesCluster.find({ organizationId }).lean()]);
+  const stats: TermStats = { docs: statsDoc?.docs ?? 0, totalLength: statsDoc?.totalLength ?? 0, df: parseCounts(statsDoc?.df) };
+  return { stats, clusters: new Map(clusters.map((doc) => [doc._id, clusterState(doc)])), counts: new Map() };
+}
+
+/** A cluster's full term counts (empty for a cluster not stored yet). */
+export async function loadClusterCounts(ctx: InsightsContext, clusterId: string): Promise<Map<string, number>> {
+  const doc = await ctx.models.IssuesClusterTerms.findById(clusterId).lean();
+  return parseCounts(doc?.counts);
+}
+
+/** Writes the touched clusters (deleting those left empty) and the statistics. */
+export async function saveOrganizationClusters(
+  ctx: InsightsContext,
+  organizationId: string,
+  org: OrganizationClusters,
+  touched: ReadonlySet<string>,
+): Promise<void> {
+  const { ConversationTermStats, IssuesCluster, IssuesClusterTerms } = ctx.models;
+  const saveCluster = async (id: string) => {
+    const cluster = org.clusters.get(id)!;
+    if (cluster.issues <= 0) {
+      org.clusters.delete(id);
+      await Promise.all([IssuesCluster.deleteOne({ _id: id, organizationId }), IssuesClusterTerms.deleteOne({ _id: id })]);
+      return;
+    }
+    const counts = org.counts.get(id) ?? new Map<string, number>();
+    await Promise.all([
+      IssuesClusterTerms.updateOne({ _id: id }, { $set: { organizationId, counts: countsText(counts) } }, { upsert: true }),
+      IssuesCluster.updateOne(
+        { _id: id },
+        {
+          $set: {
+            organizationId,
+            label: cluster.label,
+            icon: cluster.icon,
+            summary: cluster.summary,
+            labelledAt: cluster.labelledAt,
+            issues: cluster.issues,
+            conversations: cluster.conversations,
+            sources: toPairs(cluster.sources),
+            weeks: toPairs(cluster.weeks),
+            top: cluster.top,
+            samples: cluster.samples,
+            embeddingSum: cluster.embeddingSum ?? [],
+            embedded: cluster.embedded,
+            createdAt: cluster.createdAt,
+            updatedAt: cluster.updatedAt,
+          },
+        },
+        { upsert: true },
+      ),
+    ]);
+  };
+  await Promise.all([
+    ...[...touched].map(saveCluster),
+    ConversationTermStats.updateOne(
+      { _id: organizationId },
+      { $set: { docs: org.stats.docs, totalLength: org.stats.totalLength, df: countsText(org.stats.df), updatedAt: new Date() } },
+      { upsert: true },
+    ),
+  ]);
+}

@@ -1,0 +1,103 @@
+import { createJobQueue, type JobQueue } from '@quire/async';
+import { LockBusyError } from '@quire/runtime';
+import type { InsightsContext } from '../context';
+import { processConversation } from './process';
+
+/*
+ * The processing queue (BullMQ): one job per ingestion (conversation and revision), retried
+ * with backoff. Conversations are written before their job is queued; those still waiting
+ * once their job is gone (lost with Redis, never added, failed for good) are queued again
+ * when the worker starts and every SWEEP_INTERVAL_MS.
+ */
+
+interface ProcessingJob {
+  key: string;
+  revision: number;
+}
+
+const ATTEMPTS = 6;
+const BACKOFF_DELAY_MS = 500;
+const WORKER_CONCURRENCY = 4;
+const SWEEP_INTERVAL_MS = 30_000;
+/** A waiting conversation younger than this is left to its job. */
+const SWEEP_MIN_AGE_MS = 60_000;
+const SWEEP_BATCH = 500;
+
+const queues = new WeakMap<InsightsContext, JobQueue<ProcessingJob, string>>();
+
+/** The processing queue of this service instance (created on first use, closed by the worker's stop). */
+function processingQueueOf(ctx: InsightsContext): JobQueue<ProcessingJob, string> {
+  let queue = queues.get(ctx);
+  if (!queue) {
+    queue = createJobQueue<ProcessingJob, string>('conversation-processing', {
+      redisUrl: ctx.config.REDIS_URL,
+      prefix: ctx.config.REDIS_PREFIX,
+      logger: ctx.logger,
+      defaultJobOptions: { attempts: ATTEMPTS, backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS }, removeOnComplete: { age: 3600, count: 10_000 } },
+    });
+    queues.set(ctx, queue);
+  }
+  return queue;
+}
+
+/** Closes this instance's queue if it was opened without a worker (a service started without background work). */
+export async function closeProcessingQueue(ctx: InsightsContext): Promise<void> {
+  const queue = queues.get(ctx);
+  queues.delete(ctx);
+  await queue?.close();
+}
+
+const jobIdOf = (key: string, revision: number) => `${key}-r${revision}`;
+
+/** Queues the processing of a conversation's revision (once: the queue ignores a job id it holds). */
+export async function enqueueProcessing(ctx: InsightsContext, key: string, revision: number, jobId = jobIdOf(key, revision)): Promise<void> {
+  await processingQueueOf(ctx).add({ key, revision }, { jobId });
+}
+
+/** Queues again the conversations waiting for longer than `minAgeMs` whose job is not waiting or running. */
+export async function requeueWaitingConversations(ctx: InsightsContext, minAgeMs: number): Promise<number> {
+  const queue = processingQueueOf(ctx);
+  const rows = await ctx.models.Conversation.find({ pending: true, updatedAt: { $lte: new Date(Date.now() - minAgeMs) } }, { _id: 1, revision: 1 })
+    .sort({ updatedAt: 1 })
+    .limit(SWEEP_BATCH)
+    .lean();
+  let requeued = 0;
+  for (const { _id: key, revision } of rows) {
+    const state = await queue.state(jobIdOf(key, revision));
+    if (state && state.state !== 'completed' && state.state !== 'failed' && state.state !== 'unknown') continue;
+    // A finished job keeps its id for a while: a new one needs an id of its own.
+    await enqueueProcessing(ctx, key, revision, state ? `${jobIdOf(key, revision)}-${Date.now()}` : undefined);
+    requeued += 1;
+  }
+  return requeued;
+}
+
+/** Starts processing in this process; what it returns stops the worker and the sweep. */
+export async function startProcessingWorker(ctx: InsightsContext): Promise<() => Promise<void>> {
+  const queue = processingQueueOf(ctx);
+  queue.work(
+    async (job) =>
+      processConversation(ctx, job.data.key, job.data.revision).catch((error) => {
+        // Another job holds the organization's clustering for longer than a job waits: retried later.
+        if (error instanceof LockBusyError) throw new Error("the organization's clustering is busy");
+        throw error;
+      }),
+    { concurrency: WORKER_CONCURRENCY },
+  );
+  const sweep = async (minAgeMs: number) => {
+    try {
+      const requeued = await requeueWaitingConversations(ctx, minAgeMs);
+      if (requeued) ctx.logger.info({ requeued }, 'queued waiting conversations again');
+    } catch (error) {
+      ctx.logger.warn({ err: (error as Error).message }, 'could not sweep waiting conversations');
+    }
+  };
+  await sweep(SWEEP_MIN_AGE_MS);
+  const timer = setInterval(() => void sweep(SWEEP_MIN_AGE_MS), SWEEP_INTERVAL_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await queue.close();
+    queues.delete(ctx);
+  };
+}
