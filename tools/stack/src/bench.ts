@@ -3,10 +3,12 @@ import { addMembership, withIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, connectDatabase, createLogger, loadConfig, newId, type BaseConfig } from '@quire/runtime';
 import { apiClient, startTestStack } from '@quire/testkit';
 import { benchContent } from './bench-content';
+import { benchConversations } from './bench-conversations';
 import { benchGit } from './bench-git';
 import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
 import { benchSearch } from './bench-search';
+import { benchTranslations, TRANSLATION_BENCH_ENV } from './bench-translations';
 import { summary } from './bench-stats';
 import { internalSecretOf } from './layout';
 
@@ -25,8 +27,8 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [spaces]` (default: all). */
-const SECTIONS = ['gateway', 'requestpath', 'orgs', 'content', 'search', 'git', 'integrations', 'spaces'] as const;
+/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [conversations] [translations] [spaces]` (default: all). */
+const SECTIONS = ['gateway', 'requestpath', 'orgs', 'content', 'search', 'git', 'integrations', 'conversations', 'translations', 'spaces'] as const;
 
 async function main() {
   const asked = process.argv.slice(2);
@@ -35,13 +37,15 @@ async function main() {
   const runs = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
 
   // The git section imports from local repositories, the integrations section's script calls a
-  // receiver on 127.0.0.1: file:// and loopback are allowed in this stack only.
+  // receiver on 127.0.0.1: file:// and loopback are allowed in this stack only. Translation runs
+  // go to the translations section's stand-in provider on 127.0.0.1.
   const stack = await startTestStack({
     LOG_LEVEL: 'warn',
     RATE_LIMIT_POINTS: '1000000',
     GIT_ALLOWED_PROTOCOLS: 'https,file',
     GIT_ALLOW_PRIVATE_NETWORKS: 'true',
     INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...TRANSLATION_BENCH_ENV,
   });
   try {
     const api = apiClient(stack.baseUrl, stack.adminToken);
@@ -60,6 +64,8 @@ async function main() {
     if (runs('search')) await benchSearch(stack);
     if (runs('git')) await benchGit(stack);
     if (runs('integrations')) await benchIntegrations(stack);
+    if (runs('conversations')) await benchConversations(stack);
+    if (runs('translations')) await benchTranslations(stack);
     if (runs('spaces')) await benchSpaceList(api, config, me);
   } finally {
     await stack.stop();

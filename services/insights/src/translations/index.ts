@@ -1,17 +1,10 @@
 /*
- * Translations of a space into other languages. (Stub: the module's door; its implementation
- * arrives with issue 14.)
+ * Translations of a space into other languages (spec "Translation", "Translations"): the
+ * module's only door. A translation is created by an organization admin, and each run (a queued
+ * job) translates the pages of its source space that changed into its target space, through the
+ * configured provider (TRANSLATION_PROVIDER). See translation-run.ts for what a run does.
  */
-import type { Route } from '@quire/http';
-import type { ModelDefinitions } from '@quire/runtime';
-import type { InsightsContext } from '../context';
-
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export type TranslationModels = {};
-export const translationModelDefinitions: ModelDefinitions<TranslationModels> = {};
-export function translationRoutes(_ctx: InsightsContext): Route[] {
-  return [];
-}
-export async function startTranslationWorker(_ctx: InsightsContext): Promise<() => Promise<void>> {
-  return async () => {};
-}
+export { translationModelTable as translationModelDefinitions, type TranslationModels } from './translation-model';
+export { translationRoutes } from './translation-routes';
+/** Starts running queued translation runs in this process; what it returns stops it. */
+export { startRunWorker as startTranslationWorker } from './translation-queue';

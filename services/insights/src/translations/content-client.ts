@@ -1,0 +1,90 @@
+import { fromService } from '@quire/http';
+import type { content } from '@quire/proto';
+import { ClientError, grpcStatus, MAX_GRPC_BATCH } from '@quire/runtime';
+import type { InsightsContext } from '../context';
+
+/*
+ * What translations ask of the content service (insights never reads content's database):
+ * spaces as a viewer sees them (BatchGetSpaces), a space's pages (GetSpaceContent), the target
+ * space (CreateSpace, idempotent by key) and its new page tree (WriteSpacePages, compare-and-set
+ * on the revision). The last three run in the worker: their failures (ClientError) are told
+ * by the run as its reason, not turned into HTTP answers.
+ */
+
+/** Long enough for a whole space's content (the default deadline is for small calls). */
+const CONTENT_DEADLINE_MS = 60_000;
+
+/** A space as content tells it to a viewer. */
+export interface SpaceView {
+  id: string;
+  organizationId: string;
+  title: string;
+  emoji: string;
+  parentId: string;
+  /** The viewer's role on it ('' when they have none). */
+  viewerRole: string;
+  /** Its `language` as the REST API presents it (undefined when not set). */
+  language?: string;
+}
+
+/** Live spaces among `ids` (deleted, purged and unknown ones are absent), with `viewerUserId`'s role on each. */
+export async function lookUpSpaces(ctx: InsightsContext, ids: readonly string[], viewerUserId: string): Promise<Map<string, SpaceView>> {
+  const unique = [...new Set(ids)];
+  const found = new Map<string, SpaceView>();
+  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
+    const { spaces } = await fromService(
+      'Content',
+      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId }),
+    );
+    for (const space of spaces) {
+      if (space.deleteTime) continue;
+      let language: string | undefined;
+      try {
+        const rest = space.restJson ? (JSON.parse(space.restJson) as { language?: unknown }) : {};
+        language = typeof rest.language === 'string' ? rest.language : undefined;
+      } catch {
+        language = undefined;
+      }
+      found.set(space.id, {
+        id: space.id,
+        organizationId: space.organizationId,
+        title: space.title,
+        emoji: space.emoji,
+        parentId: space.parentId,
+        viewerRole: space.viewerRole,
+        language,
+      });
+    }
+  }
+  return found;
+}
+
+const isStatus = (error: unknown, code: number) => error instanceof ClientError && error.code === code;
+
+/** A space's pages at its current revision (pre-order, with bodies); null when the space is gone (deleted or purged). */
+export async function readSpaceContent(ctx: InsightsContext, spaceId: string): Promise<content.GetSpaceContentResponse | null> {
+  try {
+    return await ctx.clients.content.getSpaceContent({ spaceId, revisionId: '' }, { deadline: CONTENT_DEADLINE_MS });
+  } catch (error) {
+    if (isStatus(error, grpcStatus.NOT_FOUND)) return null;
+    throw error;
+  }
+}
+
+/** Creates the target space once per key (asked again, it answers the space made the first time). */
+export async function createTargetSpace(ctx: InsightsContext, request: content.CreateSpaceRequest): Promise<string> {
+  const answer = await ctx.clients.content.createSpace(request, { deadline: CONTENT_DEADLINE_MS });
+  if (!answer.space) throw new Error('CreateSpace answered no space');
+  return answer.space.id;
+}
+
+/** Writes the page tree if the space is still at `expectedRevisionId`: its new revision, or 'moved' when it is not (read it again). */
+export async function writeSpacePages(ctx: InsightsContext, request: content.WriteSpacePagesRequest): Promise<{ revisionId: string } | 'moved'> {
+  try {
+    const answer = await ctx.clients.content.writeSpacePages(request, { deadline: CONTENT_DEADLINE_MS });
+    return { revisionId: answer.revisionId };
+  } catch (error) {
+    if (isStatus(error, grpcStatus.ABORTED)) return 'moved';
+    throw error;
+  }
+}
