@@ -1,3 +1,3 @@
 export { createEventBus, type DomainEvent, type EventBus, type EventSubscription } from './events';
-export { createJobQueue, type JobQueue, type JobState } from './jobs';
+export { createJobQueue, queuePerInstance, type JobQueue, type JobState, type QueueHost, type QueuePerInstance } from './jobs';
 export { EVENT_TYPES, type EventType } from './event-types';

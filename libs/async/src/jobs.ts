@@ -88,3 +88,44 @@ export function createJobQueue<Data, Result = unknown>(
     },
   };
 }
+
+/** What a service instance gives its queues: its Redis, the deployment's key prefix, its logger. */
+export interface QueueHost {
+  config: { REDIS_URL: string; REDIS_PREFIX: string };
+  logger: Logger;
+}
+
+export interface QueuePerInstance<Data, Result> {
+  /** The instance's queue, made on first use. */
+  of(host: QueueHost): JobQueue<Data, Result>;
+  /** Closes the instance's queue (its workers included), if it was made; the next `of` makes a new one. */
+  close(host: QueueHost): Promise<void>;
+}
+
+/**
+ * The one way a service declares a queue: one per service instance (its context), so two
+ * instances in one process (the tests') never share a connection, made on first use.
+ */
+export function queuePerInstance<Data, Result = unknown>(name: string, defaultJobOptions?: JobsOptions): QueuePerInstance<Data, Result> {
+  const queues = new WeakMap<QueueHost, JobQueue<Data, Result>>();
+  return {
+    of(host) {
+      let queue = queues.get(host);
+      if (!queue) {
+        queue = createJobQueue<Data, Result>(name, {
+          redisUrl: host.config.REDIS_URL,
+          prefix: host.config.REDIS_PREFIX,
+          logger: host.logger,
+          defaultJobOptions,
+        });
+        queues.set(host, queue);
+      }
+      return queue;
+    },
+    async close(host) {
+      const queue = queues.get(host);
+      queues.delete(host);
+      await queue?.close();
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, createJobQueue, type JobQueue } from '@quire/async';
+import { EVENT_TYPES, queuePerInstance } from '@quire/async';
 import { HttpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
 import { announce, withLock, type ContentContext, type SpaceDoc } from '../kernel';
@@ -24,21 +24,9 @@ import { gitStateLock, loadGitSync, recordSync, setStage, updateOperation } from
 
 type GitJobResult = { state: 'success' | 'failure' | 'timeout' | 'skipped' };
 
-const queues = new WeakMap<ContentContext, JobQueue<GitJobData, GitJobResult>>();
-
-function gitQueue(ctx: ContentContext): JobQueue<GitJobData, GitJobResult> {
-  let queue = queues.get(ctx);
-  if (!queue) {
-    queue = createJobQueue<GitJobData, GitJobResult>('content-git-sync', {
-      redisUrl: ctx.config.REDIS_URL,
-      prefix: ctx.config.REDIS_PREFIX,
-      logger: ctx.logger,
-      defaultJobOptions: { attempts: 1, removeOnComplete: true, removeOnFail: true },
-    });
-    queues.set(ctx, queue);
-  }
-  return queue;
-}
+/** The Git job queue of each service instance. */
+const gitJobs = queuePerInstance<GitJobData, GitJobResult>('content-git-sync', { attempts: 1, removeOnComplete: true, removeOnFail: true });
+const gitQueue = (ctx: ContentContext) => gitJobs.of(ctx);
 
 export async function enqueueGitJob(ctx: ContentContext, data: GitJobData): Promise<void> {
   await gitQueue(ctx).add(data, { jobId: data.operationId });
@@ -97,10 +85,7 @@ export function startGitWorker(ctx: ContentContext): () => Promise<void> {
     },
     { concurrency: gitSettings(ctx).GIT_WORKER_CONCURRENCY },
   );
-  return async () => {
-    await queue.close();
-    queues.delete(ctx);
-  };
+  return () => gitJobs.close(ctx);
 }
 
 function runSerialized(ctx: ContentContext, job: GitJobData): Promise<GitJobResult> {

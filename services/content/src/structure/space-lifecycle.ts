@@ -1,4 +1,4 @@
-import { createJobQueue, EVENT_TYPES, type JobQueue } from '@quire/async';
+import { EVENT_TYPES, queuePerInstance, type JobQueue } from '@quire/async';
 import { httpError } from '@quire/http';
 import { z } from 'zod';
 import { getStanding, loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES, type SpaceAccess } from '../access';
@@ -27,20 +27,11 @@ interface PurgeJob {
   spaceId: string;
 }
 
-const queues = new WeakMap<ContentContext, JobQueue<PurgeJob, { purged: boolean }>>();
+const purgeQueue = queuePerInstance<PurgeJob, { purged: boolean }>('content-space-purge');
 
 /** The delayed-purge queue of this service instance (created on first use). */
 export function spacePurgeQueue(ctx: ContentContext): JobQueue<PurgeJob, { purged: boolean }> {
-  let queue = queues.get(ctx);
-  if (!queue) {
-    queue = createJobQueue<PurgeJob, { purged: boolean }>('content-space-purge', {
-      redisUrl: ctx.config.REDIS_URL,
-      prefix: ctx.config.REDIS_PREFIX,
-      logger: ctx.logger,
-    });
-    queues.set(ctx, queue);
-  }
-  return queue;
+  return purgeQueue.of(ctx);
 }
 
 /**
@@ -54,9 +45,8 @@ export function startSpacePurgeWorker(ctx: ContentContext, purgeFeatureData: Fea
   spacePurgeQueue(ctx).work(async (job) => ({ purged: await purgeTrashedSpace(ctx, job.data.spaceId, purgeFeatureData) }));
 }
 
-export async function closeSpacePurgeQueue(ctx: ContentContext): Promise<void> {
-  await queues.get(ctx)?.close();
-  queues.delete(ctx);
+export function closeSpacePurgeQueue(ctx: ContentContext): Promise<void> {
+  return purgeQueue.close(ctx);
 }
 
 /**

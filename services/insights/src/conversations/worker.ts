@@ -1,4 +1,4 @@
-import { createJobQueue, type JobQueue } from '@quire/async';
+import { queuePerInstance } from '@quire/async';
 import { LockBusyError } from '@quire/runtime';
 import type { InsightsContext } from '../context';
 import { processConversation } from './process';
@@ -23,29 +23,16 @@ const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_MIN_AGE_MS = 60_000;
 const SWEEP_BATCH = 500;
 
-const queues = new WeakMap<InsightsContext, JobQueue<ProcessingJob, string>>();
-
-/** The processing queue of this service instance (created on first use, closed by the worker's stop). */
-function processingQueueOf(ctx: InsightsContext): JobQueue<ProcessingJob, string> {
-  let queue = queues.get(ctx);
-  if (!queue) {
-    queue = createJobQueue<ProcessingJob, string>('conversation-processing', {
-      redisUrl: ctx.config.REDIS_URL,
-      prefix: ctx.config.REDIS_PREFIX,
-      logger: ctx.logger,
-      defaultJobOptions: { attempts: ATTEMPTS, backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS }, removeOnComplete: { age: 3600, count: 10_000 } },
-    });
-    queues.set(ctx, queue);
-  }
-  return queue;
-}
+/** The processing queue of each service instance. */
+const processingQueue = queuePerInstance<ProcessingJob, string>('conversation-processing', {
+  attempts: ATTEMPTS,
+  backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS },
+  removeOnComplete: { age: 3600, count: 10_000 },
+});
+const processingQueueOf = (ctx: InsightsContext) => processingQueue.of(ctx);
 
 /** Closes this instance's queue if it was opened without a worker (a service started without background work). */
-export async function closeProcessingQueue(ctx: InsightsContext): Promise<void> {
-  const queue = queues.get(ctx);
-  queues.delete(ctx);
-  await queue?.close();
-}
+export const closeProcessingQueue = (ctx: InsightsContext): Promise<void> => processingQueue.close(ctx);
 
 const jobIdOf = (key: string, revision: number) => `${key}-r${revision}`;
 
@@ -97,7 +84,6 @@ export async function startProcessingWorker(ctx: InsightsContext): Promise<() =>
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await queue.close();
-    queues.delete(ctx);
+    await processingQueue.close(ctx);
   };
 }

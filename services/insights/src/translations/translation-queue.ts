@@ -1,4 +1,4 @@
-import { createJobQueue, type JobQueue } from '@quire/async';
+import { queuePerInstance } from '@quire/async';
 import type { InsightsContext } from '../context';
 import { processRunJob, type RunJob } from './translation-run';
 import { unfinishedTranslations } from './translation-store';
@@ -15,22 +15,9 @@ const WORKER_CONCURRENCY = 2;
 /** How long a job found busy waits before it tries again. */
 const BUSY_DELAY_MS = 1_000;
 
-const queues = new WeakMap<InsightsContext, JobQueue<RunJob, void>>();
-
-function runQueueOf(ctx: InsightsContext): JobQueue<RunJob, void> {
-  let queue = queues.get(ctx);
-  if (!queue) {
-    queue = createJobQueue<RunJob, void>('translation-runs', {
-      redisUrl: ctx.config.REDIS_URL,
-      prefix: ctx.config.REDIS_PREFIX,
-      logger: ctx.logger,
-      // A run records its own failures; a job fails only when the platform did (datastore down): tried again then.
-      defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
-    });
-    queues.set(ctx, queue);
-  }
-  return queue;
-}
+/** The run queue of each service instance. A run records its own failures; a job fails only when the platform did (datastore down): tried again then. */
+const runQueue = queuePerInstance<RunJob, void>('translation-runs', { attempts: 3, backoff: { type: 'exponential', delay: 2_000 } });
+const runQueueOf = (ctx: InsightsContext) => runQueue.of(ctx);
 
 /** Queues run number `run` of the translation (`tag` makes the job id unique when a job may already hold the plain one). */
 export async function enqueueRun(ctx: InsightsContext, translationId: string, run: number, options: { tag?: string; delayMs?: number } = {}): Promise<void> {
@@ -60,8 +47,5 @@ export async function startRunWorker(ctx: InsightsContext): Promise<() => Promis
   } catch (error) {
     ctx.logger.warn({ err: error }, 'could not queue unfinished translation runs again');
   }
-  return async () => {
-    await queue.close();
-    queues.delete(ctx);
-  };
+  return () => runQueue.close(ctx);
 }
