@@ -1,7 +1,7 @@
 export { loadConfig, baseConfigSchema, backendConfigSchema, envBoolean, type BaseConfig, type BackendConfig } from './config';
 export { requestContext, currentRequestId, runWithContext, type RequestContext } from './context';
 export { createLogger, type Logger } from './logger';
-export { newId, hashSecret, newSecret } from './ids';
+export { newId, idOfKey, hashSecret, newSecret } from './ids';
 export {
   PRINCIPAL_HEADER,
   SIGNATURE_HEADER,

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { EVENT_TYPES } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { findByIds, installationScopes, isDuplicateKeyError, newId, roleAtLeast, type Role } from '@quire/runtime';
+import { findByIds, idOfKey, installationScopes, isDuplicateKeyError, newId, roleAtLeast, type Role } from '@quire/runtime';
 import {
   COLLECTION_ACTION_ROLES,
   loadCollectionAccess,
@@ -95,20 +94,6 @@ export interface ServiceSpaceInput {
   /** A revision of a space of the same organization whose content the new space starts with. */
   copyRevisionId: string | null;
   idempotencyKey: string;
-}
-
-const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** An id shaped like newId()'s (20 base62 characters) but derived from `key`: the same key, the same id. */
-function idOfKey(key: string): string {
-  let id = '';
-  for (let round = 0; id.length < 20; round += 1) {
-    for (const byte of createHash('sha512').update(`${round}:${key}`).digest()) {
-      // 248 = 62 * 4: rejecting bytes above it keeps the alphabet unbiased (as newId does).
-      if (byte < 248 && id.length < 20) id += ID_ALPHABET[byte % 62];
-    }
-  }
-  return id;
 }
 
 /** 400 naming the field unless the new space's collection and source revision are of its organization. */
