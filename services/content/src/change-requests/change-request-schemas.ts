@@ -1,6 +1,6 @@
 import { booleanQuery, listQuerySchema, idSchema, richTextDocumentSchema } from '@quire/http';
 import { z } from 'zod';
-import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../revisions';
+import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, pageSlug, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../revisions';
 import { spaceTemplate } from '../templates';
 import { CHANGE_REQUEST_STATUSES } from './change-requests';
 
@@ -56,10 +56,7 @@ export const patchChangeRequestBody = z
 
 const pageFields = {
   title: z.string().trim().min(1).max(100),
-  slug: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, dots, dashes or underscores')
-    .max(100),
+  slug: pageSlug,
   markdown: z.string().max(1_000_000),
   emoji: z.string().max(50),
   description: z.string().max(500),

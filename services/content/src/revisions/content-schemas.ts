@@ -30,8 +30,8 @@ export const pagePathParam = {
 
 /* WriteSpacePages (gRPC, another service writing a space's page tree): the generated message's field names. */
 
-/** A page slug as the change request schemas accept it. */
-const pageSlug = z
+/** A page slug, wherever one is written (change request content, WriteSpacePages). */
+export const pageSlug = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, dots, dashes or underscores')
   .max(100);

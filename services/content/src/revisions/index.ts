@@ -51,7 +51,7 @@ export {
   writeSpacePages,
   type SpaceContent,
 } from './space-content';
-export { writeSpacePagesRequest } from './content-schemas';
+export { pageSlug, writeSpacePagesRequest } from './content-schemas';
 export { signedUrl } from './signed-urls';
 export { markdownToDocument, presentFile } from './revision-presenter';
 export { contentReadRoutes } from './content-routes';
