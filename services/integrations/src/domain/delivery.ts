@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { createJobQueue, type JobQueue } from '@quire/async';
+import { queuePerInstance } from '@quire/async';
 import { withRedisLock, LockBusyError } from '@quire/runtime';
 import type { IntegrationDoc, IntegrationEventDoc, TraceLogLine } from '../db/models';
 import { presentInstallation, presentTargetInstallation } from '../presenters/installation-presenter';
@@ -57,22 +57,12 @@ interface DeliveryJob {
   eventId: string;
 }
 
-const queues = new WeakMap<IntegrationsContext, JobQueue<DeliveryJob, void>>();
-
-/** The delivery queue of this service instance (created on first use, closed by the worker's stop). */
-function deliveryQueueOf(ctx: IntegrationsContext): JobQueue<DeliveryJob, void> {
-  let queue = queues.get(ctx);
-  if (!queue) {
-    queue = createJobQueue<DeliveryJob, void>('integration-deliveries', {
-      redisUrl: ctx.config.REDIS_URL,
-      prefix: ctx.config.REDIS_PREFIX,
-      logger: ctx.logger,
-      defaultJobOptions: { attempts: DELIVERY_ATTEMPTS, backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS } },
-    });
-    queues.set(ctx, queue);
-  }
-  return queue;
-}
+/** The delivery queue of each service instance. */
+const deliveryQueue = queuePerInstance<DeliveryJob, void>('integration-deliveries', {
+  attempts: DELIVERY_ATTEMPTS,
+  backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS },
+});
+const deliveryQueueOf = (ctx: IntegrationsContext) => deliveryQueue.of(ctx);
 
 /** Queues the delivery of a recorded event; the queue ignores a job id it already holds. */
 export async function enqueueDelivery(ctx: IntegrationsContext, eventId: string, jobId = eventId): Promise<void> {
@@ -294,7 +284,6 @@ export async function startDeliveryWorker(ctx: IntegrationsContext): Promise<() 
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await queue.close();
-    queues.delete(ctx);
+    await deliveryQueue.close(ctx);
   };
 }
