@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
-import { clusterConversation, type ClusterableIssue, type OrganizationClusters } from './clustering';
+import { clusterConversation, rebuildCluster, type ClusterableIssue, type OrganizationClusters, type StoredIssue } from './clustering';
 import { describeCluster, iconFor, labelFor } from './labels';
 import { termsOf } from './nlp';
 import { countIssue, distinctiveTerms, emptyStats, idfOf, issueVector, likeness, vectorLikeness } from './vectors';
@@ -102,6 +102,37 @@ describe('incremental clustering', () => {
     assert.equal(cluster.issues, 2);
     assert.equal(cluster.conversations, 1);
     assert.equal(cluster.weeks.size, 0);
+  });
+});
+
+describe('counting a cluster again from its issues', () => {
+  it('gives the running state the incremental path keeps', async () => {
+    const { org, deps } = organization();
+    const stored: StoredIssue[] = [];
+    const conversations: Array<[key: string, source: string, texts: string[], week?: number]> = [
+      ['k1', 'intercom', ['The password reset email never arrives.']],
+      ['k2', 'zendesk', ['I did not get the reset password email.', 'Why is the reset email not sent?'], weekOf(now) - 1],
+      ['k3', 'intercom', ['Password reset emails never reach my inbox.'], weekOf(now) - 30],
+    ];
+    for (const [key, source, texts, week] of conversations) {
+      const added = texts.map((text) => issue(text, week));
+      const { assigned } = await clusterConversation(org, { source, removed: [], added }, deps);
+      added.forEach((one, i) => stored.push({ ...one, clusterId: assigned[i], conversationKey: key, ingestedAt: new Date(now.getTime() + stored.length) }));
+    }
+    const sourceOf = (key: string) => conversations.find(([k]) => k === key)![1];
+    for (const [id, kept] of org.clusters) {
+      const { cluster, counts } = rebuildCluster(
+        id,
+        kept,
+        stored.filter((one) => one.clusterId === id),
+        sourceOf,
+        org.stats,
+        now,
+      );
+      for (const field of ['issues', 'conversations', 'sources', 'weeks', 'top', 'samples', 'label', 'createdAt'] as const)
+        assert.deepEqual(cluster[field], kept[field], field);
+      assert.deepEqual(counts, org.counts.get(id));
+    }
   });
 });
 

@@ -214,6 +214,39 @@ export async function clusterConversation(
   return { assigned, touched };
 }
 
+/** An issue as stored, as counting its cluster again reads it. */
+export interface StoredIssue extends ClusteredIssue {
+  conversationKey: string;
+  ingestedAt: Date;
+}
+
+/**
+ * A cluster counted again from its issues (after an interrupted processing, see repair.ts):
+ * its running sums and full term counts are what its issues say, its issues added in the order
+ * they were stored; `sourceOf` gives the source each conversation is counted under. What is not
+ * a count (label, icon, summary, when made and labelled) is kept from `previous`, if any.
+ */
+export function rebuildCluster(
+  id: string,
+  previous: ClusterState | undefined,
+  issues: readonly StoredIssue[],
+  sourceOf: (conversationKey: string) => string,
+  stats: TermStats,
+  now: Date,
+): { cluster: ClusterState; counts: Map<string, number> } {
+  const ordered = [...issues].sort((a, b) => a.ingestedAt.getTime() - b.ingestedAt.getTime());
+  const cluster = newCluster(id, previous?.createdAt ?? ordered[0]?.ingestedAt ?? now);
+  if (previous) Object.assign(cluster, { label: previous.label, icon: previous.icon, summary: previous.summary, labelledAt: previous.labelledAt });
+  const counts = new Map<string, number>();
+  for (const issue of ordered) countInCluster(cluster, counts, issue, 1, now);
+  cluster.updatedAt = now;
+  const conversations = new Set(ordered.map((issue) => issue.conversationKey));
+  cluster.conversations = conversations.size;
+  for (const key of conversations) bump(cluster.sources, sourceOf(key), 1);
+  cluster.top = distinctiveTerms(stats, counts, cluster.issues, CENTROID_TERMS);
+  return { cluster, counts };
+}
+
 /** Recomputes the terms a cluster is compared by, from its full counts. */
 function refreshTop(org: OrganizationClusters, cluster: ClusterState): void {
   const counts = org.counts.get(cluster.id);

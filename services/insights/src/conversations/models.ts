@@ -95,6 +95,21 @@ export interface ClusterTermsDoc {
   counts: string;
 }
 
+/**
+ * The processing of a conversation whose writes (clusters, issues, conversation) may not all be
+ * made yet: written with the statistics it counted, before the rest, and cleared once the rest
+ * is written (see repair.ts).
+ */
+export interface ClusteringJournalDoc {
+  /** The attempt's own id (a later attempt clears only its own journal). */
+  attempt: string;
+  conversationKey: string;
+  /** The clusters it writes (new ones included). */
+  touched: string[];
+  /** JSON text of the terms of each issue it writes: what the statistics written with it count for the conversation. */
+  added: string;
+}
+
 /** An organization's term statistics over its issues (for BM25 weights). */
 export interface TermStatsDoc {
   /** The organization's id. */
@@ -103,6 +118,8 @@ export interface TermStatsDoc {
   totalLength: number;
   /** JSON text of {term: issues containing it}. */
   df: string;
+  /** The processing under way, or interrupted, since these statistics were written; null when none. */
+  journal?: ClusteringJournalDoc | null;
   updatedAt: Date;
 }
 
@@ -195,12 +212,23 @@ const clusterTermsSchema = new Schema<ClusterTermsDoc>(
 );
 clusterTermsSchema.index({ organizationId: 1 });
 
+const journalSchema = new Schema<ClusteringJournalDoc>(
+  {
+    attempt: { type: String, required: true },
+    conversationKey: { type: String, required: true },
+    touched: { type: [String], default: [] },
+    added: { type: String, default: '[]' },
+  },
+  { _id: false },
+);
+
 const termStatsSchema = new Schema<TermStatsDoc>(
   {
     _id: String,
     docs: { type: Number, default: 0 },
     totalLength: { type: Number, default: 0 },
     df: { type: String, default: '{}' },
+    journal: { type: journalSchema, default: null },
     updatedAt: { type: Date, required: true },
   },
   { versionKey: false },

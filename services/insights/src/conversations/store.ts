@@ -1,12 +1,13 @@
 import type { InsightsContext } from '../context';
 import type { ClusterState, OrganizationClusters } from './clustering';
-import type { ClusterDoc } from './models';
+import type { ClusterDoc, ClusteringJournalDoc, IssueDoc } from './models';
 import type { TermStats } from './vectors';
 
 /*
- * Loading and saving an organization's clustering state: its term statistics (one document),
- * its clusters (without their full term counts), and the full counts of the clusters a
- * conversation touches. Called only while holding the organization's clustering lock.
+ * Loading and saving an organization's clustering state: its term statistics (one document,
+ * which also holds the journal of the processing under way), its clusters (without their full
+ * term counts), and the full counts of the clusters a conversation touches. Called only while
+ * holding the organization's clustering lock.
  */
 
 const toMap = <K extends string | number>(pairs: ReadonlyArray<{ k: K; v: number }>) => new Map(pairs.map(({ k, v }) => [k, v]));
@@ -48,12 +49,18 @@ export function clusterState(doc: ClusterDoc): ClusterState {
   };
 }
 
-/** The organization's term statistics and clusters (their full term counts load on demand). */
-export async function loadOrganizationClusters(ctx: InsightsContext, organizationId: string): Promise<OrganizationClusters> {
+/** The organization's term statistics and clusters (their full term counts load on demand), and its clustering journal. */
+export async function loadOrganizationClusters(
+  ctx: InsightsContext,
+  organizationId: string,
+): Promise<{ org: OrganizationClusters; journal: ClusteringJournalDoc | null }> {
   const { ConversationTermStats, IssuesCluster } = ctx.models;
   const [statsDoc, clusters] = await Promise.all([ConversationTermStats.findById(organizationId).lean(), IssuesCluster.find({ organizationId }).lean()]);
   const stats: TermStats = { docs: statsDoc?.docs ?? 0, totalLength: statsDoc?.totalLength ?? 0, df: parseCounts(statsDoc?.df) };
-  return { stats, clusters: new Map(clusters.map((doc) => [doc._id, clusterState(doc)])), counts: new Map() };
+  return {
+    org: { stats, clusters: new Map(clusters.map((doc) => [doc._id, clusterState(doc)])), counts: new Map() },
+    journal: statsDoc?.journal?.attempt ? statsDoc.journal : null,
+  };
 }
 
 /** A cluster's full term counts (empty for a cluster not stored yet). */
@@ -62,17 +69,31 @@ export async function loadClusterCounts(ctx: InsightsContext, clusterId: string)
   return parseCounts(doc?.counts);
 }
 
-/** Writes the touched clusters (deleting those left empty) and the statistics. */
-export async function saveOrganizationClusters(
-  ctx: InsightsContext,
-  organizationId: string,
-  org: OrganizationClusters,
-  touched: ReadonlySet<string>,
-): Promise<void> {
-  const { ConversationTermStats, IssuesCluster, IssuesClusterTerms } = ctx.models;
+/** The issues listing a cluster (an indexed query: O(the cluster)). */
+export function loadClusterIssues(ctx: InsightsContext, organizationId: string, clusterId: string): Promise<IssueDoc[]> {
+  return ctx.models.ConversationIssue.find({ organizationId, clusterId }, { summary: 0 }).lean<IssueDoc[]>();
+}
+
+/** Writes the organization's term statistics with the journal of the processing that counted them (null: none under way). */
+export async function saveTermStats(ctx: InsightsContext, organizationId: string, stats: TermStats, journal: ClusteringJournalDoc | null): Promise<void> {
+  await ctx.models.ConversationTermStats.updateOne(
+    { _id: organizationId },
+    { $set: { docs: stats.docs, totalLength: stats.totalLength, df: countsText(stats.df), journal, updatedAt: new Date() } },
+    { upsert: true },
+  );
+}
+
+/** Clears the journal of the attempt `attempt`, if it is still the organization's. */
+export async function clearJournal(ctx: InsightsContext, organizationId: string, attempt: string): Promise<void> {
+  await ctx.models.ConversationTermStats.updateOne({ _id: organizationId, 'journal.attempt': attempt }, { $set: { journal: null } });
+}
+
+/** Writes these clusters as they are in `org` (deleting those left empty, also from `org`), each with its full term counts. */
+export async function saveClusters(ctx: InsightsContext, organizationId: string, org: OrganizationClusters, ids: Iterable<string>): Promise<void> {
+  const { IssuesCluster, IssuesClusterTerms } = ctx.models;
   const saveCluster = async (id: string) => {
-    const cluster = org.clusters.get(id)!;
-    if (cluster.issues <= 0) {
+    const cluster = org.clusters.get(id);
+    if (!cluster || cluster.issues <= 0) {
       org.clusters.delete(id);
       await Promise.all([IssuesCluster.deleteOne({ _id: id, organizationId }), IssuesClusterTerms.deleteOne({ _id: id })]);
       return;
@@ -105,12 +126,5 @@ export async function saveOrganizationClusters(
       ),
     ]);
   };
-  await Promise.all([
-    ...[...touched].map(saveCluster),
-    ConversationTermStats.updateOne(
-      { _id: organizationId },
-      { $set: { docs: org.stats.docs, totalLength: org.stats.totalLength, df: countsText(org.stats.df), updatedAt: new Date() } },
-      { upsert: true },
-    ),
-  ]);
+  await Promise.all([...new Set(ids)].map(saveCluster));
 }
