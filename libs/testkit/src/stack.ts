@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +42,8 @@ export interface TestStack {
    * (`<role>@<domain>`, 'guest' included), and an outsider who is admin of another one.
    */
   organization<R extends string>(options: { domain: string; title?: string; roles: readonly R[] }): Promise<TestOrganization<R>>;
+  /** The running processes of one service of the stack (the supervisor's children running its main.js), for crash tests. */
+  servicePids(service: string): number[];
   /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. */
   stop(): Promise<void>;
   /** Exit code and signal of the stack process once stopped. */
@@ -124,6 +126,18 @@ export async function startTestStack(
         members[role] = await stack.account(['add-member', '--org', admin.organizationId, '--email', `${role}@${domain}`, '--role', role]);
       const outsider = await stack.account(['bootstrap', '--email', `admin@outside.${domain}`, '--org', `Outside ${title ?? domain}`]);
       return { id: admin.organizationId, admin, members, outsider };
+    },
+    servicePids(service) {
+      const supervisor = (JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { pid: number }).pid;
+      try {
+        return execFileSync('pgrep', ['-P', String(supervisor), '-f', `services/${service}/dist/main\\.js`], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map(Number);
+      } catch {
+        return []; // pgrep exits 1 when nothing matches
+      }
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

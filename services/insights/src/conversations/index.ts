@@ -11,7 +11,16 @@ import { startProcessingWorker } from './worker';
 
 export { closeProcessingQueue } from './worker';
 
-export { conversationModelDefinitions, type ConversationModels } from './models';
+export {
+  conversationModelDefinitions,
+  type ConversationModels,
+  type ClusterDoc,
+  type ClusterTermsDoc,
+  type ConversationDoc,
+  type IssueDoc,
+  type TermStatsDoc,
+} from './models';
+export { clusteringProblems, type ClusteringDocuments } from './consistency';
 export { conversationRoutes } from './routes';
 export { processConversation, issuesOf } from './process';
 export { ingestConversations, conversationKey } from './ingest';

@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { connectDatabase, createLogger, type Database } from '@quire/runtime';
 import { expectOk, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
-import { clusteringProblems } from '../conversations/consistency';
-import { labelledConversations } from '../conversations/labelled-set';
-import type { ClusterDoc, ClusterTermsDoc, ConversationDoc, IssueDoc, TermStatsDoc } from '../conversations/models';
+import {
+  clusteringProblems,
+  labelledConversations,
+  type ClusterDoc,
+  type ClusterTermsDoc,
+  type ConversationDoc,
+  type IssueDoc,
+  type TermStatsDoc,
+} from '../conversations';
 
 /*
  * The insights service killed (SIGKILL) while conversations are being processed, then
@@ -31,19 +34,6 @@ const BATCH = 4;
 const PROCESSED_BEFORE_KILL = 12;
 const KILLS = 2;
 
-/** Processes whose parent is `parentPid` and whose command line matches `pattern`. */
-function childPids(parentPid: number, pattern: string): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(parentPid), '-f', pattern], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('insights: a crash mid-processing leaves every number true', () => {
@@ -51,11 +41,6 @@ describe('insights: a crash mid-processing leaves every number true', () => {
   let db: Database;
   const owners: TestAccount[] = [];
 
-  /** The insights service of this stack: the supervisor's child running its main.js. */
-  const insightsPids = () => {
-    const supervisor = (JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as { pid: number }).pid;
-    return childPids(supervisor, 'services/insights/dist/main\\.js');
-  };
   const collection = <T extends { _id: string }>(name: string) => db.collection<T>(name);
 
   beforeAll(async () => {
@@ -117,7 +102,7 @@ describe('insights: a crash mid-processing leaves every number true', () => {
     };
     const kills: Array<{ processed: number; cut: number; at: number }> = [];
     for (let kill = 0; kill < KILLS; kill++) {
-      const [before] = insightsPids();
+      const [before] = stack.servicePids('insights');
       assert.ok(before, 'the stack runs an insights process');
       const threshold = (kills.at(-1)?.processed ?? 0) + PROCESSED_BEFORE_KILL;
       const waitStarted = Date.now();
@@ -129,7 +114,7 @@ describe('insights: a crash mid-processing leaves every number true', () => {
       process.kill(before, 'SIGKILL');
       const at = Date.now();
       kills.push({ processed: await processedCount(), cut: (await cutNow()).length, at });
-      await waitFor('the supervisor to restart insights', async () => insightsPids().some((pid) => pid !== before), 30_000);
+      await waitFor('the supervisor to restart insights', async () => stack.servicePids('insights').some((pid) => pid !== before), 30_000);
     }
     const crashed = kills.at(-1)!.at;
     // Every conversation processed. BullMQ runs the dead worker's jobs again once their lock

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { connectDatabase, createLogger, type Database } from '@quire/runtime';
 import { expectOk, startTestStack, waitFor, type ApiClient, type TestStack } from '@quire/testkit';
@@ -33,19 +30,6 @@ const SEEN_BEFORE_KILL = 6;
 
 const SCRIPT = 'export default { async fetch() { return new Response("ok"); } };';
 
-/** Processes whose parent is `parentPid` and whose command line matches `pattern`. */
-function childPids(parentPid: number, pattern: string): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(parentPid), '-f', pattern], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
 describe('integrations: a crash mid-delivery loses and repeats nothing', () => {
   let stack: TestStack;
   let api: ApiClient;
@@ -55,11 +39,6 @@ describe('integrations: a crash mid-delivery loses and repeats nothing', () => {
   const NAME = 'crash-recorder';
   const base = `/v1/integrations/${NAME}`;
 
-  /** The integrations service of this stack: the supervisor's child running its main.js. */
-  const integrationsPids = () => {
-    const supervisor = (JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as { pid: number }).pid;
-    return childPids(supervisor, 'services/integrations/dist/main\\.js');
-  };
   const listEvents = async () => expectOk(await api.get(`${base}/events?limit=1000`)).items as any[];
 
   beforeAll(async () => {
@@ -118,7 +97,7 @@ describe('integrations: a crash mid-delivery loses and repeats nothing', () => {
     writers.catch(() => {}); // awaited below: a failed write fails the test there
 
     // Killed once a few deliveries went through and while some are mid-flight (received, unanswered).
-    const [before] = integrationsPids();
+    const [before] = stack.servicePids('integrations');
     assert.ok(before, 'the stack runs an integrations process');
     const inFlight = () => contentUpdates().filter((delivery) => delivery.answeredAt === undefined && !delivery.cut);
     const waitStarted = Date.now();
@@ -144,7 +123,7 @@ describe('integrations: a crash mid-delivery loses and repeats nothing', () => {
     // The new process exists from here on, and takes far longer than a poll to boot: what the
     // receiver got before this moment was sent by the killed one (the receiver runs in this
     // process, so it may read a request the killed process sent after `killedAt`).
-    await waitFor('the supervisor to restart integrations', async () => integrationsPids().some((pid) => pid !== before), 30_000);
+    await waitFor('the supervisor to restart integrations', async () => stack.servicePids('integrations').some((pid) => pid !== before), 30_000);
     const restartedAt = performance.now();
     await writers;
     assert.equal(new Set(revisions).size, WRITERS * UPDATES_PER_WRITER, 'each write made a revision of its own');
