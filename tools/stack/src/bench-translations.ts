@@ -8,21 +8,15 @@ import { quantile } from './bench-stats';
  * completed, on a space of PAGES pages — a first run (the target space made, every page
  * translated) and incremental runs after one page changed.
  *
- * The provider is a LibreTranslate-compatible fake in this process, on 127.0.0.1 at a port known
- * before the stack starts: the stack must run with TRANSLATION_BENCH_ENV (TRANSLATION_PROVIDER
- * =libretranslate, TRANSLATION_PROVIDER_URL=http://127.0.0.1:<port>; the port is
- * QUIRE_BENCH_TRANSLATION_PORT, default 47611). It answers each call after PROVIDER_LATENCY_MS, as a
- * real provider would take some time.
+ * The provider is a LibreTranslate-compatible fake in this process, on 127.0.0.1 at a free port:
+ * `startBenchTranslationProvider()` starts it before the stack, which must run with its `env`
+ * (TRANSLATION_PROVIDER=libretranslate, TRANSLATION_PROVIDER_URL=http://127.0.0.1:<port>). It
+ * answers each call after PROVIDER_LATENCY_MS, as a real provider would take some time.
  *
  * The floor, measured in the same run: the very calls the run made (their recorded bodies), made
  * directly to the fake, as many at a time as the service makes them. The ratio is Quire's own
  * work: reading the source, segmenting, the queue, creating and writing the target, the status.
  */
-
-const PORT = Number(process.env.QUIRE_BENCH_TRANSLATION_PORT ?? 47611);
-
-/** What the stack needs to translate through this bench's provider. */
-export const TRANSLATION_BENCH_ENV = { TRANSLATION_PROVIDER: 'libretranslate', TRANSLATION_PROVIDER_URL: `http://127.0.0.1:${PORT}` } as const;
 
 const PAGES = 100;
 /** First runs measured (one translation per language, each made afresh). */
@@ -35,12 +29,16 @@ const RUN_TIMEOUT_MS = 300_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface FakeProvider {
+export interface BenchTranslationProvider {
+  /** What the stack needs to translate through this provider. */
+  env: { TRANSLATION_PROVIDER: string; TRANSLATION_PROVIDER_URL: string };
+  /** The bodies of the calls it got, in order. */
   bodies: string[];
   close(): Promise<void>;
 }
 
-async function startProvider(): Promise<FakeProvider> {
+/** The bench's stand-in provider, listening on a free port of 127.0.0.1. */
+export async function startBenchTranslationProvider(): Promise<BenchTranslationProvider> {
   const bodies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -59,12 +57,12 @@ async function startProvider(): Promise<FakeProvider> {
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) =>
-      reject(new Error(`the bench provider cannot listen on 127.0.0.1:${PORT} (QUIRE_BENCH_TRANSLATION_PORT): ${error.message}`)),
-    );
-    server.listen(PORT, '127.0.0.1', resolve);
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
   });
+  const { port } = server.address() as { port: number };
   return {
+    env: { TRANSLATION_PROVIDER: 'libretranslate', TRANSLATION_PROVIDER_URL: `http://127.0.0.1:${port}` },
     bodies,
     close: () =>
       new Promise<void>((resolve) => {
@@ -122,14 +120,14 @@ async function timedRun(api: ApiClient, url: string, runs: number): Promise<numb
 }
 
 /** The floor: the recorded calls made again directly, CONCURRENT_CALLS at a time. */
-async function replay(bodies: readonly string[]): Promise<number> {
+async function replay(providerUrl: string, bodies: readonly string[]): Promise<number> {
   const started = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(CONCURRENT_CALLS, bodies.length) }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++];
-        const answer = await fetch(`${TRANSLATION_BENCH_ENV.TRANSLATION_PROVIDER_URL}/translate`, {
+        const answer = await fetch(`${providerUrl}/translate`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body,
@@ -149,73 +147,69 @@ interface Sample {
   texts: number;
 }
 
-export async function benchTranslations(stack: TestStack): Promise<void> {
-  const provider = await startProvider();
-  try {
-    const owner = await stack.cli(['bootstrap', '--email', `bench-translations-${Date.now()}@bench.test`, '--org', 'Bench translations', '--json']);
-    const api = apiClient(stack.baseUrl, owner.token);
-    const space = successBody(await api.post(`/v1/orgs/${owner.organizationId}/spaces`, { title: 'Bench translations' }), 'create the space').id as string;
-    await mergeChanges(
-      api,
-      space,
-      Array.from({ length: PAGES }, (_, n) => ({
-        type: 'insert_page',
-        title: `Feature ${n} guide`,
-        slug: `feature-${n}`,
-        description: `All about feature ${n}`,
-        markdown: pageMarkdown(n),
-      })),
+/** The runs, on `stack` started with `provider.env`. */
+export async function benchTranslations(stack: TestStack, provider: BenchTranslationProvider): Promise<void> {
+  const owner = await stack.cli(['bootstrap', '--email', `bench-translations-${Date.now()}@bench.test`, '--org', 'Bench translations', '--json']);
+  const api = apiClient(stack.baseUrl, owner.token);
+  const space = successBody(await api.post(`/v1/orgs/${owner.organizationId}/spaces`, { title: 'Bench translations' }), 'create the space').id as string;
+  await mergeChanges(
+    api,
+    space,
+    Array.from({ length: PAGES }, (_, n) => ({
+      type: 'insert_page',
+      title: `Feature ${n} guide`,
+      slug: `feature-${n}`,
+      description: `All about feature ${n}`,
+      markdown: pageMarkdown(n),
+    })),
+  );
+  const pages = successBody(await api.get(`/v1/spaces/${space}/content`), 'read the space').pages as Array<{ id: string }>;
+
+  const measure = async (url: string, runs: number): Promise<Sample> => {
+    const recorded = provider.bodies.length;
+    const quire = await timedRun(api, url, runs);
+    const bodies = provider.bodies.slice(recorded);
+    const texts = bodies.reduce((sum, body) => sum + (JSON.parse(body) as { q: string[] }).q.length, 0);
+    const floor = await replay(provider.env.TRANSLATION_PROVIDER_URL, bodies);
+    provider.bodies.length = recorded;
+    return { quire, floor, calls: bodies.length, texts };
+  };
+
+  const firsts: Sample[] = [];
+  const languages = ['fr', 'de', 'es', 'it', 'nl'].slice(0, FIRST_RUNS);
+  let url = '';
+  for (const language of languages) {
+    const translation = successBody(
+      await api.post(`/v1/orgs/${owner.organizationId}/translations`, { source: { space, language: 'en' }, language }),
+      'create a translation',
     );
-    const pages = successBody(await api.get(`/v1/spaces/${space}/content`), 'read the space').pages as Array<{ id: string }>;
-
-    const measure = async (url: string, runs: number): Promise<Sample> => {
-      const recorded = provider.bodies.length;
-      const quire = await timedRun(api, url, runs);
-      const bodies = provider.bodies.slice(recorded);
-      const texts = bodies.reduce((sum, body) => sum + (JSON.parse(body) as { q: string[] }).q.length, 0);
-      const floor = await replay(bodies);
-      provider.bodies.length = recorded;
-      return { quire, floor, calls: bodies.length, texts };
-    };
-
-    const firsts: Sample[] = [];
-    const languages = ['fr', 'de', 'es', 'it', 'nl'].slice(0, FIRST_RUNS);
-    let url = '';
-    for (const language of languages) {
-      const translation = successBody(
-        await api.post(`/v1/orgs/${owner.organizationId}/translations`, { source: { space, language: 'en' }, language }),
-        'create a translation',
-      );
-      url = `/v1/orgs/${owner.organizationId}/translations/${translation.id}`;
-      firsts.push(await measure(url, 1));
-    }
-    const incrementals: Sample[] = [];
-    for (let i = 0; i < INCREMENTAL_RUNS; i++) {
-      const page = pages[(i * 37) % pages.length];
-      await mergeChanges(api, space, [{ type: 'update_page', page: page.id, markdown: pageMarkdown(i, i + 1) }]);
-      incrementals.push(await measure(url, 2 + i));
-    }
-
-    const row = (label: string, samples: Sample[]) => {
-      const quire = quantile(
-        samples.map((s) => s.quire),
-        0.5,
-      );
-      const floor = quantile(
-        samples.map((s) => s.floor),
-        0.5,
-      );
-      const { calls, texts } = samples[0];
-      console.log(
-        `${label.padEnd(58)} ${quire.toFixed(1).padStart(9)} ms   floor ${floor.toFixed(1).padStart(8)} ms   ×${(quire / floor).toFixed(1)}   (${calls} calls, ${texts} texts)`,
-      );
-    };
-    console.log(
-      `translation runs: POST run → completed, provider answering in ${PROVIDER_LATENCY_MS} ms (floor: the same provider calls made directly, ${CONCURRENT_CALLS} at a time; ×: Quire / floor; p50)`,
-    );
-    row(`first run, ${PAGES} pages (n=${firsts.length})`, firsts);
-    row(`incremental run, 1 page changed (n=${incrementals.length})`, incrementals);
-  } finally {
-    await provider.close();
+    url = `/v1/orgs/${owner.organizationId}/translations/${translation.id}`;
+    firsts.push(await measure(url, 1));
   }
+  const incrementals: Sample[] = [];
+  for (let i = 0; i < INCREMENTAL_RUNS; i++) {
+    const page = pages[(i * 37) % pages.length];
+    await mergeChanges(api, space, [{ type: 'update_page', page: page.id, markdown: pageMarkdown(i, i + 1) }]);
+    incrementals.push(await measure(url, 2 + i));
+  }
+
+  const row = (label: string, samples: Sample[]) => {
+    const quire = quantile(
+      samples.map((s) => s.quire),
+      0.5,
+    );
+    const floor = quantile(
+      samples.map((s) => s.floor),
+      0.5,
+    );
+    const { calls, texts } = samples[0];
+    console.log(
+      `${label.padEnd(58)} ${quire.toFixed(1).padStart(9)} ms   floor ${floor.toFixed(1).padStart(8)} ms   ×${(quire / floor).toFixed(1)}   (${calls} calls, ${texts} texts)`,
+    );
+  };
+  console.log(
+    `translation runs: POST run → completed, provider answering in ${PROVIDER_LATENCY_MS} ms (floor: the same provider calls made directly, ${CONCURRENT_CALLS} at a time; ×: Quire / floor; p50)`,
+  );
+  row(`first run, ${PAGES} pages (n=${firsts.length})`, firsts);
+  row(`incremental run, 1 page changed (n=${incrementals.length})`, incrementals);
 }

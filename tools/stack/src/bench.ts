@@ -8,7 +8,7 @@ import { benchGit } from './bench-git';
 import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
 import { benchSearch } from './bench-search';
-import { benchTranslations, TRANSLATION_BENCH_ENV } from './bench-translations';
+import { benchTranslations, startBenchTranslationProvider } from './bench-translations';
 import { summary } from './bench-stats';
 import { internalSecretOf } from './layout';
 
@@ -38,14 +38,15 @@ async function main() {
 
   // The git section imports from local repositories, the integrations section's script calls a
   // receiver on 127.0.0.1: file:// and loopback are allowed in this stack only. Translation runs
-  // go to the translations section's stand-in provider on 127.0.0.1.
+  // go to the translations section's stand-in provider on 127.0.0.1, started first.
+  const translationProvider = await startBenchTranslationProvider();
   const stack = await startTestStack({
     LOG_LEVEL: 'warn',
     RATE_LIMIT_POINTS: '1000000',
     GIT_ALLOWED_PROTOCOLS: 'https,file',
     GIT_ALLOW_PRIVATE_NETWORKS: 'true',
     INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
-    ...TRANSLATION_BENCH_ENV,
+    ...translationProvider.env,
   });
   try {
     const api = apiClient(stack.baseUrl, stack.adminToken);
@@ -65,10 +66,11 @@ async function main() {
     if (runs('git')) await benchGit(stack);
     if (runs('integrations')) await benchIntegrations(stack);
     if (runs('conversations')) await benchConversations(stack);
-    if (runs('translations')) await benchTranslations(stack);
+    if (runs('translations')) await benchTranslations(stack, translationProvider);
     if (runs('spaces')) await benchSpaceList(api, config, me);
   } finally {
     await stack.stop();
+    await translationProvider.close();
   }
 }
 
