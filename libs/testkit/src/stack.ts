@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { dropStackDatabase, repoRoot } from '@quire/datastore';
+import { connectDatabase, createLogger, type Database } from '@quire/runtime';
 import { apiClient, type ApiClient } from './api';
 import { checkAnswersOf } from './contract';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from './environment';
@@ -42,6 +43,12 @@ export interface TestStack {
    * (`<role>@<domain>`, 'guest' included), and an outsider who is admin of another one.
    */
   organization<R extends string>(options: { domain: string; title?: string; roles: readonly R[] }): Promise<TestOrganization<R>>;
+  /**
+   * A connection of the test's own to one service's database in this stack (to look at what it
+   * stored, or to arrange a state the API cannot make), with the service's models when given
+   * `registerModels`. The caller closes it.
+   */
+  serviceDatabase(service: string, registerModels?: (db: Database) => void): Promise<Database>;
   /** The running processes of one service of the stack (the supervisor's children running its main.js), for crash tests. */
   servicePids(service: string): number[];
   /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. */
@@ -126,6 +133,9 @@ export async function startTestStack(
         members[role] = await stack.account(['add-member', '--org', admin.organizationId, '--email', `${role}@${domain}`, '--role', role]);
       const outsider = await stack.account(['bootstrap', '--email', `admin@outside.${domain}`, '--org', `Outside ${title ?? domain}`]);
       return { id: admin.organizationId, admin, members, outsider };
+    },
+    serviceDatabase(service, registerModels = () => {}) {
+      return connectDatabase(service, { MONGODB_URI: env.mongodbUri, DB_PREFIX: env.dbPrefix }, createLogger(`${service}-test`, 'silent'), registerModels);
     },
     servicePids(service) {
       const supervisor = (JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { pid: number }).pid;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { connectDatabase, createLogger, type Database } from '@quire/runtime';
+import type { Database } from '@quire/runtime';
 import {
   apiClient,
   assertMatchesOpenApi,
@@ -105,7 +105,7 @@ describe('content: space search (end to end)', () => {
     words.map((word, i) => ({ type: 'insert_page', title: `Note ${i}`, markdown: `## About ${word}\n\nA note on the ${word} and the weather.` }));
 
   const connect = async () => {
-    db = await connectDatabase('content', { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix }, createLogger('test', 'silent'), registerModels);
+    db = await stack.serviceDatabase('content', registerModels);
     models = modelsOf(db);
   };
 

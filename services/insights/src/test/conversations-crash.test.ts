@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { connectDatabase, createLogger, type Database } from '@quire/runtime';
+import type { Database } from '@quire/runtime';
 import { expectOk, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
 import {
   clusteringProblems,
@@ -46,12 +46,7 @@ describe('insights: a crash mid-processing leaves every number true', () => {
   beforeAll(async () => {
     stack = await startTestStack();
     for (let i = 0; i < ORGANIZATIONS; i++) owners.push(await stack.account(['bootstrap', '--email', `admin@crash-${i}.test`, '--org', `Crash ${i}`]));
-    db = await connectDatabase(
-      'insights',
-      { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix },
-      createLogger('crash-test', 'silent'),
-      () => {},
-    );
+    db = await stack.serviceDatabase('insights');
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { connectDatabase, createLogger, type Database } from '@quire/runtime';
+import type { Database } from '@quire/runtime';
 import {
   assertMatchesOpenApi,
   expectError,
@@ -58,12 +58,7 @@ describe('integrations: the catalogue through the gateway', () => {
     outsider = org.outsider.api;
     outsiderOrg = org.outsider.organizationId;
     expectOk(await admin.patch(`/v1/orgs/${org.id}`, { hostname: HOSTNAME }));
-    db = await connectDatabase(
-      'integrations',
-      { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix },
-      createLogger('catalogue-test', 'silent'),
-      () => {},
-    );
+    db = await stack.serviceDatabase('integrations');
   });
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { connectDatabase, createLogger, type Database } from '@quire/runtime';
+import type { Database } from '@quire/runtime';
 import { expectOk, startTestStack, waitFor, type ApiClient, type TestStack } from '@quire/testkit';
 import type { IntegrationEventDoc } from '../db/models';
 import { startTunnelRecorder, type ReceivedDelivery, type TunnelRecorder } from './tunnel-recorder';
@@ -47,12 +47,7 @@ describe('integrations: a crash mid-delivery loses and repeats nothing', () => {
     const owner = await stack.account(['bootstrap', '--email', 'admin@crash.test', '--org', 'Crash vendor']);
     api = owner.api;
     organizationId = owner.organizationId;
-    db = await connectDatabase(
-      'integrations',
-      { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix },
-      createLogger('crash-test', 'silent'),
-      () => {},
-    );
+    db = await stack.serviceDatabase('integrations');
   });
 
   afterAll(async () => {

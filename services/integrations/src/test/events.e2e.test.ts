@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { connectDatabase, createLogger, type Database } from '@quire/runtime';
+import type { Database } from '@quire/runtime';
 import { assertMatchesOpenApi, expectError, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
 import type { IntegrationDoc } from '../db/models';
 import { integrationSigningSecret } from '../domain/secrets';
@@ -63,12 +63,7 @@ describe('integrations: events and dev mode through the gateway', () => {
     stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', GIT_ALLOWED_PROTOCOLS: 'https,http,file', SCRIPT_TIMEOUT_MS: '1000' });
     vendor = await stack.organization({ domain: 'events-vendor.test', title: 'Events vendor', roles: ['read'] });
     customer = await stack.organization({ domain: 'events-customer.test', title: 'Events customer', roles: ['read'] });
-    db = await connectDatabase(
-      'integrations',
-      { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix },
-      createLogger('events-test', 'silent'),
-      () => {},
-    );
+    db = await stack.serviceDatabase('integrations');
     expectOk(
       await vendor.admin.api.post(base, {
         organization: vendor.id,

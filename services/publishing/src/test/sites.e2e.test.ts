@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { connectDatabase, createLogger } from '@quire/runtime';
 import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack, expectEvery } from '@quire/testkit';
 
 const SITES_BASE_DOMAIN = 'docs.quire.test';
@@ -363,12 +362,7 @@ describe('publishing: sites through the gateway', () => {
       assert.equal((await admin.post(`${base}/${path}`, body)).status, 201, path);
     }
     // What the site holds, in publishing's own database: all of it goes with the site.
-    const db = await connectDatabase(
-      'publishing',
-      { MONGODB_URI: stack.env.mongodbUri, DB_PREFIX: stack.env.dbPrefix },
-      createLogger('sites-test', 'silent'),
-      () => {},
-    );
+    const db = await stack.serviceDatabase('publishing');
     const held = () =>
       Promise.all(
         ['sites', 'site_sections', 'site_section_groups', 'site_spaces', 'share_links'].map((name) =>
