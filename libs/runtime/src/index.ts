@@ -54,3 +54,4 @@ export {
   type CacheInvalidation,
   type CachedMembership,
 } from './membership-cache';
+export { LruCache } from './lru';

@@ -8,11 +8,11 @@ import {
   changeRequestUpdated,
   list,
 } from '@quire/contract';
-import { created, httpError, listEnvelope, route, type KeysetPage, type Route } from '@quire/http';
+import { created, httpError, listEnvelope, route, signedUrl, type KeysetPage, type Route } from '@quire/http';
 import { z } from 'zod';
 import { getStanding, loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES } from '../access';
 import { changeRequestParams, loadUsers, organizationParams, spaceParams, viewerWithOrgRole, type ContentContext, type UserViewer } from '../kernel';
-import { findChangeRequest, loadRevision, signedUrl, writeChangeRequestContent, type ChangeRequestDoc } from '../revisions';
+import { findChangeRequest, loadRevision, writeChangeRequestContent, type ChangeRequestDoc } from '../revisions';
 import { templateChanges } from '../templates';
 import { mergeChangeRequest, updateChangeRequestFromSpace } from './change-request-merge';
 import { presentChangeRequest, presentContentUpdate, presentRequestedReviewers, presentReview, userIdsOf } from './change-request-presenter';

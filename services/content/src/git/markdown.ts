@@ -1,4 +1,4 @@
-import MarkdownIt from 'markdown-it';
+import { markdownParser } from '@quire/markdown';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 /*
@@ -203,7 +203,7 @@ export interface SummaryEntry {
   children: SummaryEntry[];
 }
 
-const summaryParser = new MarkdownIt({ html: false, linkify: false });
+const summaryParser = markdownParser('source');
 type Token = ReturnType<typeof summaryParser.parse>[number];
 
 function inlineText(token: Token): string {

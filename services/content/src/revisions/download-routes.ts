@@ -1,11 +1,10 @@
-import { route, type Route } from '@quire/http';
+import { route, verifySignedUrl, type Route } from '@quire/http';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { ContentContext } from '../kernel';
 import { loadChangeRequestRevision } from './change-request-content';
 import { renderRevisionPdf } from './pdf';
 import { loadRevisionFile } from './revisions';
-import { verifySignedUrl } from './signed-urls';
 
 /*
  * Token-less downloads behind signed, expiring addresses (the gateway forwards

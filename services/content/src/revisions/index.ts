@@ -52,7 +52,6 @@ export {
   type SpaceContent,
 } from './space-content';
 export { pageSlug, writeSpacePagesRequest } from './content-schemas';
-export { signedUrl } from './signed-urls';
 export { markdownToDocument, presentFile } from './revision-presenter';
 export { contentReadRoutes } from './content-routes';
 export { downloadRoutes } from './download-routes';

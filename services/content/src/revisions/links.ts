@@ -1,4 +1,4 @@
-import MarkdownIt from 'markdown-it';
+import { markdownParser } from '@quire/markdown';
 import type { ContentContext } from '../kernel';
 import type { LinkEntryDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { pagePaths } from './page-tree';
@@ -13,7 +13,7 @@ import { loadBodies, loadRevision } from './revisions';
  * A revision is immutable, so its links are computed once and stored by revision id.
  */
 
-const parser = new MarkdownIt({ html: false, linkify: false });
+const parser = markdownParser('source');
 
 type Token = ReturnType<typeof parser.parse>[number];
 

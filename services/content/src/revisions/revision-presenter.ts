@@ -1,8 +1,7 @@
-import { apiUrl } from '@quire/http';
+import { apiUrl, revisionFileUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
 import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, pagePaths, treeOf, type PageTree } from './page-tree';
-import { signedUrl } from './signed-urls';
 
 /*
  * Revision, Page and File objects (spec "Revision", "Page", "File"; OpenAPI Revision,
@@ -103,12 +102,11 @@ export function presentPage(tree: PageTree, page: RevisionPageDoc, p: PagePresen
 
 /** A file of a revision (OpenAPI RevisionFile) with its signed download address; `metadata` false omits its git origin. */
 export function presentFile(file: RevisionFileDoc, { revisionId, config, metadata = true }: { revisionId: string; config: Config; metadata?: boolean }) {
-  const path = `/v1/public/content/files/${file.id}`;
   return {
     id: file.id,
     name: file.name,
     contentType: file.contentType,
-    downloadURL: signedUrl(config, path, [revisionId], { revision: revisionId }),
+    downloadURL: revisionFileUrl(config, revisionId, file.id),
     size: file.size,
     ...(file.git && metadata ? { git: file.git } : {}),
   };

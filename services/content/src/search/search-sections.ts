@@ -1,4 +1,4 @@
-import MarkdownIt from 'markdown-it';
+import { AnchorAllocator, headingText, inlineText, markdownParser } from '@quire/markdown';
 
 /*
  * A page's markdown as searchable sections: cut at every heading (h1..h6), markup
@@ -6,9 +6,7 @@ import MarkdownIt from 'markdown-it';
  */
 
 // html: true so raw HTML is recognised as HTML (and dropped) instead of read as text.
-const parser = new MarkdownIt({ html: true, linkify: false });
-
-type Token = ReturnType<typeof parser.parse>[number];
+const parser = markdownParser('html');
 
 export interface MarkdownSection {
   /** Heading anchor, unique in the page; null for the text before the first heading. */
@@ -23,42 +21,17 @@ export interface MarkdownSection {
 const TEMPLATE_TAG = /\{%[^%]*%\}/g;
 const HTML_TAG = /<[^>]*>/g;
 
-function inlineText(token: Token): string {
-  let out = '';
-  for (const child of token.children ?? []) {
-    if (child.type === 'text' || child.type === 'code_inline') out += child.content;
-    else if (child.type === 'softbreak' || child.type === 'hardbreak') out += ' ';
-    // An image's alt text is its readable content (children hold it, parsed).
-    else if (child.type === 'image') out += inlineText(child);
-  }
-  return out;
-}
-
 /** One line of text: tags dropped, white space runs as one space (only runs are replaced: much faster on long text). */
 function tidy(text: string): string {
   const untagged = text.includes('{%') ? text.replace(TEMPLATE_TAG, ' ') : text;
   return untagged.replace(/\s{2,}|[^\S ]/g, ' ').trim();
 }
 
-/** "Getting Started: Step 1!" → "getting-started-step-1" (letters of any script kept). */
-function headingAnchor(heading: string): string {
-  const slug = heading
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .trim()
-    .replace(/[\s_-]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return slug || 'section';
-}
-
 /** The page's sections in order; empty sections without a heading are left out. */
 export function markdownSections(markdown: string): MarkdownSection[] {
   const sections: MarkdownSection[] = [];
-  const taken = new Set<string>();
-  // Per anchor, the suffix after the last one given: each repeat of a heading costs O(1), not O(repeats).
-  const suffixes = new Map<string, number>();
+  // The same anchors a published page gives its headings.
+  const anchors = new AnchorAllocator();
   let current: MarkdownSection = { anchor: null, heading: '', text: '' };
   const parts: string[] = [];
   const close = () => {
@@ -71,18 +44,8 @@ export function markdownSections(markdown: string): MarkdownSection[] {
     const token = tokens[i];
     if (token.type === 'heading_open') {
       close();
-      const heading = tidy(tokens[i + 1]?.type === 'inline' ? inlineText(tokens[i + 1]) : '');
-      const base = headingAnchor(heading);
-      // Repeated headings get -1, -2… like the anchors a renderer gives them (the first free one:
-      // anchors are only ever added, so no free one lies below the suffix given last).
-      let anchor = base;
-      if (taken.has(anchor)) {
-        let n = suffixes.get(base) ?? 1;
-        while (taken.has(`${base}-${n}`)) n++;
-        anchor = `${base}-${n}`;
-        suffixes.set(base, n + 1);
-      }
-      taken.add(anchor);
+      const heading = headingText(tokens[i + 1]);
+      const anchor = anchors.next(heading);
       current = { anchor, heading, text: '' };
       i += 2; // inline + heading_close
     } else if (token.type === 'inline') {

@@ -1,4 +1,4 @@
-import MarkdownIt from 'markdown-it';
+import { markdownParser } from '@quire/markdown';
 
 /*
  * Markdown cut into what a translation provider may change and what it must not.
@@ -57,7 +57,8 @@ type Span = [start: number, end: number];
 /** Where the rules record what they matched while protectedInlineSpans parses one text. */
 let recording: { src: string; spans: Span[] } | null = null;
 
-const md = new MarkdownIt({ html: true, linkify: true, typographer: false });
+// Its own copy of the shared parser: the rules below are wrapped.
+const md = markdownParser('linkify', { fresh: true });
 const inlineRules = (md.inline.ruler as unknown as { __rules__: Array<{ name: string; fn: InlineRule }> }).__rules__;
 
 function wrapRule(name: string, spansOf: (state: InlineState, start: number, end: number) => Span[]): void {

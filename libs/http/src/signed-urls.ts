@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { apiUrl, httpError } from '@quire/http';
+import { httpError } from './errors';
+import { apiUrl } from './urls';
 import type { BackendConfig } from '@quire/runtime';
 
 /*
@@ -49,4 +50,9 @@ export function verifySignedUrl(
     throw httpError.forbidden('This download link is not valid');
   }
   if (expires * 1000 < now) throw httpError.forbidden('This download link has expired');
+}
+
+/** The public address of a file of a revision (content serves it; published sites send visitors to it). */
+export function revisionFileUrl(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET' | 'PUBLIC_BASE_URL'>, revisionId: string, fileId: string): string {
+  return signedUrl(config, `/v1/public/content/files/${fileId}`, [revisionId], { revision: revisionId });
 }

@@ -1,0 +1,124 @@
+import { AnchorAllocator } from './anchors';
+import { markdownParser, type MarkdownParser, type MarkdownToken } from './parser';
+
+export interface RenderOptions {
+  /** A link's destination as the reader should follow it (internal links rewritten); null drops the link, keeping its text. */
+  resolveHref?: (href: string) => string | null;
+  /** An image's address as the reader's browser should load it. */
+  resolveSrc?: (src: string) => string;
+}
+
+export interface RenderedHeading {
+  /** The level as rendered (body headings sit under the page title: a body's h1 renders as h2). */
+  level: number;
+  text: string;
+  anchor: string;
+}
+
+export interface RenderedMarkdown {
+  html: string;
+  headings: RenderedHeading[];
+}
+
+// GitBook block tags ({% hint style="info" %} … {% endhint %}) are markup, not text.
+const TEMPLATE_TAG = /\{%[^%]*%\}/g;
+const TEMPLATE_LINE = /^[ \t]*\{%[^%]*%\}[ \t]*$/gm;
+
+/** The readable text of an inline token: text, inline code, and images' alt text. */
+export function inlineText(token: MarkdownToken): string {
+  let out = '';
+  for (const child of token.children ?? []) {
+    if (child.type === 'text' || child.type === 'code_inline') out += child.content;
+    else if (child.type === 'softbreak' || child.type === 'hardbreak') out += ' ';
+    else if (child.type === 'image') out += inlineText(child);
+  }
+  return out;
+}
+
+/** A heading's text as anchors are made from it: tags dropped, white space runs as one space. */
+export function headingText(inline: MarkdownToken | undefined): string {
+  if (!inline || inline.type !== 'inline') return '';
+  const text = inlineText(inline);
+  return (text.includes('{%') ? text.replace(TEMPLATE_TAG, ' ') : text).replace(/\s+/g, ' ').trim();
+}
+
+let renderer: MarkdownParser | undefined;
+
+/** Text made safe to place in HTML, the way the renderer escapes it. */
+export function escapeHtml(text: string): string {
+  return markdownParser('source').utils.escapeHtml(text);
+}
+
+function rendering(): MarkdownParser {
+  if (renderer) return renderer;
+  // Raw HTML stays text (a page's author cannot put script on a published site); bare addresses become links.
+  const md = markdownParser('source', { fresh: true });
+  md.set({ linkify: true });
+  const escape = md.utils.escapeHtml;
+  md.renderer.rules.heading_open = (tokens, idx) => {
+    const token = tokens[idx];
+    const anchor = String(token.attrGet('id') ?? '');
+    return `<${token.tag} id="${escape(anchor)}">`;
+  };
+  md.renderer.rules.heading_close = (tokens, idx) => {
+    const open = tokens[idx];
+    const anchor = open.meta?.anchor as string | undefined;
+    const link = anchor ? ` <a class="anchor" href="#${escape(anchor)}" aria-label="Link to this section">#</a>` : '';
+    return `${link}</${open.tag}>\n`;
+  };
+  const image = md.renderer.rules.image;
+  md.renderer.rules.image = (tokens, idx, options, env, self) => {
+    tokens[idx].attrSet('loading', 'lazy');
+    return image ? image(tokens, idx, options, env, self) : self.renderToken(tokens, idx, options);
+  };
+  renderer = md;
+  return md;
+}
+
+/**
+ * A page body as HTML: headings get unique ids (the anchors search results point at) and are
+ * listed for the outline, links and images go through the given resolvers, GitBook's block
+ * tags are dropped, and raw HTML is shown as text.
+ */
+export function renderMarkdown(markdown: string, options: RenderOptions = {}): RenderedMarkdown {
+  const md = rendering();
+  const source = markdown.includes('{%') ? markdown.replace(TEMPLATE_LINE, '') : markdown;
+  const tokens = md.parse(source, {});
+  const levels = tokens.filter((t) => t.type === 'heading_open').map((t) => Number(t.tag.slice(1)));
+  // The page title is the h1: a body that uses h1 is shifted one level down.
+  const offset = levels.length && Math.min(...levels) === 1 ? 1 : 0;
+  const anchors = new AnchorAllocator();
+  const headings: RenderedHeading[] = [];
+  const walk = (list: MarkdownToken[]) => {
+    for (const token of list) {
+      if (token.type === 'link_open' && options.resolveHref) {
+        const href = token.attrGet('href');
+        if (href !== null) {
+          const resolved = options.resolveHref(String(href));
+          if (resolved === null) token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'href');
+          else token.attrSet('href', resolved);
+        }
+        if (/^https?:\/\//i.test(String(token.attrGet('href') ?? ''))) token.attrSet('rel', 'noopener');
+      } else if (token.type === 'image' && options.resolveSrc) {
+        const src = token.attrGet('src');
+        if (src !== null) token.attrSet('src', options.resolveSrc(String(src)));
+      }
+      if (token.children) walk(token.children);
+    }
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.type === 'heading_open') {
+      const text = headingText(tokens[i + 1]);
+      const anchor = anchors.next(text);
+      const level = Math.min(6, Number(token.tag.slice(1)) + offset);
+      token.tag = `h${level}`;
+      tokens[i + 2].tag = token.tag;
+      token.attrSet('id', anchor);
+      tokens[i + 2].meta = { anchor };
+      headings.push({ level, text, anchor });
+    }
+  }
+  walk(tokens);
+  return { html: md.renderer.render(tokens, md.options, {}), headings };
+}
