@@ -1,7 +1,7 @@
 import { HttpError, zodMessage } from '@quire/http';
 import type { content } from '@quire/proto';
 import { GrpcError, grpcStatus, type Role, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   countSpaces,
   getStandings,
@@ -16,7 +16,8 @@ import {
 } from '../access';
 import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../git';
 import type { ContentContext, SpaceDoc } from '../kernel';
-import { readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
+import { findSpaceRevision, readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
+import { searchQuery, searchRevision, type PageHit } from '../search';
 import { createSpaceForService, findSpaces, listVisibleSpaces, presentSpace, serviceSpaceRequest } from '../structure';
 
 function orgRoleOf(name: string): Role | null {
@@ -52,7 +53,7 @@ async function asGrpc<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** A revision's pages as GetSpaceContent answers them: pre-order, with their bodies (none for computed pages). */
-function toContentPages({ revision, bodies }: SpaceContent): content.ContentPage[] {
+function toContentPages({ revision, pageBodies }: SpaceContent): content.ContentPage[] {
   return revision.pages.map((page) => ({
     id: page.id,
     parentId: page.parent ?? '',
@@ -61,10 +62,43 @@ function toContentPages({ revision, bodies }: SpaceContent): content.ContentPage
     emoji: page.emoji,
     description: page.description,
     hidden: page.hidden,
-    body: page.computed ? '' : (bodies.get(page.bodyHash) ?? ''),
+    body: pageBodies.get(page.id) ?? '',
     bodyHash: page.bodyHash,
     kind: page.computed ? 'computed' : 'document',
   }));
+}
+
+/** A revision's files as GetSpaceContent answers them: what they are, not their bytes. */
+function toContentFiles({ revision }: SpaceContent): content.ContentFile[] {
+  return revision.files.map((file) => ({ id: file.id, name: file.name, contentType: file.contentType, size: file.size }));
+}
+
+/** SearchSpaceContent's request: the REST search's rule for the query; a limit of 1 to 50 (0: the default). */
+const searchSpaceContentRequest = z.object({
+  spaceId: z.string().min(1),
+  revisionId: z.string(),
+  query: searchQuery.shape.query,
+  limit: z
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .transform((limit) => limit || 10),
+});
+
+/** A ranked page as SearchSpaceContent answers it: the REST search's path, titles and excerpts of its sections. */
+function toSearchHit(hit: PageHit): content.SearchHit {
+  return {
+    pageId: hit.page.id,
+    title: hit.page.title,
+    path: hit.page.path,
+    description: hit.page.description,
+    sections: hit.sections.map(({ section, body }) => ({
+      anchor: section.anchor ?? '',
+      title: section.anchor === null ? hit.page.title : section.heading,
+      body,
+    })),
+  };
 }
 
 /** ContentService over gRPC: spaces for other services to embed, list, count and create; space content to read and write. */
@@ -183,7 +217,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
 
     async getSpaceContent(request) {
       if (!request.spaceId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'space_id is required');
-      const read = await asGrpc(() => readSpaceContent(ctx, request.spaceId, request.revisionId || undefined));
+      const read = await asGrpc(() => readSpaceContent(ctx, request.spaceId, request.revisionId || undefined, { evaluated: request.evaluated }));
       return {
         spaceId: read.space._id,
         organizationId: read.space.organizationId,
@@ -191,7 +225,17 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         title: read.space.title,
         language: read.space.language ?? '',
         pages: toContentPages(read),
+        files: toContentFiles(read),
       };
+    },
+
+    async searchSpaceContent(request) {
+      const input = parseRequest(searchSpaceContentRequest, request);
+      return asGrpc(async () => {
+        const { revision } = await findSpaceRevision(ctx, input.spaceId, input.revisionId || undefined);
+        const { hits, count } = await searchRevision(ctx, revision, input.query, { offset: 0, limit: input.limit });
+        return { revisionId: revision._id, total: count, hits: hits.map(toSearchHit) };
+      });
     },
 
     async createSpace(request) {

@@ -45,6 +45,7 @@ export {
   commitSpaceRevision,
   copyRevisionToSpace,
   createInitialRevision,
+  findSpaceRevision,
   publishContentUpdated,
   purgeSpaceContent,
   readSpaceContent,

@@ -1,6 +1,8 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError } from '@quire/http';
 import { announce, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
+import { evaluateMarkdown } from './expressions';
+import { pagePaths } from './page-tree';
 import { buildWrittenPages, type PageWriteInput } from './page-writes';
 import type { RevisionDoc } from './revision-store';
 import { discardRevision, loadBodies, loadRevision, writeBuiltRevision, writeRevision, type BuiltContent } from './revisions';
@@ -94,22 +96,56 @@ async function findLiveSpace(ctx: ContentContext, spaceId: string): Promise<Spac
   return space;
 }
 
-/** A space's content as another service reads it: the revision's pages (pre-order) and their bodies by hash. */
+/** A space's content as another service reads it: the revision's pages (pre-order) and each page's body. */
 export interface SpaceContent {
   space: SpaceDoc;
   revision: RevisionDoc;
-  bodies: Map<string, string>;
+  /** Page id → its markdown body: as stored, or with its expressions evaluated when asked; '' for computed pages. */
+  pageBodies: Map<string, string>;
 }
 
 /**
- * The content of a live space at its current revision, or at `revisionId` when that is one
- * of the space's (else 404), with every page's body read in one go (computed pages have none).
+ * A live space and its current revision, or `revisionId` when that is one of the space's:
+ * 404 for an unknown, deleted or purged space, and for a revision that is not the space's.
  */
-export async function readSpaceContent(ctx: ContentContext, spaceId: string, revisionId?: string): Promise<SpaceContent> {
+export async function findSpaceRevision(ctx: ContentContext, spaceId: string, revisionId?: string): Promise<{ space: SpaceDoc; revision: RevisionDoc }> {
   const space = await findLiveSpace(ctx, spaceId);
   const revision = await loadRevision(ctx, revisionId || space.revisionId);
   if (revision.spaceId !== space._id) throw httpError.notFound('Revision');
-  return { space, revision, bodies: await loadBodies(ctx, revision.pages) };
+  return { space, revision };
+}
+
+/**
+ * The content of a live space at its current revision, or at `revisionId` (see
+ * findSpaceRevision), with every page's body read in one go (computed pages have none).
+ * `evaluated`: each body's `{{ expression }}`s evaluated as the REST page reads do with
+ * `evaluated=true` (space title and variables; page title, path and variables), in one pass.
+ */
+export async function readSpaceContent(
+  ctx: ContentContext,
+  spaceId: string,
+  revisionId?: string,
+  options: { evaluated?: boolean } = {},
+): Promise<SpaceContent> {
+  const { space, revision } = await findSpaceRevision(ctx, spaceId, revisionId);
+  const bodies = await loadBodies(ctx, revision.pages);
+  const paths = options.evaluated ? pagePaths(revision.pages) : null;
+  // One instant for the whole read, as a REST response has.
+  const now = new Date().toISOString();
+  const spaceInputs = { title: space.title, vars: revision.variables ?? {} };
+  const pageBodies = new Map<string, string>();
+  for (const page of revision.pages) {
+    const stored = page.computed ? '' : (bodies.get(page.bodyHash) ?? '');
+    const body = paths
+      ? evaluateMarkdown(
+          stored,
+          { space: spaceInputs, page: { title: page.title, path: paths.get(page.id) ?? page.slug, vars: page.variables ?? {} }, now },
+          true,
+        )
+      : stored;
+    pageBodies.set(page.id, body);
+  }
+  return { space, revision, pageBodies };
 }
 
 const staleRevision = () => httpError.conflict('The space is no longer at the expected revision: read it again');

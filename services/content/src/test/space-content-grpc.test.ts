@@ -8,12 +8,14 @@ import { content } from '@quire/proto';
 import { ClientError, createGrpcClient, createLogger, grpcStatus, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
 import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import type { ContentContext } from '../kernel';
+import { markdownSections } from '../search';
 import { purgeSpace, startContent } from '../service';
 
 /**
- * What the insights service uses to translate spaces: GetSpaceContent, CreateSpace and
- * WriteSpacePages of content's gRPC server, against the real datastore with the real
- * identity service beside it; what they write is checked through content's REST API too.
+ * What the insights service uses to translate spaces (GetSpaceContent, CreateSpace and
+ * WriteSpacePages) and what publishing uses to serve published sites (GetSpaceContent with
+ * files and evaluated bodies, SearchSpaceContent) of content's gRPC server, against the real
+ * datastore with the real identity service beside it; checked against content's REST API too.
  */
 describe('content service: space content over gRPC (real datastore, real identity)', () => {
   let env: TestEnvironment;
@@ -484,5 +486,182 @@ describe('content service: space content over gRPC (real datastore, real identit
     assert.equal(after.pages.length, read.pages.length);
     assert.equal(await currentRevision(spaceId), won[0].answer.revisionId);
     assert.equal(await service.context.models.Revision.countDocuments({ spaceId }), revisions + 1, "the losers' revisions were discarded");
+  });
+
+  it('GetSpaceContent: the revision files with their name, type and size (no bytes), as the REST API lists them', async () => {
+    // A 1×1 transparent PNG.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    const spaceId = await newSpace('With files');
+    const empty = await currentRevision(spaceId);
+    await commit(spaceId, [
+      { type: 'insert_files', files: [{ name: 'logo.png', contentType: 'image/png', data: png.toString('base64') }] },
+      { type: 'insert_page', title: 'Home', markdown: 'The logo: ![logo](logo.png)' },
+    ]);
+    const read = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    const rest = await ok('GET', `/v1/spaces/${spaceId}/content`);
+    assert.equal(read.revisionId, rest.id);
+    assert.equal(read.files.length, 1);
+    assert.deepEqual(
+      { name: read.files[0].name, contentType: read.files[0].contentType, size: read.files[0].size },
+      { name: 'logo.png', contentType: 'image/png', size: png.length },
+    );
+    assert.deepEqual(
+      read.files,
+      rest.files.map((file: any) => ({ id: file.id, name: file.name, contentType: file.contentType, size: file.size })),
+    );
+    // A given revision answers its own files: none in the first, the spec in the source space.
+    assert.deepEqual((await grpc.getSpaceContent({ spaceId, revisionId: empty })).files, []);
+    assert.deepEqual(
+      (await grpc.getSpaceContent({ spaceId: source.id, revisionId: source.firstRevision })).files.map((file) => [file.name, file.contentType]),
+      [['pets.json', 'application/json']],
+    );
+  });
+
+  it('GetSpaceContent: evaluated bodies have their expressions evaluated as REST page reads evaluate them; verbatim otherwise', async () => {
+    const spaceId = await newSpace('Expressions');
+    const markdown = [
+      'Product: {{ space.vars.product }} {{ space.vars.version }}',
+      'Audience: {{ page.vars.audience }}',
+      'Where: {{ page.title }} at {{ page.path }} in {{ space.title }}',
+      'Broken: {{ this is not one }}',
+      'Code: `{{ space.vars.product }}`',
+    ].join('\n');
+    const childMarkdown = 'Child of {{ page.path }} for {{ page.vars.audience }}';
+    await commit(spaceId, [
+      { type: 'update_variables', variables: { product: 'Quire', version: '2' } },
+      { type: 'insert_page', ref: 'guide', title: 'Guide', slug: 'guide', markdown, variables: { audience: 'developers' } },
+      { type: 'insert_page', into: 'guide', title: 'Child', slug: 'child', markdown: childMarkdown },
+    ]);
+    const first = await currentRevision(spaceId);
+    await commit(spaceId, [{ type: 'update_variables', variables: { product: 'Quire', version: '3' } }]);
+
+    const verbatim = await grpc.getSpaceContent({ spaceId, revisionId: '', evaluated: false });
+    assert.equal(byTitle(verbatim, 'Guide').body, markdown);
+    assert.equal(byTitle(verbatim, 'Child').body, childMarkdown);
+    assert.deepEqual((await grpc.getSpaceContent({ spaceId, revisionId: '' })).pages, verbatim.pages, 'evaluated is false by default');
+
+    const evaluated = await grpc.getSpaceContent({ spaceId, revisionId: '', evaluated: true });
+    const guide = byTitle(evaluated, 'Guide');
+    assert.deepEqual(guide.body.split('\n'), [
+      'Product: Quire 3',
+      'Audience: developers',
+      'Where: Guide at guide in Expressions',
+      'Broken: {{ this is not one }}',
+      'Code: `{{ space.vars.product }}`',
+    ]);
+    assert.equal(guide.bodyHash, sha256(markdown), 'the hash is the stored body’s');
+    assert.equal(byTitle(evaluated, 'Child').body, 'Child of guide/child for ');
+    // Everything else is as without evaluation, and each body is what REST answers with evaluated=true.
+    assert.deepEqual(
+      evaluated.pages.map(({ body: _body, ...page }) => page),
+      verbatim.pages.map(({ body: _body, ...page }) => page),
+    );
+    for (const page of evaluated.pages) {
+      assert.equal(page.body, (await ok('GET', `/v1/spaces/${spaceId}/content/page/${page.id}?evaluated=true`)).markdown, page.title);
+    }
+    // An older revision is evaluated with its own variables.
+    const older = await grpc.getSpaceContent({ spaceId, revisionId: first, evaluated: true });
+    assert.equal(byTitle(older, 'Guide').body.split('\n')[0], 'Product: Quire 2');
+  });
+
+  describe('SearchSpaceContent', () => {
+    let spaceId: string;
+    let firstRevision: string;
+    const setupMarkdown = [
+      'Some opening words.',
+      '',
+      '## Install the tools',
+      '',
+      'Run the zephyrine installer, then restart.',
+      '',
+      '## Configure',
+      '',
+      'Set the options.',
+    ].join('\n');
+    const search = (fields: Partial<content.SearchSpaceContentRequest>) => grpc.searchSpaceContent({ spaceId, revisionId: '', query: '', limit: 0, ...fields });
+
+    beforeAll(async () => {
+      spaceId = await newSpace('Searchable');
+      await commit(spaceId, [
+        { type: 'insert_page', ref: 'guide', title: 'Guide', markdown: 'A quokka guide.' },
+        { type: 'insert_page', into: 'guide', title: 'Setup', markdown: setupMarkdown, description: 'Getting set up' },
+        { type: 'insert_page', title: 'Animals', markdown: '# Quokka\n\nThe quokka smiles.' },
+      ]);
+      firstRevision = await currentRevision(spaceId);
+      await commit(spaceId, [{ type: 'insert_page', title: 'More', markdown: 'Another quokka page.' }]);
+    });
+
+    it('finds a page by a word of its body, with the anchor of the heading it sits under, as REST search answers it', async () => {
+      const found = await search({ query: 'zephyrine' });
+      assert.equal(found.revisionId, await currentRevision(spaceId));
+      assert.equal(found.total, 1);
+      const [hit] = found.hits;
+      const read = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+      const setup = byTitle(read, 'Setup');
+      assert.deepEqual(
+        { pageId: hit.pageId, title: hit.title, path: hit.path, description: hit.description },
+        { pageId: setup.id, title: 'Setup', path: 'guide/setup', description: 'Getting set up' },
+      );
+      const section = markdownSections(setupMarkdown).find((candidate) => candidate.text.includes('zephyrine'));
+      assert.ok(section?.anchor);
+      assert.equal(hit.sections[0].anchor, section.anchor);
+      assert.equal(hit.sections[0].anchor, 'install-the-tools');
+      assert.equal(hit.sections[0].title, 'Install the tools');
+      assert.match(hit.sections[0].body, /zephyrine installer/);
+
+      // The same page, path, sections and excerpts as GET /v1/spaces/{id}/search.
+      const rest = await ok('GET', `/v1/spaces/${spaceId}/search?query=zephyrine`);
+      assert.equal(rest.count, found.total);
+      assert.deepEqual(
+        rest.items.map((item: any) => ({
+          pageId: item.id,
+          title: item.title,
+          path: item.path,
+          description: item.description,
+          sections: item.sections.map((s: any) => ({ anchor: s.id === item.id ? '' : s.id, title: s.title, body: s.body })),
+        })),
+        found.hits,
+      );
+
+      // Text before the first heading: no anchor, the page's title.
+      const opening = await search({ query: 'opening' });
+      assert.deepEqual(opening.hits[0].sections[0], { anchor: '', title: 'Setup', body: opening.hits[0].sections[0].body });
+      assert.match(opening.hits[0].sections[0].body, /opening words/);
+    });
+
+    it('respects limit (0: the default, at most 50) and searches the revision asked for', async () => {
+      const all = await search({ query: 'quokka' });
+      assert.equal(all.total, 3);
+      assert.deepEqual(
+        all.hits.map((hit) => hit.title),
+        (await ok('GET', `/v1/spaces/${spaceId}/search?query=quokka`)).items.map((item: any) => item.title),
+      );
+      assert.ok(all.hits.some((hit) => hit.title === 'More'));
+      const two = await search({ query: 'quokka', limit: 2 });
+      assert.equal(two.total, 3);
+      assert.deepEqual(two.hits, all.hits.slice(0, 2));
+      assert.equal((await search({ query: 'quokka', limit: 50 })).hits.length, 3);
+
+      const older = await search({ query: 'quokka', revisionId: firstRevision });
+      assert.equal(older.revisionId, firstRevision);
+      assert.equal(older.total, 2);
+      assert.ok(!older.hits.some((hit) => hit.title === 'More'));
+    });
+
+    it('NOT_FOUND for unknown and deleted spaces and foreign revisions; INVALID_ARGUMENT for an empty or too long query or a bad limit', async () => {
+      await rejectsWith(search({ spaceId: 'no-such-space', query: 'quokka' }), grpcStatus.NOT_FOUND);
+      await rejectsWith(search({ query: 'quokka', revisionId: 'no-such-revision' }), grpcStatus.NOT_FOUND);
+      await rejectsWith(search({ query: 'quokka', revisionId: source.revision }), grpcStatus.NOT_FOUND);
+      const gone = await newSpace('Gone');
+      await ok('DELETE', `/v1/spaces/${gone}`, undefined, 204);
+      await rejectsWith(search({ spaceId: gone, query: 'quokka' }), grpcStatus.NOT_FOUND);
+
+      await rejectsWith(search({ query: '' }), grpcStatus.INVALID_ARGUMENT, /query/);
+      await rejectsWith(search({ query: '   ' }), grpcStatus.INVALID_ARGUMENT, /query/);
+      await rejectsWith(search({ query: 'q'.repeat(513) }), grpcStatus.INVALID_ARGUMENT, /query/);
+      await rejectsWith(search({ query: 'quokka', limit: 51 }), grpcStatus.INVALID_ARGUMENT, /limit/);
+      await rejectsWith(search({ query: 'quokka', limit: -1 }), grpcStatus.INVALID_ARGUMENT, /limit/);
+      await rejectsWith(search({ spaceId: '', query: 'quokka' }), grpcStatus.INVALID_ARGUMENT, /spaceId/);
+    });
   });
 });
