@@ -28,6 +28,12 @@ export const EVENT_TYPES = {
    * revisionId, commitId }`: it ended (a timeout is a failure).
    */
   gitSyncCompleted: 'space.gitsync_completed',
+  /**
+   * publishing → `{ organizationId, siteId, siteSpaceId, spaceId, pageId, url, referrer?,
+   * visitor: { anonymousId, userAgent, ip, language?, cookies: {}, claims } }`: a visitor
+   * opened a page of a published site (a page view, the 304s of a revisit included).
+   */
+  siteViewed: 'site.viewed',
 } as const;
 
 export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];

@@ -105,6 +105,7 @@ export function openApiPart(
   const components = new SchemaComponents(options.tag);
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
+    if (route.website) continue;
     const path = openApiPath(route.path);
     const operation: JsonSchema = {
       summary: route.summary,

@@ -65,6 +65,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   status?: SuccessStatus;
   /** The media type of a success body that is not JSON (files, XML). */
   produces?: string;
+  /** A web page for people (published sites), not an API operation: left out of the API document. */
+  website?: true;
   /**
    * The answer: a value is sent as JSON with 200; a {@link Reply} as it says; `undefined`
    * is a 204 unless the handler wrote the response itself (files, redirects, streams).
@@ -85,6 +87,7 @@ export interface Route {
   response?: Schema;
   status: SuccessStatus;
   produces?: string;
+  website?: true;
   handle(req: Request, res: Response): Promise<void>;
 }
 
@@ -112,6 +115,7 @@ export function route<
     response: spec.response,
     status: spec.status ?? (spec.response || spec.produces ? 200 : 204),
     produces: spec.produces,
+    website: spec.website,
     async handle(req, res) {
       const principal = requestContext.getStore()?.principal;
       if (access === 'caller' && !principal) throw httpError.unauthorized();

@@ -17,7 +17,7 @@ import {
 import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
 import { docsRouter } from './docs';
 import type { ApiDocument } from './openapi';
-import { routeFor } from './routes';
+import { routeFor, siteRequestPath } from './routes';
 
 export interface GatewayParts {
   config: GatewayConfig;
@@ -64,6 +64,17 @@ export function createGatewayApp(parts: GatewayParts): Express {
   });
 
   const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, config, logger)])) as Record<ServiceName, RequestHandler>;
+
+  // Published sites: under /sites/ here, and on any host that is not the API's (their own
+  // hostnames, the sites domain). No token: the publishing service applies each site's audience.
+  const apiHost = new URL(config.PUBLIC_BASE_URL).hostname;
+  app.use(async (req, res, next) => {
+    const path = siteRequestPath(req.hostname, apiHost, req.originalUrl);
+    if (path === undefined) return next();
+    await parts.consumeRate(`ip:${req.ip}`, res);
+    req.originalUrl = path;
+    forward('publishing', req, res, next);
+  });
 
   app.use(docsRouter());
 

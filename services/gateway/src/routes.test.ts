@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
-import { routeFor, serviceFor } from './routes';
+import { routeFor, serviceFor, siteRequestPath } from './routes';
 
 describe('gateway route table', () => {
   const cases: Array<[string, string | undefined]> = [
@@ -41,5 +41,17 @@ describe('gateway route table', () => {
     assert.deepEqual(routeFor('/v1/public/content/files/f1'), { service: 'content', public: true });
     assert.deepEqual(routeFor('/v1/orgs/o1/saml/p1'), { service: 'identity', public: false });
     assert.equal(routeFor('/v1/public/other'), undefined);
+  });
+
+  it('sends published sites to publishing: /sites/ on the API host, everything on other hosts', () => {
+    const api = 'api.example.com';
+    assert.equal(siteRequestPath(api, api, '/sites/o1/handbook/guide?x=1'), '/sites/o1/handbook/guide?x=1');
+    assert.equal(siteRequestPath(api, api, '/v1/user'), undefined);
+    assert.equal(siteRequestPath(api, api, '/sitesmap'), undefined);
+    assert.equal(siteRequestPath('Docs.Example.com', api, '/guide/install?q=1'), '/hosted/docs.example.com/guide/install?q=1');
+    assert.equal(siteRequestPath('docs.example.com', api, '/v1/user'), '/hosted/docs.example.com/v1/user', "a site's host is all the site's");
+    for (const internal of ['localhost', '127.0.0.1', '10.1.2.3', '[::1]', 'gateway', 'quire-gateway.quire.svc', 'quire-gateway.quire.svc.cluster.local']) {
+      assert.equal(siteRequestPath(internal, api, '/v1/user'), undefined, internal);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { ServiceName } from './config';
 
 /**
@@ -64,4 +65,23 @@ export function routeFor(path: string): { service: ServiceName; public: boolean 
 /** The service that owns `path` (no query string), or undefined. */
 export function serviceFor(path: string): ServiceName | undefined {
   return routeFor(path)?.service;
+}
+
+/** Host names that are never a published site's: the API's own, loopback, addresses, and cluster-internal names. */
+function isApiHost(host: string, apiHost: string): boolean {
+  if (!host || host === apiHost || host === 'localhost' || isIP(host.replace(/^\[|\]$/g, ''))) return true;
+  return !host.includes('.') || host.endsWith('.svc') || host.endsWith('.cluster.local') || host.endsWith('.internal');
+}
+
+/**
+ * Where a request for a published site goes in the publishing service, or undefined when it
+ * is not one: `/sites/<org>/<site>/…` on any host (the local form), and every path on a
+ * host that is not the API's (a site's own hostname, or the sites domain), as
+ * `/hosted/<host>/…`.
+ */
+export function siteRequestPath(hostname: string, apiHost: string, originalUrl: string): string | undefined {
+  const host = hostname.toLowerCase();
+  if (!isApiHost(host, apiHost)) return `/hosted/${host}${originalUrl.startsWith('/') ? originalUrl : `/${originalUrl}`}`;
+  if (originalUrl === '/sites' || originalUrl.startsWith('/sites/') || originalUrl.startsWith('/sites?')) return originalUrl;
+  return undefined;
 }

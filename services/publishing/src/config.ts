@@ -5,11 +5,13 @@ import { backendConfigSchema } from '@quire/runtime';
 export const publishingConfigSchema = backendConfigSchema.extend({
   /**
    * Domain under which published sites without their own hostname are served:
-   * https://<SITES_BASE_DOMAIN>/<organization id>/<basename or site id>.
+   * https://<SITES_BASE_DOMAIN>/<organization id>/<basename or site id>/ (its DNS and the
+   * ingress send it to the gateway). Empty (the default): they are served by the gateway
+   * itself, at <PUBLIC_BASE_URL>/sites/<organization id>/<basename or site id>/.
    */
   SITES_BASE_DOMAIN: z
     .string()
-    .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?$/, 'must be a domain name (optionally with a port)')
-    .default('sites.quire.local'),
+    .regex(/^(([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?)?$/, 'must be a domain name (optionally with a port)')
+    .default(''),
 });
 export type PublishingConfig = z.infer<typeof publishingConfigSchema>;

@@ -117,6 +117,9 @@ const siteSchema = new Schema<SiteDoc>(
 );
 siteSchema.index({ organizationId: 1, createdAt: -1, _id: -1 });
 siteSchema.index({ organizationId: 1, published: 1, createdAt: -1, _id: -1 });
+// Published sites are found by their hostname, or by their organization and basename.
+siteSchema.index({ hostname: 1, published: 1, createdAt: 1 });
+siteSchema.index({ organizationId: 1, basename: 1, published: 1, createdAt: 1 });
 
 const sectionSchema = new Schema<SiteSectionDoc>(
   {

@@ -2,6 +2,7 @@ import { httpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from './context';
+import { bumpSiteVersions } from './site-version';
 
 /*
  * Every write to a site — the site document, its sections, groups, site spaces, share
@@ -43,7 +44,13 @@ function underSiteLock<T>(ctx: PublishingContext, site: SiteKey, work: (site: Si
     `publishing:lock:site:${site._id}`,
     async (): Promise<{ found: true; value: T } | { found: false }> => {
       const fresh = await ctx.models.Site.findOne({ _id: site._id, organizationId: site.organizationId }).lean();
-      return fresh ? { found: true, value: await work(fresh) } : { found: false };
+      if (!fresh) return { found: false };
+      try {
+        return { found: true, value: await work(fresh) };
+      } finally {
+        // Whatever the write did (also when it failed half way), published pages read the site again.
+        await bumpSiteVersions(ctx, [site._id]);
+      }
     },
     { ...OPTIONS, logger: ctx.logger },
   );

@@ -1,11 +1,18 @@
 import { EVENT_TYPES, type DomainEvent, type EventSubscription } from '@quire/async';
 import type { PublishingContext } from './context';
+import { bumpSiteVersions } from './site-version';
 
 /** Removes every site space pointing at the spaces (they are gone for good); returns how many. */
 export async function detachSpaces(ctx: PublishingContext, spaceIds: string[]): Promise<number> {
   if (!spaceIds.length) return 0;
+  const sites = await sitesShowing(ctx, { spaceId: { $in: spaceIds } });
   const { deletedCount } = await ctx.models.SiteSpace.deleteMany({ spaceId: { $in: spaceIds } });
+  await bumpSiteVersions(ctx, sites);
   return deletedCount;
+}
+
+async function sitesShowing(ctx: PublishingContext, filter: Record<string, unknown>): Promise<string[]> {
+  return (await ctx.models.SiteSpace.find(filter, { siteId: 1 }).lean()).map((s) => s.siteId);
 }
 
 /**
@@ -17,6 +24,7 @@ export async function detachSpaces(ctx: PublishingContext, spaceIds: string[]): 
 export async function applySpaceEvent(ctx: PublishingContext, event: Pick<DomainEvent, 'type' | 'payload'>): Promise<void> {
   const spaceId = (event.payload as { spaceId?: unknown } | null)?.spaceId;
   if (typeof spaceId !== 'string') return;
+  const sites = await sitesShowing(ctx, { spaceId });
   if (event.type === EVENT_TYPES.spacePurged) await detachSpaces(ctx, [spaceId]);
   else if (event.type === EVENT_TYPES.spaceDeleted) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: true } });
   else if (event.type === EVENT_TYPES.spaceRestored) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: false } });
@@ -25,6 +33,7 @@ export async function applySpaceEvent(ctx: PublishingContext, event: Pick<Domain
     const from = (event.payload as { fromOrganizationId?: unknown }).fromOrganizationId;
     if (typeof from === 'string') await ctx.models.SiteSpace.deleteMany({ spaceId, organizationId: from });
   }
+  await bumpSiteVersions(ctx, sites);
 }
 
 export function subscribeToSpaceEvents(ctx: PublishingContext): Promise<EventSubscription> {

@@ -9,10 +9,17 @@ export function siteAddress(site: Pick<SiteDoc, '_id' | 'organizationId' | 'host
   return defaultSiteAddress(site, config);
 }
 
-/** Where the site lives on the sites domain (also the proxy target when it is proxied). */
+/**
+ * Where the site lives without a hostname of its own (also the proxy target when it is
+ * proxied): on the sites domain, or, when none is set, under the gateway's /sites/.
+ */
 export function defaultSiteAddress(site: Pick<SiteDoc, '_id' | 'organizationId' | 'basename'>, config: PublishingConfig): string {
-  return `https://${config.SITES_BASE_DOMAIN}/${encodeURIComponent(site.organizationId)}/${encodeURIComponent(site.basename || site._id)}/`;
+  const path = `${encodeURIComponent(site.organizationId)}/${encodeURIComponent(site.basename || site._id)}/`;
+  return config.SITES_BASE_DOMAIN ? `https://${config.SITES_BASE_DOMAIN}/${path}` : apiUrl(config.PUBLIC_BASE_URL, `${SITES_PATH}/${path}`);
 }
+
+/** The gateway's path of published sites served without a sites domain. */
+export const SITES_PATH = '/sites';
 
 /** `base` + path segments (empty ones skipped), ending with '/'. */
 export function joinAddress(base: string, ...segments: Array<string | null | undefined>): string {

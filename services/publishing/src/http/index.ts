@@ -1,9 +1,10 @@
 import type { Route } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
+import { publishedSiteRoutes } from '../published';
 import { siteRoutes } from './site-routes';
 import { structureRoutes } from './structure-routes';
 
 /** Every REST route of the publishing service, as data (the router and the API document are made from it). */
 export function publishingRoutes(ctx: PublishingContext): Route[] {
-  return [...siteRoutes(ctx), ...structureRoutes(ctx)];
+  return [...siteRoutes(ctx), ...structureRoutes(ctx), ...publishedSiteRoutes(ctx)];
 }

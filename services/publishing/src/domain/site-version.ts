@@ -1,0 +1,21 @@
+import type { PublishingContext } from './context';
+
+/*
+ * A counter per site, moved by every change of what the site shows (its document, sections,
+ * groups, site spaces, share links, visitor auth; its spaces going to the trash and back).
+ * Published pages cache the site's structure and their HTML under it, so a change shows at
+ * once on every replica and an unchanged site costs one Redis read.
+ */
+
+const versionKey = (siteId: string) => `publishing:site:${siteId}:version`;
+
+export async function bumpSiteVersions(ctx: Pick<PublishingContext, 'redis'>, siteIds: readonly string[]): Promise<void> {
+  if (!siteIds.length) return;
+  const pipeline = ctx.redis.pipeline();
+  for (const id of new Set(siteIds)) pipeline.incr(versionKey(id));
+  await pipeline.exec();
+}
+
+export async function siteVersion(ctx: Pick<PublishingContext, 'redis'>, siteId: string): Promise<string> {
+  return (await ctx.redis.get(versionKey(siteId))) ?? '0';
+}

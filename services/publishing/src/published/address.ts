@@ -1,0 +1,76 @@
+import { apiUrl, httpError } from '@quire/http';
+import type { SiteDoc } from '../db/models';
+import type { PublishingContext } from '../domain/context';
+import { SITES_PATH } from '../domain/urls';
+
+/*
+ * Which published site a request is for, and where the site's pages live as the visitor
+ * sees them. Three forms reach publishing (the gateway routes them): /sites/<org>/<site>/…
+ * (no sites domain set), /hosted/<host>/<org>/<site>/… on the sites domain, and
+ * /hosted/<host>/… on a site's own hostname. Only published sites answer; anything else is a 404.
+ */
+
+export interface SiteAddress {
+  site: SiteDoc;
+  /** Absolute address of the site's root as the visitor sees it, ending with '/'. */
+  base: string;
+  /** The path of `base` (what links and cookies are scoped to), ending with '/'. */
+  basePath: string;
+  /** The path below the root, decoded, split in segments (empty segments dropped). */
+  segments: string[];
+  /** The root was asked without its trailing slash: the visitor is sent to it. */
+  needsSlash: boolean;
+}
+
+function segmentsOf(rest: string | string[] | undefined): string[] {
+  const list = Array.isArray(rest) ? rest : rest ? rest.split('/') : [];
+  return list.filter((segment) => segment !== '');
+}
+
+const hostnameOf = (host: string) => host.replace(/:\d+$/, '');
+
+/** A published site of an organization by its id or basename (the oldest when two share a basename). */
+async function siteInOrganization(ctx: PublishingContext, organizationId: string, key: string): Promise<SiteDoc> {
+  // Two indexed lookups rather than one $or, which the engine would scan.
+  const byId = await ctx.models.Site.findOne({ _id: key, organizationId, published: true }).lean();
+  if (byId) return byId;
+  const [byBasename] = await ctx.models.Site.find({ organizationId, basename: key, published: true }).sort({ createdAt: 1 }).limit(1).lean();
+  if (!byBasename) throw httpError.notFound('Site');
+  return byBasename;
+}
+
+/** /sites/<org>/<site>/… (the gateway's own address). */
+export async function addressOnGateway(
+  ctx: PublishingContext,
+  org: string,
+  key: string,
+  rest: string[] | undefined,
+  originalPath: string,
+): Promise<SiteAddress> {
+  const site = await siteInOrganization(ctx, org, key);
+  const basePath = `${SITES_PATH}/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
+  return {
+    site,
+    base: apiUrl(ctx.config.PUBLIC_BASE_URL, basePath),
+    basePath,
+    segments: segmentsOf(rest),
+    needsSlash: !rest?.length && !originalPath.endsWith('/'),
+  };
+}
+
+/** /hosted/<host>/…: the sites domain (then <org>/<site>/ follow) or a site's own hostname. */
+export async function addressOnHost(ctx: PublishingContext, host: string, rest: string[] | undefined, originalPath: string): Promise<SiteAddress> {
+  const hostname = hostnameOf(host.toLowerCase());
+  const segments = segmentsOf(rest);
+  const sitesDomain = ctx.config.SITES_BASE_DOMAIN;
+  if (sitesDomain && (host === sitesDomain || hostname === hostnameOf(sitesDomain))) {
+    const [org, key, ...below] = segments;
+    if (!org || !key) throw httpError.notFound('Site');
+    const site = await siteInOrganization(ctx, org, key);
+    const basePath = `/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
+    return { site, base: `https://${sitesDomain}${basePath}`, basePath, segments: below, needsSlash: !below.length && !originalPath.endsWith('/') };
+  }
+  const found = await ctx.models.Site.find({ hostname, published: true }).sort({ createdAt: 1 }).limit(1).lean();
+  if (!found[0]) throw httpError.notFound('Site');
+  return { site: found[0], base: `https://${hostname}/`, basePath: '/', segments, needsSlash: false };
+}

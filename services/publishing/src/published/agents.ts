@@ -1,0 +1,75 @@
+import type { VariantAddresses } from './pages';
+import type { SiteView } from './site-view';
+import type { PublishedPage } from './space-content';
+
+/*
+ * What crawlers and AI agents read: robots.txt, sitemap.xml (public sites only), llms.txt and
+ * every page as markdown (when the site's agentsContext is `included`).
+ */
+
+/** Crawlers of AI companies, refused when the site excludes agents. */
+const AI_CRAWLERS = [
+  'GPTBot',
+  'ChatGPT-User',
+  'OAI-SearchBot',
+  'ClaudeBot',
+  'Claude-Web',
+  'anthropic-ai',
+  'Google-Extended',
+  'PerplexityBot',
+  'CCBot',
+  'Bytespider',
+  'Applebot-Extended',
+  'cohere-ai',
+  'Meta-ExternalAgent',
+];
+
+export function robotsTxt(view: Pick<SiteView, 'site' | 'address'>): string {
+  const { site, address } = view;
+  if (site.visibility !== 'public') return 'User-agent: *\nDisallow: /\n';
+  const lines = [];
+  if (site.agentsContext === 'excluded') for (const agent of AI_CRAWLERS) lines.push(`User-agent: ${agent}`, 'Disallow: /', '');
+  lines.push('User-agent: *', `Allow: ${address.basePath}`, '', `Sitemap: ${address.base}sitemap.xml`, '');
+  return lines.join('\n');
+}
+
+const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Every page a search engine may index, as absolute addresses. */
+export function sitemapXml(urls: string[]): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((url) => `  <url><loc>${xml(url)}</loc></url>`).join('\n')}\n</urlset>\n`;
+}
+
+export interface ListedPage {
+  page: PublishedPage;
+  url: string;
+  markdown: string;
+}
+
+/** The pages readers navigate to (hidden ones left out), with their absolute addresses. */
+export function listedPages(addresses: VariantAddresses): ListedPage[] {
+  const origin = new URL(addresses.view.address.base).origin;
+  return addresses.content.reading.map((page) => ({ page, url: `${origin}${addresses.page(page)}`, markdown: `${origin}${addresses.markdown(page)}` }));
+}
+
+export interface LlmsSection {
+  title: string;
+  pages: ListedPage[];
+}
+
+/** llms.txt (llmstxt.org): the site's title, then each variant's pages as links to their markdown. */
+export function llmsTxt(view: SiteView, sections: LlmsSection[]): string {
+  const lines = [`# ${view.site.title}`, ''];
+  for (const section of sections) {
+    lines.push(`## ${section.title}`, '');
+    for (const { page, markdown } of section.pages)
+      lines.push(`- [${page.title.replace(/[[\]]/g, '')}](${markdown})${page.description ? `: ${page.description}` : ''}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+/** A page as markdown for agents: its title and description, then its body as written. */
+export function pageMarkdown(page: PublishedPage): string {
+  return `# ${page.title}\n\n${page.description ? `${page.description}\n\n` : ''}${page.body.trim()}\n`;
+}

@@ -1,0 +1,113 @@
+import type { Request, Response } from 'express';
+import { parse as parseCookies } from 'cookie';
+import { HttpError } from '@quire/http';
+import type { SiteDoc } from '../db/models';
+import type { VisitorClaims } from '../domain/conditions';
+import type { PublishingContext } from '../domain/context';
+import { visitorClaims } from '../domain/visitor-auth';
+import type { SiteAddress } from './address';
+
+/*
+ * Who may see a published site (spec: visibility):
+ *   public, unlisted — anyone;
+ *   share-link       — only with an active share link's key, given once as ?share=<key> and then
+ *                      kept in a cookie; an unknown or revoked key is a 404, as if the site did not exist;
+ *   visitor-auth     — a JWT signed (HS256) with the site's private key, given once as
+ *                      ?jwt_token=<token> (GitBook's parameter) and then kept in a cookie until it
+ *                      expires; without one the visitor is sent to the site's fallback URL, if set.
+ * A visitor token's claims drive adaptive content on every site.
+ */
+
+export const SHARE_COOKIE = 'quire_share';
+export const VISITOR_COOKIE = 'quire_visitor';
+
+export interface Audience {
+  claims: VisitorClaims;
+  /** What the visitor's view depends on besides the site: part of cache keys. */
+  key: string;
+}
+
+/** The answer is not the page: a redirect or a refusal, already decided. */
+export class AudienceDecision {
+  constructor(
+    readonly status: 302 | 401 | 404,
+    readonly location?: string,
+    readonly clearCookie?: string,
+  ) {}
+}
+
+function cookieOptions(address: SiteAddress, expires?: Date) {
+  return { httpOnly: true, sameSite: 'lax' as const, path: address.basePath, secure: address.base.startsWith('https:'), ...(expires ? { expires } : {}) };
+}
+
+/** The address asked for, without the query parameters that carry a secret. */
+export function withoutSecrets(req: Request): string {
+  const url = new URL(req.originalUrl, 'http://site.invalid');
+  url.searchParams.delete('share');
+  url.searchParams.delete('jwt_token');
+  return `${url.pathname}${url.search}`;
+}
+
+async function activeShareLink(ctx: PublishingContext, site: SiteDoc, key: string): Promise<boolean> {
+  const link = await ctx.models.ShareLink.findOne({ siteId: site._id, key }, { active: 1 }).lean();
+  return Boolean(link?.active);
+}
+
+function claimsOf(site: SiteDoc, token: string): { claims: VisitorClaims; expires?: Date } | undefined {
+  try {
+    const claims = visitorClaims(site, token);
+    const [, payload] = token.split('.');
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return { claims, expires: typeof exp === 'number' ? new Date(exp * 1000) : undefined };
+  } catch (error) {
+    if (error instanceof HttpError || error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Lets the visitor in, or decides what they get instead. A secret given in the address is
+ * moved into a cookie and the visitor is sent to the same address without it (it stays out of
+ * history, logs and referrers).
+ */
+export async function admit(ctx: PublishingContext, address: SiteAddress, req: Request, res: Response): Promise<Audience | AudienceDecision> {
+  const { site } = address;
+  const cookies = parseCookies(req.headers.cookie ?? '');
+  const query = req.query as Record<string, unknown>;
+  const givenShare = typeof query.share === 'string' ? query.share : undefined;
+  const givenToken = typeof query.jwt_token === 'string' ? query.jwt_token : undefined;
+
+  if (site.visibility === 'share-link') {
+    if (givenShare !== undefined) {
+      if (!(await activeShareLink(ctx, site, givenShare))) return new AudienceDecision(404);
+      res.cookie(SHARE_COOKIE, givenShare, cookieOptions(address));
+      return new AudienceDecision(302, withoutSecrets(req));
+    }
+    const kept = cookies[SHARE_COOKIE];
+    if (!kept || !(await activeShareLink(ctx, site, kept))) return new AudienceDecision(404, undefined, kept ? SHARE_COOKIE : undefined);
+  }
+
+  if (givenToken !== undefined) {
+    const read = claimsOf(site, givenToken);
+    if (!read) return new AudienceDecision(401);
+    res.cookie(VISITOR_COOKIE, givenToken, cookieOptions(address, read.expires));
+    return new AudienceDecision(302, withoutSecrets(req));
+  }
+  const kept = cookies[VISITOR_COOKIE];
+  const read = kept ? claimsOf(site, kept) : undefined;
+  if (site.visibility === 'visitor-auth' && !read) {
+    const fallback = site.visitorAuth.fallbackURL;
+    if (!kept && fallback) {
+      const target = new URL(fallback);
+      target.searchParams.set('location', withoutSecrets(req));
+      return new AudienceDecision(302, target.toString());
+    }
+    return new AudienceDecision(401, undefined, kept ? VISITOR_COOKIE : undefined);
+  }
+  const claims = read?.claims ?? {};
+  return { claims, key: read ? JSON.stringify(claims) : '' };
+}
+
+export function clearCookie(res: Response, address: SiteAddress, name: string): void {
+  res.clearCookie(name, cookieOptions(address));
+}

@@ -1,0 +1,190 @@
+import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
+import { byPosition } from '../domain/positions';
+import type { Frame, Link, NavNode, PageContent, Tab } from './html';
+import { renderedBody, type PublishedContent, type PublishedPage } from './space-content';
+import { sectionPath, variantPath, type Location, type SiteView } from './site-view';
+
+/*
+ * What a published page shows besides its body — tabs, variants, navigation, previous/next —
+ * and the addresses of everything in it: links between pages (content's /pages/<id>
+ * references and page paths) and files become addresses of this site.
+ */
+
+const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+
+/** Addresses of one variant's pages and files as this site shows them. */
+export class VariantAddresses {
+  readonly root: string;
+
+  constructor(
+    readonly view: SiteView,
+    readonly location: Location,
+    readonly content: PublishedContent,
+  ) {
+    this.root = variantPath(view, location.section, location.siteSpace);
+  }
+
+  /** The variant's first page is its root. */
+  page(page: PublishedPage): string {
+    return page.id === this.content.reading[0]?.id ? this.root : `${this.root}${encodePath(page.path)}`;
+  }
+
+  markdown(page: PublishedPage): string {
+    return `${this.root}${encodePath(page.path)}.md`;
+  }
+
+  file(fileId: string): string {
+    return `${this.view.address.basePath}~/files/${encodeURIComponent(this.content.spaceId)}/${encodeURIComponent(fileId)}`;
+  }
+
+  /** A link of `from`'s body: internal ones become this site's addresses; a missing internal target loses its link. */
+  href(from: PublishedPage, href: string): string | null {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
+    const [target, anchor] = splitAnchor(href);
+    const pageRef = /^\/pages\/([^/?#]+)\/?$/.exec(target);
+    if (pageRef) {
+      const page = this.content.byId.get(pageRef[1]);
+      return page ? `${this.page(page)}${anchor}` : null;
+    }
+    const fileRef = /^\/files\/([^/?#]+)\/?$/.exec(target);
+    if (fileRef) return this.content.files.has(fileRef[1]) ? this.file(fileRef[1]) : null;
+    const file = this.fileByName(target);
+    if (file) return file;
+    const page = this.pageByRelativePath(from, target);
+    if (page) return `${this.page(page)}${anchor}`;
+    return target.startsWith('/') ? href : null;
+  }
+
+  /** An image's address: content's /files/<id>, or a file of the revision by its name (.gitbook/assets/…). */
+  src(src: string): string {
+    const fileRef = /^\/files\/([^/?#]+)$/.exec(src);
+    if (fileRef && this.content.files.has(fileRef[1])) return this.file(fileRef[1]);
+    return this.fileByName(src) ?? src;
+  }
+
+  private fileByName(target: string): string | undefined {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined;
+    let name: string;
+    try {
+      name = decodeURIComponent(target.split('/').pop() ?? '');
+    } catch {
+      return undefined;
+    }
+    const file = name && (target.includes('.gitbook/assets/') || !/\.md$/i.test(name)) ? this.content.filesByName.get(name) : undefined;
+    return file ? this.file(file.id) : undefined;
+  }
+
+  /** "guides/install.md", "../intro", "README.md" next to `from` (Git layout), or a page path from the space's root. */
+  private pageByRelativePath(from: PublishedPage, target: string): PublishedPage | undefined {
+    if (!target) return undefined;
+    let decoded: string;
+    try {
+      decoded = decodeURI(target);
+    } catch {
+      return undefined;
+    }
+    const clean = (path: string) =>
+      path
+        .replace(/\.md$/i, '')
+        .replace(/(^|\/)README$/i, '')
+        .replace(/\/$/, '');
+    if (decoded.startsWith('/')) return this.content.byPath.get(clean(decoded.slice(1)));
+    const dir = from.childIds.length ? from.path.split('/') : from.path.split('/').slice(0, -1);
+    for (const part of decoded.split('/')) {
+      if (part === '..') dir.pop();
+      else if (part !== '.' && part !== '') dir.push(part);
+    }
+    return this.content.byPath.get(clean(dir.join('/')));
+  }
+}
+
+function splitAnchor(href: string): [string, string] {
+  const at = href.indexOf('#');
+  return at < 0 ? [href, ''] : [href.slice(0, at), href.slice(at)];
+}
+
+/** Sections as tabs, in groups (nested groups inside theirs), the current one marked. */
+export function tabsOf(view: SiteView, location?: Location): Tab[] {
+  if (!view.sectioned) return [];
+  const groupIds = new Set(view.groups.map((g) => g._id));
+  const parentOf = (id: string | null | undefined) => (id && groupIds.has(id) ? id : null);
+  const under = (groupId: string | null): Tab[] => {
+    const items: Array<{ position: number; tab: Tab }> = [];
+    for (const section of view.sections.filter((s) => parentOf(s.sectionGroupId) === groupId)) {
+      items.push({
+        position: section.position,
+        tab: { label: section.title, href: sectionPath(view, section), current: section._id === location?.section?._id },
+      });
+    }
+    for (const group of view.groups.filter((g: SiteSectionGroupDoc) => parentOf(g.parentId) === groupId && g._id !== groupId)) {
+      items.push({ position: group.position, tab: { label: group.title, tabs: under(group._id) } });
+    }
+    return items.sort((a, b) => a.position - b.position).map((item) => item.tab);
+  };
+  return under(null);
+}
+
+/** The other variants of the location's section (or of the site root), the current one marked. */
+export function variantsOf(view: SiteView, location: Location): Link[] {
+  const variants = [...(view.variants.get(location.section?._id ?? '') ?? [])].sort(byPosition);
+  return variants.map((siteSpace: SiteSpaceDoc) => ({
+    label: view.spaces.get(siteSpace.spaceId)?.title ?? siteSpace.path,
+    href: variantPath(view, location.section, siteSpace),
+    current: siteSpace._id === location.siteSpace._id,
+  }));
+}
+
+export function frameOf(
+  view: SiteView,
+  input: { title: string; lang?: string; description?: string; canonical?: string; noIndex?: boolean; location?: Location; query?: string; markdown?: string },
+): Frame {
+  return {
+    lang: input.lang || 'en',
+    siteTitle: view.site.title,
+    basePath: view.address.basePath,
+    title: input.title,
+    description: input.description,
+    canonical: input.canonical,
+    noIndex: view.site.visibility !== 'public' || Boolean(input.noIndex),
+    tabs: tabsOf(view, input.location),
+    variants: input.location ? variantsOf(view, input.location) : [],
+    query: input.query,
+    markdown: input.markdown,
+  };
+}
+
+function navOf(addresses: VariantAddresses, current: PublishedPage): NavNode[] {
+  const { content } = addresses;
+  const node = (page: PublishedPage): NavNode => ({
+    label: page.title,
+    href: addresses.page(page),
+    emoji: page.emoji || undefined,
+    current: page.id === current.id,
+    children: page.childIds
+      .map((id) => content.byId.get(id) as PublishedPage)
+      .filter((child) => !child.hidden)
+      .map(node),
+  });
+  return content.pages.filter((page) => page.parentId === null && !page.hidden).map(node);
+}
+
+/** The page's content for pageHtml: its body with this site's addresses, its outline, navigation and neighbours. */
+export function pageContentOf(addresses: VariantAddresses, page: PublishedPage): PageContent {
+  const rendered = renderedBody(addresses.content, page, addresses.root, {
+    href: (href) => addresses.href(page, href),
+    src: (src) => addresses.src(src),
+  });
+  const reading = addresses.content.reading;
+  const at = reading.findIndex((p) => p.id === page.id);
+  const neighbour = (p: PublishedPage | undefined): Link | undefined => (p ? { label: p.title, href: addresses.page(p) } : undefined);
+  return {
+    title: page.title,
+    emoji: page.emoji || undefined,
+    description: page.description || undefined,
+    bodyHtml: page.computed && !page.body ? '<p>This page is generated and has no content to show here yet.</p>' : rendered.html,
+    outline: rendered.headings,
+    nav: navOf(addresses, page),
+    previous: at > 0 ? neighbour(reading[at - 1]) : undefined,
+    next: at >= 0 ? neighbour(reading[at + 1]) : undefined,
+  };
+}

@@ -1,0 +1,273 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { EVENT_TYPES } from '@quire/async';
+import { HttpError, revisionFileUrl, route, type Route } from '@quire/http';
+import { LruCache } from '@quire/runtime';
+import type { PublishingContext } from '../domain/context';
+import { addressOnGateway, addressOnHost, type SiteAddress } from './address';
+import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
+import { admit, AudienceDecision, clearCookie } from './audience';
+import { messageHtml, pageHtml, searchHtml, STYLESHEET } from './html';
+import { frameOf, pageContentOf, VariantAddresses } from './pages';
+import { searchSite } from './search';
+import { locate, siteView, type Location, type SiteView } from './site-view';
+import { publishedContent, type PublishedPage } from './space-content';
+
+/*
+ * Published sites as web pages (design.md §1: publishing serves them to their audience). The
+ * gateway sends /sites/<org>/<site>/… and every request on a site's own host here. A page is
+ * answered with an ETag made of everything it shows (the site's version, the revisions and
+ * titles of its spaces, the visitor's view of the structure): a revisit of an unchanged page
+ * is a 304, and a merge changes the ETag at once.
+ */
+
+const STYLESHEET_TAG = `"${createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16)}"`;
+/** Rendered pages by ETag (about 32 MB of HTML per process). */
+const renderedPages = new LruCache<string>(32 * 1024 * 1024);
+const MAX_QUERY = 200;
+
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; img-src 'self' https: data:; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+};
+
+function cachingHeaders(view: Pick<SiteView, 'site'>): Record<string, string> {
+  const restricted = view.site.visibility === 'share-link' || view.site.visibility === 'visitor-auth';
+  return {
+    'cache-control': restricted ? 'private, no-cache' : 'public, max-age=0, must-revalidate',
+    ...(restricted ? { vary: 'Cookie' } : {}),
+    ...(view.site.visibility === 'public' ? {} : { 'x-robots-tag': 'noindex, nofollow' }),
+  };
+}
+
+function send(res: Response, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+  res.status(status).set({ ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8`, ...headers });
+  res.send(body);
+}
+
+/** A page that is not found, in the site's frame when the site is known. */
+function notFound(res: Response, view?: SiteView): void {
+  const frame = view
+    ? frameOf(view, { title: `Page not found | ${view.site.title}`, noIndex: true })
+    : { lang: 'en', siteTitle: 'Not found', basePath: '/', title: 'Page not found', noIndex: true, tabs: [], variants: [] };
+  send(res, 404, 'text/html', messageHtml(frame, 'Page not found', 'There is no page at this address.'), { 'cache-control': 'no-store' });
+}
+
+const etagOf = (...parts: string[]) => `"${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 27)}"`;
+const fresh = (req: Request, etag: string) => (req.get('if-none-match') ?? '').split(/\s*,\s*/).some((tag) => tag === etag || tag === `W/${etag}`);
+
+/** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
+function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
+  const ip = req.ip ?? '';
+  const userAgent = req.get('user-agent') ?? '';
+  const anonymousId = createHash('sha256').update(`${view.site._id}\n${ip}\n${userAgent}`).digest('base64url').slice(0, 22);
+  const referrer = req.get('referer');
+  void ctx.events
+    .publish({
+      type: EVENT_TYPES.siteViewed,
+      organizationId: view.site.organizationId,
+      payload: {
+        organizationId: view.site.organizationId,
+        siteId: view.site._id,
+        siteSpaceId: location.siteSpace._id,
+        spaceId: location.siteSpace.spaceId,
+        pageId: page.id,
+        url: `${new URL(view.address.base).origin}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
+        ...(referrer ? { referrer } : {}),
+        visitor: { anonymousId, userAgent, ip, cookies: {}, ...(req.get('accept-language') ? { language: req.get('accept-language')?.split(',')[0] } : {}) },
+      },
+    })
+    .catch((error: unknown) => ctx.logger.warn({ err: (error as Error).message, siteId: view.site._id }, 'site view not announced'));
+}
+
+async function variantContent(ctx: PublishingContext, view: SiteView, location: Location) {
+  const space = view.spaces.get(location.siteSpace.spaceId);
+  if (!space) return undefined;
+  return new VariantAddresses(view, location, await publishedContent(ctx, space.id, space.revisionId));
+}
+
+/** Every variant the visitor sees, each with its addresses. */
+async function everyVariant(ctx: PublishingContext, view: SiteView): Promise<Array<{ title: string; addresses: VariantAddresses }>> {
+  const sections = view.sectioned ? view.sections : [undefined];
+  const found = [];
+  for (const section of sections) {
+    const variants = view.variants.get(section?._id ?? '') ?? [];
+    for (const siteSpace of variants) {
+      const addresses = await variantContent(ctx, view, { section, siteSpace, pagePath: '' });
+      const spaceTitle = view.spaces.get(siteSpace.spaceId)?.title ?? siteSpace.path;
+      if (addresses) found.push({ title: [section?.title, variants.length > 1 || !section ? spaceTitle : undefined].filter(Boolean).join(' — '), addresses });
+    }
+  }
+  return found;
+}
+
+async function servePage(ctx: PublishingContext, req: Request, res: Response, view: SiteView, segments: string[]): Promise<void> {
+  const last = segments[segments.length - 1] ?? '';
+  const asMarkdown = last.endsWith('.md') && last.length > 3;
+  if (asMarkdown && view.site.agentsContext !== 'included') return notFound(res, view);
+  const path = asMarkdown ? [...segments.slice(0, -1), last.slice(0, -3)] : segments;
+  const location = locate(view, path);
+  if (!location) return notFound(res, view);
+  const etag = etagOf(view.version, asMarkdown ? 'md' : 'html', path.join('/'));
+  const headers = { etag, ...cachingHeaders(view) };
+  if (fresh(req, etag)) {
+    res.status(304).set(headers).end();
+    const addresses = await variantContent(ctx, view, location);
+    const page = addresses && pageAt(addresses, location);
+    if (page && !asMarkdown) announceView(ctx, req, view, location, page);
+    return;
+  }
+  const addresses = await variantContent(ctx, view, location);
+  const page = addresses && pageAt(addresses, location);
+  if (!addresses || !page) return notFound(res, view);
+  if (asMarkdown) return send(res, 200, 'text/markdown', pageMarkdown(page), headers);
+  let html = renderedPages.get(etag);
+  if (!html) {
+    const origin = new URL(view.address.base).origin;
+    const frame = frameOf(view, {
+      title: page.title === view.site.title ? page.title : `${page.title} | ${view.site.title}`,
+      lang: addresses.content.language,
+      description: page.description,
+      canonical: `${origin}${addresses.page(page)}`,
+      noIndex: page.hidden,
+      location,
+      markdown: view.site.agentsContext === 'included' ? addresses.markdown(page) : undefined,
+    });
+    html = pageHtml(frame, pageContentOf(addresses, page));
+    renderedPages.set(etag, html, html.length);
+  }
+  send(res, 200, 'text/html', html, headers);
+  announceView(ctx, req, view, location, page);
+}
+
+function pageAt(addresses: VariantAddresses, location: Location): PublishedPage | undefined {
+  const { content } = addresses;
+  return location.pagePath ? content.byPath.get(location.pagePath) : (content.reading[0] ?? content.pages[0]);
+}
+
+/** ~/search, ~/files/<space>/<file> and ~/site.css. */
+async function serveTool(ctx: PublishingContext, req: Request, res: Response, view: SiteView, tool: string[]): Promise<void> {
+  const [name, ...rest] = tool;
+  if (name === 'search' && !rest.length) {
+    const raw = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, MAX_QUERY) : '';
+    const results = raw ? await searchSite(ctx, view, raw) : [];
+    const frame = frameOf(view, { title: raw ? `Search: ${raw} | ${view.site.title}` : `Search | ${view.site.title}`, noIndex: true, query: raw });
+    return send(res, 200, 'text/html', searchHtml(frame, raw, results), { 'cache-control': 'private, no-cache' });
+  }
+  if (name === 'files' && rest.length === 2) {
+    const [spaceId, fileId] = rest;
+    const shown = [...view.variants.values()].some((variants) => variants.some((s) => s.spaceId === spaceId));
+    const space = shown ? view.spaces.get(spaceId) : undefined;
+    const content = space && (await publishedContent(ctx, space.id, space.revisionId));
+    if (!space || !content?.files.has(fileId)) return notFound(res, view);
+    res
+      .status(302)
+      .set({ location: revisionFileUrl(ctx.config, space.revisionId, fileId), 'cache-control': 'private, max-age=60', ...SECURITY_HEADERS })
+      .end();
+    return;
+  }
+  notFound(res, view);
+}
+
+async function serveSite(ctx: PublishingContext, req: Request, res: Response, address: SiteAddress): Promise<void> {
+  if (address.needsSlash) {
+    const query = req.originalUrl.indexOf('?');
+    res.redirect(301, `${address.basePath}${query >= 0 ? req.originalUrl.slice(query) : ''}`);
+    return;
+  }
+  const { segments } = address;
+  const single = segments.length === 1 ? segments[0] : undefined;
+  if (single === 'robots.txt') return send(res, 200, 'text/plain', robotsTxt({ site: address.site, address }), { 'cache-control': 'public, max-age=300' });
+  if (segments[0] === '~' && segments[1] === 'site.css' && segments.length === 2) {
+    if (fresh(req, STYLESHEET_TAG)) return void res.status(304).end();
+    return send(res, 200, 'text/css', STYLESHEET, { etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' });
+  }
+
+  const admitted = await admit(ctx, address, req, res);
+  if (admitted instanceof AudienceDecision) {
+    if (admitted.clearCookie) clearCookie(res, address, admitted.clearCookie);
+    if (admitted.status === 302)
+      return void res
+        .status(302)
+        .set({ location: admitted.location ?? address.basePath, 'cache-control': 'no-store' })
+        .end();
+    if (admitted.status === 404) return notFound(res);
+    const frame = {
+      lang: 'en',
+      siteTitle: address.site.title,
+      basePath: address.basePath,
+      title: `Sign in | ${address.site.title}`,
+      noIndex: true,
+      tabs: [],
+      variants: [],
+    };
+    return send(
+      res,
+      401,
+      'text/html',
+      messageHtml(frame, 'Sign in to read this site', 'This site is only open to signed-in visitors. Open it from the link your sign-in gives you.'),
+      {
+        'cache-control': 'no-store',
+      },
+    );
+  }
+
+  const view = await siteView(ctx, address, admitted.claims);
+  if (single === 'sitemap.xml') {
+    if (view.site.visibility !== 'public') return notFound(res, view);
+    const urls = (await everyVariant(ctx, view)).flatMap(({ addresses }) => listedPages(addresses).map((p) => p.url));
+    return send(res, 200, 'application/xml', sitemapXml(urls), { 'cache-control': 'public, max-age=300' });
+  }
+  if (single === 'llms.txt') {
+    if (view.site.agentsContext !== 'included') return notFound(res, view);
+    const sections: LlmsSection[] = (await everyVariant(ctx, view)).map(({ title, addresses }) => ({
+      title: title || view.site.title,
+      pages: listedPages(addresses),
+    }));
+    return send(res, 200, 'text/plain', llmsTxt(view, sections), cachingHeaders(view));
+  }
+  if (segments[0] === '~') return serveTool(ctx, req, res, view, segments.slice(1));
+  return servePage(ctx, req, res, view, segments);
+}
+
+/** Runs `find` and `serveSite`, answering an HTML 404 for any site or page that is not there. */
+async function answer(ctx: PublishingContext, req: Request, res: Response, find: () => Promise<SiteAddress>): Promise<void> {
+  let address: SiteAddress;
+  try {
+    address = await find();
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 404) return notFound(res);
+    throw error;
+  }
+  await serveSite(ctx, req, res, address);
+}
+
+const rest = z.array(z.string()).optional();
+const segment = z.string().min(1).max(200);
+
+export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
+  return [
+    route({
+      method: 'get',
+      path: '/sites/:org/:site{/*rest}',
+      summary: 'A page of a published site, at the gateway',
+      access: 'public',
+      website: true,
+      produces: 'text/html',
+      params: z.object({ org: segment, site: segment, rest }),
+      handler: ({ params, req, res }) => answer(ctx, req, res, () => addressOnGateway(ctx, params.org, params.site, params.rest, req.path)),
+    }),
+    route({
+      method: 'get',
+      path: '/hosted/:host{/*rest}',
+      summary: "A page of a published site, on the site's own host or the sites domain",
+      access: 'public',
+      website: true,
+      produces: 'text/html',
+      params: z.object({ host: segment, rest }),
+      handler: ({ params, req, res }) => answer(ctx, req, res, () => addressOnHost(ctx, params.host, params.rest, req.path)),
+    }),
+  ];
+}

@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { fromService } from '@quire/http';
+import { MAX_GRPC_BATCH } from '@quire/runtime';
+import type { SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
+import { conditionHolds, type VisitorClaims } from '../domain/conditions';
+import type { PublishingContext } from '../domain/context';
+import { siteVersion } from '../domain/site-version';
+import { defaultSectionOf, defaultSiteSpaceIds, loadStructure, type SiteStructure } from '../domain/structure';
+import type { SiteAddress } from './address';
+
+/*
+ * A published site as one visitor sees it: the sections, groups and site spaces whose
+ * conditions hold for their claims, the spaces' current revisions, and which section, variant
+ * and page an address names. The structure is kept in this process under the site's version
+ * (domain/site-version), so reading it costs one Redis read while the site does not change.
+ */
+
+export interface SpaceState {
+  id: string;
+  title: string;
+  revisionId: string;
+  updated: string;
+}
+
+export interface SiteView {
+  site: SiteDoc;
+  address: SiteAddress;
+  /** The site is organised in sections (its root shows the default one). */
+  sectioned: boolean;
+  /** Sections shown to the visitor, in order. */
+  sections: SiteSectionDoc[];
+  groups: SiteSectionGroupDoc[];
+  /** Variants shown to the visitor, per section id ('' for the site root). */
+  variants: Map<string, SiteSpaceDoc[]>;
+  spaces: Map<string, SpaceState>;
+  /** The site's defaults (what the published addresses leave out). */
+  defaults: Set<string>;
+  defaultSection?: SiteSectionDoc;
+  /** Changes with anything shown around a page: part of every cache key and ETag. */
+  version: string;
+}
+
+export interface Location {
+  section?: SiteSectionDoc;
+  siteSpace: SiteSpaceDoc;
+  /** The page path below the variant ('' for its first page). */
+  pagePath: string;
+}
+
+const structures = new Map<string, { version: string; structure: Omit<SiteStructure, 'site'>; at: number }>();
+/** A structure read longer ago than this is read again even if no change was announced (a lost bump). */
+const STRUCTURE_TTL_MS = 60_000;
+const MAX_STRUCTURES = 2_000;
+
+async function structureOf(ctx: PublishingContext, site: SiteDoc): Promise<{ structure: SiteStructure; version: string }> {
+  const version = await siteVersion(ctx, site._id);
+  const kept = structures.get(site._id);
+  if (kept && kept.version === version && Date.now() - kept.at < STRUCTURE_TTL_MS) return { structure: { ...kept.structure, site }, version };
+  const structure = await loadStructure(ctx, site);
+  if (structures.size >= MAX_STRUCTURES) structures.delete(structures.keys().next().value as string);
+  structures.set(site._id, { version, structure, at: Date.now() });
+  return { structure, version };
+}
+
+/** The live spaces of the site's organization among `ids`, with their current revisions: one BatchGetSpaces. */
+async function spaceStates(ctx: PublishingContext, organizationId: string, ids: string[]): Promise<Map<string, SpaceState>> {
+  const states = new Map<string, SpaceState>();
+  const unique = [...new Set(ids)];
+  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
+    const { spaces } = await fromService(
+      'Content',
+      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId: '' }),
+    );
+    for (const space of spaces) {
+      if (space.organizationId !== organizationId || space.deleteTime) continue;
+      states.set(space.id, { id: space.id, title: space.title, revisionId: space.revisionId, updated: space.updateTime?.toISOString() ?? '' });
+    }
+  }
+  return states;
+}
+
+export async function siteView(ctx: PublishingContext, address: SiteAddress, claims: VisitorClaims): Promise<SiteView> {
+  const { structure, version } = await structureOf(ctx, address.site);
+  const spaces = await spaceStates(
+    ctx,
+    address.site.organizationId,
+    structure.siteSpaces.map((s) => s.spaceId),
+  );
+  const shownSiteSpaces = structure.siteSpaces.filter((s) => spaces.has(s.spaceId) && conditionHolds(s.condition, claims));
+  const variants = new Map<string, SiteSpaceDoc[]>();
+  for (const siteSpace of shownSiteSpaces) variants.set(siteSpace.sectionId ?? '', [...(variants.get(siteSpace.sectionId ?? '') ?? []), siteSpace]);
+  const sections = structure.sections.filter((s) => conditionHolds(s.condition, claims) && variants.has(s._id));
+  const usedGroups = new Set<string>();
+  const groupsById = new Map(structure.groups.map((g) => [g._id, g]));
+  for (const section of sections) {
+    for (let id = section.sectionGroupId; id && !usedGroups.has(id); id = groupsById.get(id)?.parentId) usedGroups.add(id);
+  }
+  const groups = structure.groups.filter((g) => usedGroups.has(g._id));
+  const hash = createHash('sha256');
+  hash.update(`${address.site._id}\n${version}\n${address.site.updatedAt.toISOString()}\n${address.base}\n`);
+  for (const section of sections) hash.update(`s:${section._id}\n`);
+  for (const siteSpace of shownSiteSpaces) {
+    const space = spaces.get(siteSpace.spaceId);
+    hash.update(`v:${siteSpace._id}:${space?.revisionId}:${space?.updated}:${space?.title}\n`);
+  }
+  const defaults = defaultSiteSpaceIds(structure);
+  const defaultSection = defaultSectionOf(address.site, structure.sections);
+  return {
+    site: address.site,
+    address,
+    sectioned: structure.sections.length > 0,
+    sections,
+    groups,
+    variants,
+    spaces,
+    defaults,
+    defaultSection,
+    version: hash.digest('base64url').slice(0, 27),
+  };
+}
+
+/** The section, variant and page path an address below the site's root names; undefined: nothing the visitor may see. */
+export function locate(view: SiteView, segments: string[]): Location | undefined {
+  let rest = segments;
+  let section: SiteSectionDoc | undefined;
+  if (view.sectioned) {
+    section = view.sections.find((s) => s.path === rest[0]);
+    if (section) rest = rest.slice(1);
+    else section = view.sections.find((s) => s._id === view.defaultSection?._id) ?? view.sections[0];
+    if (!section) return undefined;
+  }
+  const variants = view.variants.get(section?._id ?? '') ?? [];
+  let siteSpace = variants.find((s) => s.path === rest[0] && !view.defaults.has(s._id));
+  if (siteSpace) rest = rest.slice(1);
+  else siteSpace = variants.find((s) => view.defaults.has(s._id)) ?? variants[0];
+  if (!siteSpace) return undefined;
+  return { section, siteSpace, pagePath: rest.join('/') };
+}
+
+/** The address path of a section's root. */
+export function sectionPath(view: SiteView, section: SiteSectionDoc | undefined): string {
+  if (!section || view.defaultSection?._id === section._id) return view.address.basePath;
+  return `${view.address.basePath}${encodeURIComponent(section.path)}/`;
+}
+
+/** The address path of a variant's root (its first page). */
+export function variantPath(view: SiteView, section: SiteSectionDoc | undefined, siteSpace: SiteSpaceDoc): string {
+  const base = sectionPath(view, section);
+  return view.defaults.has(siteSpace._id) ? base : `${base}${encodeURIComponent(siteSpace.path)}/`;
+}

@@ -1,0 +1,134 @@
+import { fromService } from '@quire/http';
+import { renderMarkdown, type RenderedMarkdown } from '@quire/markdown';
+import { LruCache } from '@quire/runtime';
+import type { PublishingContext } from '../domain/context';
+
+/*
+ * A space's content as a published site shows it, per revision. A revision never changes, so
+ * what is read (one GetSpaceContent) and rendered (each page's HTML, on first view) is kept
+ * in this process by revision id until memory pressure pushes it out.
+ */
+
+export interface PublishedPage {
+  id: string;
+  parentId: string | null;
+  title: string;
+  emoji: string;
+  description: string;
+  hidden: boolean;
+  computed: boolean;
+  /** The page's path in the space ("guides/install"). */
+  path: string;
+  body: string;
+  childIds: string[];
+}
+
+export interface PublishedFile {
+  id: string;
+  name: string;
+  contentType: string;
+}
+
+export interface PublishedContent {
+  spaceId: string;
+  revisionId: string;
+  title: string;
+  language: string;
+  /** Pre-order: parents before children, siblings in order. */
+  pages: PublishedPage[];
+  byId: Map<string, PublishedPage>;
+  byPath: Map<string, PublishedPage>;
+  /** Pages a reader goes through with previous/next: not hidden, nor under a hidden page. */
+  reading: PublishedPage[];
+  files: Map<string, PublishedFile>;
+  filesByName: Map<string, PublishedFile>;
+  /** Rendered bodies, by the page and the site address they were rendered for. */
+  rendered: Map<string, RenderedMarkdown>;
+}
+
+/** About 64 MB of content per process (weights are bodies' lengths). */
+const cache = new LruCache<PublishedContent>(64 * 1024 * 1024);
+const loading = new Map<string, Promise<PublishedContent>>();
+
+function build(response: Awaited<ReturnType<PublishingContext['clients']['content']['getSpaceContent']>>): PublishedContent {
+  const pages: PublishedPage[] = [];
+  const byId = new Map<string, PublishedPage>();
+  const byPath = new Map<string, PublishedPage>();
+  for (const page of response.pages) {
+    const parent = page.parentId ? byId.get(page.parentId) : undefined;
+    const published: PublishedPage = {
+      id: page.id,
+      parentId: parent ? parent.id : null,
+      title: page.title,
+      emoji: page.emoji,
+      description: page.description,
+      hidden: page.hidden || Boolean(parent?.hidden),
+      computed: page.kind === 'computed',
+      path: parent ? `${parent.path}/${page.slug}` : page.slug,
+      body: page.body,
+      childIds: [],
+    };
+    parent?.childIds.push(published.id);
+    pages.push(published);
+    byId.set(published.id, published);
+    if (!byPath.has(published.path)) byPath.set(published.path, published);
+  }
+  const files = new Map<string, PublishedFile>();
+  const filesByName = new Map<string, PublishedFile>();
+  for (const file of response.files) {
+    const entry = { id: file.id, name: file.name, contentType: file.contentType };
+    files.set(file.id, entry);
+    if (!filesByName.has(file.name)) filesByName.set(file.name, entry);
+  }
+  return {
+    spaceId: response.spaceId,
+    revisionId: response.revisionId,
+    title: response.title,
+    language: response.language,
+    pages,
+    byId,
+    byPath,
+    reading: pages.filter((page) => !page.hidden),
+    files,
+    filesByName,
+    rendered: new Map(),
+  };
+}
+
+/** The space's content at `revisionId` (one call to content the first time, shared by concurrent asks). */
+export async function publishedContent(ctx: PublishingContext, spaceId: string, revisionId: string): Promise<PublishedContent> {
+  const cached = cache.get(revisionId);
+  if (cached) return cached;
+  let pending = loading.get(revisionId);
+  if (!pending) {
+    pending = fromService('Content', ctx.clients.content.getSpaceContent({ spaceId, revisionId, evaluated: true }))
+      .then((response) => {
+        const content = build(response);
+        cache.set(
+          revisionId,
+          content,
+          content.pages.reduce((sum, page) => sum + page.body.length * 3 + 512, 0),
+        );
+        return content;
+      })
+      .finally(() => loading.delete(revisionId));
+    loading.set(revisionId, pending);
+  }
+  return pending;
+}
+
+/** A page's body as HTML, rendered once per site address it is shown under. */
+export function renderedBody(
+  content: PublishedContent,
+  page: PublishedPage,
+  key: string,
+  resolve: { href: (href: string) => string | null; src: (src: string) => string },
+): RenderedMarkdown {
+  const cacheKey = `${page.id}\n${key}`;
+  let rendered = content.rendered.get(cacheKey);
+  if (!rendered) {
+    rendered = renderMarkdown(page.body, { resolveHref: resolve.href, resolveSrc: resolve.src });
+    content.rendered.set(cacheKey, rendered);
+  }
+  return rendered;
+}

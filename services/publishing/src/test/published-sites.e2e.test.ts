@@ -1,0 +1,410 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import jwt from 'jsonwebtoken';
+import { startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
+
+/*
+ * Published sites as their visitors get them, through the gateway: pages, navigation, sections
+ * and variants, caching, audiences, crawlers and agents, search. No login anywhere below
+ * (except the API calls that set the sites up).
+ */
+
+type Org = TestOrganization<'read'>;
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+interface Page {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+describe('published sites, as their visitors get them', () => {
+  let stack: TestStack;
+  let org: Org;
+  let guides: string;
+  let api: string;
+  let guidesV2: string;
+  const pageIds: Record<string, string> = {};
+  let fileId: string;
+
+  const visit = async (path: string, headers: Record<string, string> = {}): Promise<Page> => {
+    if (headers.host) return visitHost(path, headers);
+    const url = path.startsWith('http') ? path : `${stack.baseUrl}${path}`;
+    const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  };
+  const pathOf = (url: string) => new URL(url).pathname;
+  /** fetch() cannot send another Host: a site's own hostname is asked with node:http, to the gateway. */
+  const visitHost = (path: string, headers: Record<string, string>) =>
+    new Promise<Page>((resolve, reject) => {
+      const gateway = new URL(stack.baseUrl);
+      const request = httpRequest({ host: gateway.hostname, port: gateway.port, path, headers, timeout: 30_000 }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const answer = new Headers();
+          for (const [name, value] of Object.entries(response.headers))
+            if (value !== undefined) answer.set(name, Array.isArray(value) ? value.join(', ') : value);
+          resolve({ status: response.statusCode ?? 0, headers: answer, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      });
+      request.on('error', reject);
+      request.end();
+    });
+
+  /** Writes pages into a space through a change request, merged. */
+  const write = async (spaceId: string, changes: unknown[]) => {
+    const cr = await org.admin.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Pages' });
+    assert.equal(cr.status, 201, JSON.stringify(cr.body));
+    const written = await org.admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.body.id}/content?compat=false`, { changes });
+    assert.equal(written.status, 200, JSON.stringify(written.body));
+    const merged = await org.admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.body.id}/merge`);
+    assert.equal(merged.status, 200, JSON.stringify(merged.body));
+    return written.body;
+  };
+  const newSpace = async (title: string) => {
+    const created = await org.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return created.body.id as string;
+  };
+  const sites = () => `/v1/orgs/${org.id}/sites`;
+  const newSite = async (body: Record<string, unknown>, publish = true) => {
+    const created = await org.admin.api.post(sites(), body);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    if (!publish) return created.body;
+    const published = await org.admin.api.post(`${sites()}/${created.body.id}/publish`);
+    assert.equal(published.status, 200, JSON.stringify(published.body));
+    return published.body;
+  };
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    org = await stack.organization({ domain: 'published.test', title: 'Published', roles: ['read'] as const });
+    guides = await newSpace('Guides');
+    api = await newSpace('API');
+    guidesV2 = await newSpace('Guides v2');
+    const first = await write(guides, [
+      { type: 'insert_files', files: [{ ref: 'logo', name: 'logo.png', contentType: 'image/png', data: PNG.toString('base64') }] },
+      {
+        type: 'insert_page',
+        ref: 'intro',
+        title: 'Introduction',
+        slug: 'introduction',
+        description: 'Start here.',
+        markdown: 'Welcome to the **guides**.\n\n## Overview\n\nWhat this is.\n\n## Overview\n\nAgain.',
+      },
+      {
+        type: 'insert_page',
+        ref: 'install',
+        title: 'Install',
+        slug: 'install',
+        markdown: '## Requirements\n\nA kettle.\n\n### Linux\n\nUse the zebrafish package.',
+      },
+      { type: 'insert_page', ref: 'linux', into: 'install', title: 'On Linux', slug: 'linux', markdown: 'Back to [the start](/pages/intro-placeholder).' },
+      { type: 'insert_page', ref: 'secret', title: 'Hidden notes', slug: 'hidden-notes', hidden: true, markdown: 'Not in the navigation.' },
+      { type: 'insert_page', ref: 'last', title: 'Configure', slug: 'configure', markdown: 'Raw <script>alert(1)</script> stays text.' },
+    ]);
+    fileId = first.insertedFiles[0].id;
+    const ids = first.changes.filter((c: any) => c.page).map((c: any) => c.page.id);
+    assert.equal(ids.length, 5, JSON.stringify(first.changes));
+    [pageIds.intro, pageIds.install, pageIds.linux, pageIds.secret, pageIds.configure] = ids;
+    await write(guides, [
+      {
+        type: 'update_page',
+        page: pageIds.linux,
+        markdown: `Back to [the start](/pages/${pageIds.intro}#overview) and a [gone page](/pages/nowhere).\n\n![The logo](/files/${fileId})`,
+      },
+    ]);
+    await write(api, [{ type: 'insert_page', title: 'Endpoints', slug: 'endpoints', markdown: '## GET /things\n\nLists things.' }]);
+    await write(guidesV2, [{ type: 'insert_page', title: 'What is new', slug: 'new', markdown: 'Version two.' }]);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('serves a published site at urls.published under the gateway, with navigation, outline and neighbours', async () => {
+    const site = await newSite({ title: 'Handbook', spaces: [guides] });
+    assert.equal(site.urls.published, `${stack.baseUrl}/sites/${org.id}/${site.id}/`);
+    const home = await visit(site.urls.published);
+    assert.equal(home.status, 200, home.text);
+    assert.match(home.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(home.text, /<html lang="en">/);
+    assert.match(home.text, /<title>Introduction \| Handbook<\/title>/);
+    assert.match(home.text, /<h1>Introduction<\/h1>/);
+    assert.match(home.text, /<p class="description">Start here\.<\/p>/);
+    // Heading anchors, unique, and the outline pointing at them.
+    assert.match(home.text, /<h2 id="overview">Overview <a class="anchor" href="#overview"/);
+    assert.match(home.text, /<h2 id="overview-1">/);
+    assert.match(home.text, /<aside class="outline"[^>]*>.*href="#overview".*href="#overview-1"/s);
+    // Navigation: the current page marked, hidden pages left out, children nested.
+    const base = pathOf(site.urls.published);
+    assert.match(home.text, new RegExp(`<a href="${base}" aria-current="page">Introduction</a>`));
+    assert.match(home.text, new RegExp(`<a href="${base}install">Install</a><ul><li><a href="${base}install/linux">On Linux</a>`));
+    assert.doesNotMatch(home.text, /Hidden notes/);
+    assert.match(home.text, new RegExp(`<a rel="next" href="${base}install">`));
+    assert.doesNotMatch(home.text, /rel="prev"/);
+    // A public site may be indexed.
+    assert.doesNotMatch(home.text, /noindex/);
+    assert.equal(home.headers.get('x-robots-tag'), null);
+    assert.match(home.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+
+    const install = await visit(`${base}install`);
+    assert.equal(install.status, 200);
+    assert.match(install.text, new RegExp(`<a rel="prev" href="${base}">`));
+    assert.match(install.text, new RegExp(`<a rel="next" href="${base}install/linux">`));
+    assert.match(install.text, /<h3 id="linux">/, 'a body without h1 keeps its levels');
+
+    // Internal links become the site's addresses; a missing target loses its link; files are served.
+    const linux = await visit(`${base}install/linux`);
+    assert.equal(linux.status, 200);
+    assert.match(linux.text, new RegExp(`<a href="${base}#overview">the start</a>`));
+    assert.match(linux.text, /<a>gone page<\/a>/);
+    const image = new RegExp(`<img src="(${base}~/files/${guides}/${fileId})" alt="The logo"`).exec(linux.text);
+    assert.ok(image, linux.text);
+    const file = await visit(image[1]);
+    assert.equal(file.status, 302);
+    const bytes = await fetch(file.headers.get('location') as string);
+    assert.equal(bytes.status, 200);
+    assert.deepEqual(Buffer.from(await bytes.arrayBuffer()), PNG);
+    assert.equal((await visit(`${base}~/files/${guides}/unknown-file`)).status, 404);
+    assert.equal((await visit(`${base}~/files/${api}/${fileId}`)).status, 404, 'a space the site does not show');
+
+    // Hidden pages answer by their address, kept out of search engines.
+    const hidden = await visit(`${base}hidden-notes`);
+    assert.equal(hidden.status, 200);
+    assert.match(hidden.text, /<meta name="robots" content="noindex, nofollow">/);
+    // Raw HTML of a page is text, never markup.
+    assert.match((await visit(`${base}configure`)).text, /Raw &lt;script&gt;alert\(1\)&lt;\/script&gt; stays text\./);
+
+    // The root without its slash is sent to it; unknown pages and sites are 404 pages.
+    const bare = await visit(base.slice(0, -1));
+    assert.equal(bare.status, 301);
+    assert.equal(bare.headers.get('location'), base);
+    for (const missing of [`${base}nope`, `${base}install/nope`, `/sites/${org.id}/unknown-site/`, `/sites/unknown-org/${site.id}/`]) {
+      const answer = await visit(missing);
+      assert.equal(answer.status, 404, missing);
+      assert.match(answer.text, /<h1>Page not found<\/h1>/);
+    }
+  });
+
+  it('answers 304 to a revisit of an unchanged page, and shows a merge at once', async () => {
+    const site = await newSite({ title: 'Cached', spaces: [api] });
+    const base = pathOf(site.urls.published);
+    const first = await visit(base);
+    const etag = first.headers.get('etag') as string;
+    assert.match(etag, /^"[\w-]+"$/);
+    assert.equal(first.headers.get('cache-control'), 'public, max-age=0, must-revalidate');
+    const again = await visit(base, { 'if-none-match': etag });
+    assert.equal(again.status, 304);
+    assert.equal(again.text, '');
+    // 10 visitors at once on a page nobody rendered yet: one answer for all.
+    const cold = await Promise.all(Array.from({ length: 10 }, () => visit(`${base}endpoints`)));
+    assert.deepEqual(new Set(cold.map((c) => `${c.status} ${c.headers.get('etag')}`)).size, 1);
+
+    await write(api, [{ type: 'insert_page', title: 'Errors', slug: 'errors', markdown: 'Codes.' }]);
+    const after = await visit(base, { 'if-none-match': etag });
+    assert.equal(after.status, 200, 'the merge changed the page (its navigation)');
+    assert.notEqual(after.headers.get('etag'), etag);
+    assert.match(after.text, />Errors</);
+
+    // A renamed site changes every page too.
+    await org.admin.api.patch(`${sites()}/${site.id}`, { title: 'Cached docs' });
+    const renamed = await visit(base, { 'if-none-match': after.headers.get('etag') as string });
+    assert.equal(renamed.status, 200);
+    assert.match(renamed.text, /Cached docs/);
+  });
+
+  it('shows sections as tabs and a section’s site spaces as variants', async () => {
+    const site = await newSite({ title: 'Product', spaces: [guides] });
+    const apiSection = await org.admin.api.post(`${sites()}/${site.id}/sections`, { spaceId: api, title: 'API reference' });
+    assert.equal(apiSection.status, 201, JSON.stringify(apiSection.body));
+    const sections = (await org.admin.api.get(`${sites()}/${site.id}/sections`)).body.items;
+    const main = sections.find((s: any) => s.default);
+    const v2 = await org.admin.api.post(`${sites()}/${site.id}/site-spaces`, { spaceId: guidesV2, sectionId: main.id });
+    assert.equal(v2.status, 201, JSON.stringify(v2.body));
+    const base = pathOf(site.urls.published);
+
+    const home = await visit(base);
+    assert.equal(home.status, 200);
+    assert.match(
+      home.text,
+      new RegExp(
+        `<nav class="sections" aria-label="Sections"><ul><li><a href="${base}" aria-current="page">${main.title}</a></li><li><a href="${base}${apiSection.body.path}/">API reference</a>`,
+      ),
+    );
+    assert.match(home.text, /<nav class="variants" aria-label="Variants"><details><summary>Guides<\/summary>/);
+    assert.match(home.text, new RegExp(`<a href="${base}${v2.body.path}/">Guides v2</a>`));
+
+    const variant = await visit(`${base}${v2.body.path}/`);
+    assert.equal(variant.status, 200);
+    assert.match(variant.text, /<h1>What is new<\/h1>/);
+    assert.match(variant.text, new RegExp(`<a href="${base}${v2.body.path}/" aria-current="page">Guides v2</a>`));
+
+    const reference = await visit(`${base}${apiSection.body.path}/endpoints`);
+    assert.equal(reference.status, 200);
+    assert.match(reference.text, new RegExp(`<a href="${base}${apiSection.body.path}/" aria-current="page">API reference</a>`));
+    assert.match(reference.text, /<h2 id="get-things">GET \/things/);
+
+    // urls.published of sections and site spaces answer.
+    for (const section of (await org.admin.api.get(`${sites()}/${site.id}/sections`)).body.items) {
+      assert.equal((await visit(section.urls.published)).status, 200, section.urls.published);
+      for (const siteSpace of section.siteSpaces) assert.equal((await visit(siteSpace.urls.published)).status, 200, siteSpace.urls.published);
+    }
+  });
+
+  it('serves a site by its own hostname and keeps crawlers to what its visibility allows', async () => {
+    const site = await newSite({ title: 'Hosted', spaces: [guides] });
+    const patched = await org.admin.api.patch(`${sites()}/${site.id}`, { hostname: 'docs.hosted.test' });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal(patched.body.urls.published, 'https://docs.hosted.test/');
+    const host = { host: 'docs.hosted.test' };
+    const home = await visit('/', host);
+    assert.equal(home.status, 200, home.text);
+    assert.match(home.text, /<a class="site-title" href="\/">Hosted<\/a>/);
+    assert.match(home.text, /<link rel="canonical" href="https:\/\/docs\.hosted\.test\/">/);
+    assert.equal((await visit('/install/linux', host)).status, 200);
+    assert.equal((await visit('/', { host: 'unknown.hosted.test' })).status, 404);
+
+    const robots = await visit('/robots.txt', host);
+    assert.equal(robots.status, 200);
+    assert.match(robots.text, /User-agent: \*\nAllow: \//);
+    assert.match(robots.text, /Sitemap: https:\/\/docs\.hosted\.test\/sitemap\.xml/);
+    const sitemap = await visit('/sitemap.xml', host);
+    assert.equal(sitemap.status, 200);
+    assert.match(sitemap.headers.get('content-type') ?? '', /xml/);
+    const locations = [...sitemap.text.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
+    assert.deepEqual(locations, [
+      'https://docs.hosted.test/',
+      'https://docs.hosted.test/install',
+      'https://docs.hosted.test/install/linux',
+      'https://docs.hosted.test/configure',
+    ]);
+
+    // Unlisted: open, but nothing may be indexed.
+    await org.admin.api.patch(`${sites()}/${site.id}`, { visibility: 'unlisted' });
+    const unlisted = await visit('/', host);
+    assert.equal(unlisted.status, 200);
+    assert.equal(unlisted.headers.get('x-robots-tag'), 'noindex, nofollow');
+    assert.match(unlisted.text, /<meta name="robots" content="noindex, nofollow">/);
+    assert.equal((await visit('/sitemap.xml', host)).status, 404);
+    assert.equal((await visit('/robots.txt', host)).text, 'User-agent: *\nDisallow: /\n');
+
+    // Unpublished, then deleted: gone.
+    await org.admin.api.post(`${sites()}/${site.id}/unpublish`);
+    assert.equal((await visit('/', host)).status, 404);
+    await org.admin.api.post(`${sites()}/${site.id}/publish`);
+    assert.equal((await visit('/', host)).status, 200);
+    assert.equal((await org.admin.api.delete(`${sites()}/${site.id}`)).status, 204);
+    assert.equal((await visit('/', host)).status, 404);
+  });
+
+  it('opens a share-link site only with an active link’s key, then by its cookie', async () => {
+    const site = await newSite({ title: 'Shared', spaces: [guides], visibility: 'share-link' });
+    const link = await org.admin.api.post(`${sites()}/${site.id}/share-links`, { name: 'Partners' });
+    assert.equal(link.status, 201, JSON.stringify(link.body));
+    const base = pathOf(site.urls.published);
+    assert.equal((await visit(base)).status, 404, 'no key: as if there were no site');
+    assert.equal((await visit(`${base}?share=not-a-key`)).status, 404);
+
+    // The link's own address opens the site; the key it carries works on any page.
+    const key = new URL(link.body.urls.published).searchParams.get('share') as string;
+    assert.equal((await visit(link.body.urls.published)).status, 302);
+    const opened = await visit(`${base}install?share=${key}`);
+    assert.equal(opened.status, 302);
+    assert.equal(opened.headers.get('location'), `${base}install`, 'the key leaves the address');
+    const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0];
+    assert.match(opened.headers.get('set-cookie') ?? '', new RegExp(`HttpOnly.*|Path=${base}`, 'i'));
+    const page = await visit(`${base}install`, { cookie });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('cache-control'), 'private, no-cache');
+    assert.equal(page.headers.get('x-robots-tag'), 'noindex, nofollow');
+    assert.equal((await visit(`${base}sitemap.xml`, { cookie })).status, 404);
+
+    await org.admin.api.patch(`${sites()}/${site.id}/share-links/${link.body.id}`, { active: false });
+    assert.equal((await visit(`${base}install`, { cookie })).status, 404, 'a revoked link closes the site');
+    assert.equal((await visit(`${base}?share=${key}`)).status, 404);
+  });
+
+  it('opens a visitor-auth site with a token signed by its key, and adapts it to the claims', async () => {
+    const site = await newSite({ title: 'Members', spaces: [guides], visibility: 'visitor-auth' });
+    const beta = await org.admin.api.post(`${sites()}/${site.id}/sections`, { spaceId: api, title: 'Beta API' });
+    await org.admin.api.patch(`${sites()}/${site.id}/sections/${beta.body.id}`, { condition: 'visitor.claims.beta == true' });
+    const auth = await org.admin.api.get(`${sites()}/${site.id}/publishing/auth`);
+    assert.equal(auth.status, 200, JSON.stringify(auth.body));
+    const base = pathOf(site.urls.published);
+    const sign = (claims: object, key = auth.body.privateKey) => jwt.sign(claims, key, { algorithm: 'HS256', expiresIn: '1h' });
+
+    const anonymous = await visit(base);
+    assert.equal(anonymous.status, 401);
+    assert.match(anonymous.text, /Sign in/);
+
+    const entered = await visit(`${base}?jwt_token=${sign({ name: 'Ada' })}`);
+    assert.equal(entered.status, 302);
+    assert.equal(entered.headers.get('location'), base);
+    const cookie = (entered.headers.get('set-cookie') ?? '').split(';')[0];
+    const plain = await visit(base, { cookie });
+    assert.equal(plain.status, 200);
+    assert.doesNotMatch(plain.text, /Beta API/, 'a section whose condition is false is not shown');
+    assert.equal((await visit(`${base}${beta.body.path}/endpoints`, { cookie })).status, 404, 'nor are its pages');
+
+    const betaCookie = ((await visit(`${base}?jwt_token=${sign({ beta: true })}`)).headers.get('set-cookie') ?? '').split(';')[0];
+    const withBeta = await visit(base, { cookie: betaCookie });
+    assert.match(withBeta.text, /Beta API/);
+    assert.equal((await visit(`${base}${beta.body.path}/endpoints`, { cookie: betaCookie })).status, 200);
+    assert.notEqual(withBeta.headers.get('etag'), plain.headers.get('etag'), 'what a visitor sees is part of the ETag');
+
+    // Tampered, foreign-key and expired tokens are refused.
+    const token = sign({ beta: true });
+    const [head, body, signature] = token.split('.');
+    const forged = `${head}.${Buffer.from(JSON.stringify({ beta: true, admin: true })).toString('base64url')}.${signature}`;
+    for (const bad of [forged, sign({}, 'another-key-another-key-another-key'), jwt.sign({ exp: Math.floor(Date.now() / 1000) - 60 }, auth.body.privateKey)]) {
+      assert.equal((await visit(`${base}?jwt_token=${bad}`)).status, 401);
+      assert.equal((await visit(base, { cookie: `quire_visitor=${bad}` })).status, 401);
+    }
+    assert.equal(body.length > 0, true);
+
+    // With a fallback address, a visitor without a token is sent there to sign in.
+    await org.admin.api.patch(`${sites()}/${site.id}/publishing/auth`, { fallbackURL: 'https://login.example.com/start' });
+    const sent = await visit(`${base}install`);
+    assert.equal(sent.status, 302);
+    assert.equal(sent.headers.get('location'), `https://login.example.com/start?location=${encodeURIComponent(`${base}install`)}`);
+  });
+
+  it('gives AI agents llms.txt and markdown pages, unless the site excludes them', async () => {
+    const site = await newSite({ title: 'Agents', spaces: [guides] });
+    const base = pathOf(site.urls.published);
+    const llms = await visit(`${base}llms.txt`);
+    assert.equal(llms.status, 200);
+    assert.match(llms.text, /^# Agents\n/);
+    assert.ok(llms.text.includes(`- [Install](${stack.baseUrl}${base}install.md)`), llms.text);
+    assert.doesNotMatch(llms.text, /Hidden notes/);
+    const markdown = await visit(`${base}install.md`);
+    assert.equal(markdown.status, 200);
+    assert.match(markdown.headers.get('content-type') ?? '', /^text\/markdown/);
+    assert.match(markdown.text, /^# Install\n\n## Requirements/);
+    assert.match((await visit(base)).text, new RegExp(`<link rel="alternate" type="text/markdown" href="${base}introduction.md">`));
+
+    await org.admin.api.patch(`${sites()}/${site.id}`, { agentsContext: 'excluded' });
+    assert.equal((await visit(`${base}llms.txt`)).status, 404);
+    assert.equal((await visit(`${base}install.md`)).status, 404);
+    const robots = await visit(`${base}robots.txt`);
+    assert.match(robots.text, /User-agent: GPTBot\nDisallow: \//);
+    assert.doesNotMatch((await visit(base)).text, /text\/markdown/);
+  });
+
+  it('searches the site without a login, linking results to sections of pages', async () => {
+    const site = await newSite({ title: 'Searchable', spaces: [guides] });
+    const base = pathOf(site.urls.published);
+    const found = await visit(`${base}~/search?q=zebrafish`);
+    assert.equal(found.status, 200);
+    assert.match(found.text, /<p role="status">1 result<\/p>/);
+    assert.match(found.text, new RegExp(`<a href="${base}install">Install</a>`));
+    assert.match(found.text, new RegExp(`<a href="${base}install#linux">Linux</a><p>Use the zebrafish package\\.</p>`));
+    assert.match((await visit(`${base}~/search?q=nothingmatchesthis`)).text, /No results/);
+    assert.match((await visit(`${base}~/search`)).text, /Type words to search for/);
+    assert.doesNotMatch((await visit(`${base}~/search?q=notes`)).text, /Hidden notes/, 'hidden pages are not offered');
+  });
+});
