@@ -1,5 +1,5 @@
 import { containsText, httpError, keysetPage, type ListQuery } from '@quire/http';
-import { newId, newSecret } from '@quire/runtime';
+import { newId, newSecret, withRedisLock } from '@quire/runtime';
 import type { SiteDoc, SiteVisibility } from '../db/models';
 import type { OrgAccess } from './access';
 import type { PublishingContext } from './context';
@@ -128,9 +128,24 @@ export async function updateSite(ctx: PublishingContext, site: SiteDoc, input: U
     if (siteSpace.sectionId) await ctx.models.SiteSection.updateOne({ _id: siteSpace.sectionId }, { $set: { defaultSiteSpaceId: siteSpace._id } });
     else set.defaultSiteSpaceId = siteSpace._id;
   }
-  const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: set }, { returnDocument: 'after' }).lean();
-  if (!updated) throw httpError.notFound('Site');
-  return updated;
+  const write = async () => {
+    const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: set }, { returnDocument: 'after' }).lean();
+    if (!updated) throw httpError.notFound('Site');
+    return updated;
+  };
+  if (!input.hostname || input.hostname === site.hostname) return write();
+  // A hostname serves one site: checked and taken under its own lock (two sites of any
+  // organizations may ask for it at once, each under its site's lock only).
+  const hostname = input.hostname;
+  return withRedisLock(
+    ctx.redis,
+    `publishing:lock:hostname:${hostname}`,
+    async () => {
+      if (await ctx.models.Site.exists({ hostname, _id: { $ne: site._id } })) throw httpError.conflict('hostname: another site already uses this hostname');
+      return write();
+    },
+    { ttlMs: 30_000, waitMs: 15_000, onBusy: () => httpError.conflict('hostname: the hostname is being claimed by another change; retry'), logger: ctx.logger },
+  );
 }
 
 export async function setPublished(ctx: PublishingContext, site: SiteDoc, published: boolean): Promise<SiteDoc> {

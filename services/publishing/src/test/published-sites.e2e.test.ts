@@ -260,6 +260,17 @@ describe('published sites, as their visitors get them', () => {
     const patched = await org.admin.api.patch(`${sites()}/${site.id}`, { hostname: 'docs.hosted.test' });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     assert.equal(patched.body.urls.published, 'https://docs.hosted.test/');
+    // A hostname is one site's: another site, of this organization or any other, cannot take it.
+    const squatter = await newSite({ title: 'Squatter', spaces: [api] });
+    const taken = await org.admin.api.patch(`${sites()}/${squatter.id}`, { hostname: 'docs.hosted.test' });
+    assert.equal(taken.status, 409);
+    assert.match(taken.body.error.message, /hostname/);
+    const foreign = await org.outsider.api.post(`/v1/orgs/${org.outsider.organizationId}/sites`, { title: 'Foreign' });
+    assert.equal(foreign.status, 201, JSON.stringify(foreign.body));
+    assert.equal(
+      (await org.outsider.api.patch(`/v1/orgs/${org.outsider.organizationId}/sites/${foreign.body.id}`, { hostname: 'docs.hosted.test' })).status,
+      409,
+    );
     const host = { host: 'docs.hosted.test' };
     const home = await visit('/', host);
     assert.equal(home.status, 200, home.text);
