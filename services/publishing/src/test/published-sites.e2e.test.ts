@@ -248,6 +248,17 @@ describe('published sites, as their visitors get them', () => {
     assert.match(reference.text, new RegExp(`<a href="${base}${apiSection.body.path}/" aria-current="page">API reference</a>`));
     assert.match(reference.text, /<h2 id="get-things">GET \/things/);
 
+    // A section group is a disclosure menu of its sections among the tabs.
+    const group = await org.admin.api.post(`${sites()}/${site.id}/section-groups`, { title: 'Developers', sections: [apiSection.body.id] });
+    assert.equal(group.status, 201, JSON.stringify(group.body));
+    const grouped = await visit(`${base}${apiSection.body.path}/`);
+    assert.match(
+      grouped.text,
+      new RegExp(
+        `<li class="tab-group"><details open><summary>Developers</summary><ul><li><a href="${base}${apiSection.body.path}/" aria-current="page">API reference</a></li></ul></details></li>`,
+      ),
+    );
+
     // urls.published of sections and site spaces answer.
     for (const section of (await org.admin.api.get(`${sites()}/${site.id}/sections`)).body.items) {
       assert.equal((await visit(section.urls.published)).status, 200, section.urls.published);
@@ -328,6 +339,11 @@ describe('published sites, as their visitors get them', () => {
     assert.equal(opened.headers.get('location'), `${base}install`, 'the key leaves the address');
     const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0];
     assert.match(opened.headers.get('set-cookie') ?? '', new RegExp(`HttpOnly.*|Path=${base}`, 'i'));
+    // The space's address through the share key (content asks publishing) opens it too.
+    const space = await org.admin.api.get(`/v1/spaces/${guides}?shareKey=${key}`);
+    assert.equal(space.status, 200, JSON.stringify(space.body));
+    assert.equal(space.body.urls.published, `${stack.baseUrl}${base}?share=${key}`);
+    assert.equal((await visit(space.body.urls.published)).status, 302);
     const page = await visit(`${base}install`, { cookie });
     assert.equal(page.status, 200);
     assert.equal(page.headers.get('cache-control'), 'private, no-cache');
