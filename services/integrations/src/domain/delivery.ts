@@ -100,11 +100,13 @@ export async function environmentOf(
   const { config, models } = ctx;
   const spaceId = typeof payload.spaceId === 'string' ? payload.spaceId : undefined;
   const siteId = typeof payload.siteId === 'string' ? payload.siteId : undefined;
+  // A site event names the site's space too (site_view's deprecated `spaceId`): its site is what it is about.
+  const about = siteId ? { kind: 'site' as const, targetId: siteId } : spaceId ? { kind: 'space' as const, targetId: spaceId } : undefined;
   // Three independent reads, side by side.
   const [installation, target, spaces] = installationId
     ? await Promise.all([
         models.Installation.findById(installationId).lean(),
-        spaceId || siteId ? models.TargetInstallation.findOne({ installationId, kind: spaceId ? 'space' : 'site', targetId: spaceId ?? siteId }).lean() : null,
+        about ? models.TargetInstallation.findOne({ installationId, ...about }).lean() : null,
         models.TargetInstallation.countDocuments({ installationId, kind: 'space' }),
       ])
     : [null, null, 0];

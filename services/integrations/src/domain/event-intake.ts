@@ -12,6 +12,10 @@ import { derivedEventId, recordEvents } from './events';
  * delivers at least once and a merge is announced twice (`change_request.merged` and
  * `space.content_updated`): the event id derives from the installation, the space and the new
  * revision, so each installation gets one event per revision whatever arrives.
+ *
+ * A page view of a published site (`site.viewed`) is `site_view` for every installation on that
+ * site, or on all the sites of its organization: one per view, its id derived from the stream
+ * event's, so a redelivered view is recorded once.
  */
 
 const INTAKE_TYPES = [
@@ -22,6 +26,7 @@ const INTAKE_TYPES = [
   EVENT_TYPES.gitSyncCompleted,
   EVENT_TYPES.spacePurged,
   EVENT_TYPES.spaceTransferred,
+  EVENT_TYPES.siteViewed,
 ];
 
 interface SpacePayload {
@@ -36,27 +41,42 @@ interface SpacePayload {
   state?: unknown;
 }
 
+/** What publishing tells of a page view (EVENT_TYPES.siteViewed); anything else in it is ignored. */
+interface SiteViewPayload {
+  organizationId?: unknown;
+  siteId?: unknown;
+  siteSpaceId?: unknown;
+  spaceId?: unknown;
+  pageId?: unknown;
+  url?: unknown;
+  referrer?: unknown;
+  visitor?: unknown;
+}
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
 
-/** The installations a space's events go to: on that space, or on every space of its organization; paused ones aside. */
-async function installationsOnSpace(
-  ctx: IntegrationsContext,
-  organizationId: string,
-  spaceId: string,
-): Promise<Array<Pick<InstallationDoc, '_id' | 'integrationName' | 'organizationId'>>> {
+type TargetedInstallation = Pick<InstallationDoc, '_id' | 'integrationName' | 'organizationId'>;
+
+/**
+ * The installations a space's (or a site's) events go to: on that space, or on every space of its
+ * organization (`spaceSelection: 'all'`; `siteSelection` for a site); paused ones aside.
+ */
+async function installationsOn(ctx: IntegrationsContext, kind: 'space' | 'site', organizationId: string, targetId: string): Promise<TargetedInstallation[]> {
+  const selection = kind === 'space' ? { spaceSelection: 'all' as const } : { siteSelection: 'all' as const };
   const [targets, everywhere] = await Promise.all([
-    ctx.models.TargetInstallation.find({ kind: 'space', targetId: spaceId }).lean<TargetInstallationDoc[]>(),
-    ctx.models.Installation.find({ organizationId, spaceSelection: 'all' }).lean<InstallationDoc[]>(),
+    ctx.models.TargetInstallation.find({ kind, targetId }).lean<TargetInstallationDoc[]>(),
+    ctx.models.Installation.find({ organizationId, ...selection }).lean<InstallationDoc[]>(),
   ]);
-  const found = new Map<string, Pick<InstallationDoc, '_id' | 'integrationName' | 'organizationId'>>();
+  const found = new Map<string, TargetedInstallation>();
   for (const installation of everywhere) if (installation.status !== 'paused') found.set(installation._id, installation);
   for (const target of targets) {
-    // A space transferred elsewhere keeps no installation of its former organization.
+    // A space transferred elsewhere keeps no installation of its former organization; another
+    // organization's installation on a site of that id never hears of this one's views.
     if (target.organizationId !== organizationId || target.status === 'paused') continue;
     found.set(target.installationId, { _id: target.installationId, integrationName: target.integrationName, organizationId: target.organizationId });
   }
   if (targets.length) {
-    // The installation above a space installation may be paused as a whole.
+    // The installation above a space or site installation may be paused as a whole.
     const paused = await ctx.models.Installation.find({ _id: { $in: [...found.keys()] }, status: 'paused' }, { _id: 1 }).lean();
     for (const { _id } of paused) found.delete(_id);
   }
@@ -77,7 +97,7 @@ async function spaceEvent(
   ctx: IntegrationsContext,
   input: { organizationId: string; spaceId: string; type: string; key: string; fields: Record<string, unknown> },
 ): Promise<number> {
-  const installations = await installationsOnSpace(ctx, input.organizationId, input.spaceId);
+  const installations = await installationsOn(ctx, 'space', input.organizationId, input.spaceId);
   return recordEvents(
     ctx,
     installations.map((installation) => ({
@@ -119,8 +139,66 @@ function otherSpaceEvent(
   return undefined;
 }
 
+/**
+ * GitBook's EventVisitor of a page view: its own fields only (strings), whatever else the stream
+ * carries. Cookies are never passed on: a site's cookies hold its share key and the visitor's
+ * token, secrets no third party may read.
+ */
+function siteVisitor(value: unknown): Record<string, unknown> {
+  const visitor = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  const language = text(visitor.language);
+  return {
+    anonymousId: text(visitor.anonymousId) ?? '',
+    cookies: {},
+    userAgent: text(visitor.userAgent) ?? '',
+    ip: text(visitor.ip) ?? '',
+    ...(language ? { language } : {}),
+  };
+}
+
+/**
+ * Records `site_view` (GitBook's SiteViewEvent) for each installation on the viewed site; returns
+ * how many were new. Each view is its own event: the id derives from the stream event's, so a
+ * redelivery of the same view records nothing new. Nothing without a site and its organization.
+ */
+export async function siteViewed(ctx: IntegrationsContext, streamEventId: string, payload: SiteViewPayload): Promise<number> {
+  const organizationId = text(payload.organizationId);
+  const siteId = text(payload.siteId);
+  if (!organizationId || !siteId) return 0;
+  const fields: Record<string, unknown> = {};
+  for (const field of ['spaceId', 'siteSpaceId', 'pageId'] as const) {
+    const value = text(payload[field]);
+    if (value) fields[field] = value;
+  }
+  const visitor = siteVisitor(payload.visitor);
+  const installations = await installationsOn(ctx, 'site', organizationId, siteId);
+  return recordEvents(
+    ctx,
+    installations.map((installation) => ({
+      integrationName: installation.integrationName,
+      installationId: installation._id,
+      organizationId: installation.organizationId,
+      payload: {
+        eventId: derivedEventId('site_view', installation._id, siteId, streamEventId),
+        type: 'site_view',
+        installationId: installation._id,
+        siteId,
+        ...fields,
+        visitor,
+        url: text(payload.url) ?? '',
+        referrer: text(payload.referrer) ?? '',
+      },
+    })),
+  );
+}
+
 /** Applies one stream event (idempotent: at-least-once delivery may repeat it). */
 export async function applyStreamEvent(ctx: IntegrationsContext, event: Pick<DomainEvent, 'id' | 'type' | 'payload'>): Promise<void> {
+  if (event.type === EVENT_TYPES.siteViewed) {
+    const id = text(event.id);
+    if (id) await siteViewed(ctx, id, (event.payload ?? {}) as SiteViewPayload);
+    return;
+  }
   const payload = (event.payload ?? {}) as SpacePayload;
   const spaceId = text(payload.spaceId);
   if (!spaceId) return;

@@ -10,7 +10,7 @@ import type { IntegrationsContext } from '../domain/context';
 import { deliverEvent, requeuePendingEvents, signDelivery } from '../domain/delivery';
 import { setDevMode } from '../domain/dev';
 import { applyStreamEvent } from '../domain/event-intake';
-import { installIntegration, updateInstallation } from '../domain/installations';
+import { installIntegration, installOnTarget, updateInstallation } from '../domain/installations';
 import { integrationSigningSecret, newSealedSigningSecret, sealIntegrationSecrets } from '../domain/secrets';
 import { startIntegrations } from '../service';
 import { startTunnelRecorder, verifySignature, type TunnelRecorder } from './tunnel-recorder';
@@ -229,6 +229,108 @@ describe('integration events: recording and delivery (domain, real datastore and
       });
       assert.equal(updates[0].status, 'success');
     }
+  });
+
+  it('turns a page view into one site_view per installation on the site, its visitor fields only', async () => {
+    const onSite = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const allSites = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const otherSite = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const paused = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
+    const org = 'site-view-org';
+    const { installation } = await installIntegration(ctx, view(onSite), admin(org));
+    await installOnTarget(ctx, onSite, installation, { kind: 'site', id: 'site-1', organizationId: org });
+    // The same integration in another organization, on a site of the same id (ids never collide; a forged event must not cross).
+    const { installation: elsewhere } = await installIntegration(ctx, view(onSite), admin('site-view-elsewhere'));
+    await installOnTarget(ctx, onSite, elsewhere, { kind: 'site', id: 'site-1', organizationId: 'site-view-elsewhere' });
+    const { installation: everywhere } = await installIntegration(ctx, view(allSites), admin(org));
+    await updateInstallation(ctx, allSites, everywhere, { site_selection: 'all' });
+    // All spaces is not all sites.
+    const { installation: spacesOnly } = await installIntegration(ctx, view(allSites), admin('site-view-spaces-only'));
+    await updateInstallation(ctx, allSites, spacesOnly, { space_selection: 'all' });
+    const { installation: onOtherSite } = await installIntegration(ctx, view(otherSite), admin(org));
+    await installOnTarget(ctx, otherSite, onOtherSite, { kind: 'site', id: 'site-2', organizationId: org });
+    const { installation: pausedOne } = await installIntegration(ctx, view(paused), admin(org));
+    await updateInstallation(ctx, paused, pausedOne, { site_selection: 'all' });
+    await ctx.models.Installation.updateOne({ _id: pausedOne._id }, { $set: { status: 'paused' } });
+    await settled(onSite._id, 4);
+    await settled(allSites._id, 4);
+    await settled(otherSite._id, 2);
+    await settled(paused._id, 2);
+
+    const before = tunnel.received.length;
+    const payload = {
+      organizationId: org,
+      siteId: 'site-1',
+      siteSpaceId: 'site-space-1',
+      spaceId: 'space-1',
+      pageId: 'page-1',
+      url: 'https://docs.example.test/guide?from=search',
+      visitor: {
+        anonymousId: 'visitor-1',
+        userAgent: 'Mozilla/5.0',
+        ip: '203.0.113.7',
+        language: 'fr',
+        cookies: { theme: 'dark', count: 3 },
+        claims: { email: 'secret@example.test' },
+        token: 'never-sent',
+      },
+      secret: 'never-sent',
+    };
+    const view1 = { id: 'site-view-stream-1', type: EVENT_TYPES.siteViewed, payload };
+    await applyStreamEvent(ctx, view1);
+    // Redelivered (at least once): nothing new.
+    await applyStreamEvent(ctx, view1);
+    // Not a view of this organization's site, or not a usable one: nothing.
+    await applyStreamEvent(ctx, { id: 'site-view-forged', type: EVENT_TYPES.siteViewed, payload: { ...payload, organizationId: 'site-view-forger' } });
+    await applyStreamEvent(ctx, { id: 'site-view-no-site', type: EVENT_TYPES.siteViewed, payload: { ...payload, siteId: undefined } });
+    await applyStreamEvent(ctx, { id: 'site-view-no-org', type: EVENT_TYPES.siteViewed, payload: { ...payload, organizationId: undefined } });
+    await applyStreamEvent(ctx, { id: 'site-view-bad-site', type: EVENT_TYPES.siteViewed, payload: { ...payload, siteId: ['site-1'] } });
+    await applyStreamEvent(ctx, { id: 'site-view-null', type: EVENT_TYPES.siteViewed, payload: null });
+    await settled(onSite._id, 5);
+    await settled(allSites._id, 5);
+
+    const expected = (installationId: string, eventId: string) => ({
+      eventId,
+      type: 'site_view',
+      installationId,
+      siteId: 'site-1',
+      siteSpaceId: 'site-space-1',
+      spaceId: 'space-1',
+      pageId: 'page-1',
+      visitor: { anonymousId: 'visitor-1', cookies: {}, userAgent: 'Mozilla/5.0', ip: '203.0.113.7', language: 'fr' },
+      url: 'https://docs.example.test/guide?from=search',
+      referrer: '',
+    });
+    for (const [name, installationId] of [
+      [onSite._id, installation._id],
+      [allSites._id, everywhere._id],
+    ]) {
+      const views = (await eventsOf(name)).filter((e) => e.type === 'site_view');
+      assert.equal(views.length, 1, name);
+      assert.equal(views[0].installationId, installationId);
+      assert.equal(views[0].organizationId, org);
+      assert.deepEqual(JSON.parse(views[0].payload), expected(installationId, views[0]._id));
+      assert.equal(views[0].status, 'success');
+      // Delivered with the site installation it is about, when there is one.
+      const delivered = tunnel.received.slice(before).find((d) => d.event.eventId === views[0]._id);
+      assert.deepEqual(delivered?.event, expected(installationId, views[0]._id));
+      assert.equal(delivered?.environment.siteInstallation?.site, name === onSite._id ? 'site-1' : undefined);
+      assert.equal(delivered?.environment.spaceInstallation, undefined);
+    }
+    for (const name of [otherSite._id, paused._id]) assert.equal((await eventsOf(name)).filter((e) => e.type === 'site_view').length, 0, name);
+    const ofInstallation = async (installationId: string) => ctx.models.IntegrationEvent.countDocuments({ installationId, type: 'site_view' });
+    assert.equal(await ofInstallation(elsewhere._id), 0, 'another organization’s site installation');
+    assert.equal(await ofInstallation(spacesOnly._id), 0, 'an installation on all spaces only');
+
+    // Another view of the same page (its own stream event) is another event; a referrer is kept.
+    await applyStreamEvent(ctx, { id: 'site-view-stream-2', type: EVENT_TYPES.siteViewed, payload: { ...payload, referrer: 'https://search.example.test/' } });
+    await settled(onSite._id, 6);
+    const views = (await eventsOf(onSite._id)).filter((e) => e.type === 'site_view' && e.installationId === installation._id);
+    assert.equal(views.length, 2);
+    assert.deepEqual(
+      views.map((e) => JSON.parse(e.payload).referrer),
+      ['', 'https://search.example.test/'],
+    );
   });
 
   it('retries a failing tunnel with backoff and keeps every attempt in the trace', async () => {
