@@ -5,3 +5,4 @@ export { checkAnswer, checkAnswersOf } from './contract';
 export { assertMatchesOpenApi, openApiErrors } from './openapi';
 export { expectOk, expectError, expectEvery, successBody } from './expect';
 export { waitFor } from '@quire/datastore';
+export { isolatedGit } from './git';

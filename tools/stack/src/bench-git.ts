@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { apiClient, type ApiClient, type TestStack, successBody } from '@quire/testkit';
+import { apiClient, isolatedGit, type ApiClient, type TestStack, successBody } from '@quire/testkit';
 
 /**
  * Git sync benchmark for `npm run bench`: a 1,000-page repository (SUMMARY.md nesting
@@ -47,17 +46,7 @@ interface BenchRepo {
 }
 
 function gitIn(root: string) {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: root,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: os.devNull,
-    GIT_AUTHOR_NAME: 'Bench',
-    GIT_AUTHOR_EMAIL: 'bench@bench.test',
-    GIT_COMMITTER_NAME: 'Bench',
-    GIT_COMMITTER_EMAIL: 'bench@bench.test',
-  };
-  return (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'pipe', encoding: 'utf8' }).trim();
+  return isolatedGit(root, { name: 'Bench', email: 'bench@bench.test' }).run;
 }
 
 /** Writes the 1,000-page repository and pushes it to a new bare repository. */

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
@@ -10,7 +9,15 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { createJobQueue } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import {
+  assertMatchesOpenApi,
+  isolatedGit,
+  startTestStack,
+  type TestAccount,
+  type TestStack,
+  expectError as assertError,
+  expectOk as ok,
+} from '@quire/testkit';
 import { startGitHttpServer, startRedirectServer, type GitHttpServer } from './git-http-server';
 
 /**
@@ -23,18 +30,7 @@ import { startGitHttpServer, startRedirectServer, type GitHttpServer } from './g
 type Files = Record<string, string | Buffer | null>;
 
 let workRoot: string;
-const gitEnv = () => ({
-  PATH: process.env.PATH,
-  HOME: workRoot,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: os.devNull,
-  GIT_AUTHOR_NAME: 'Writer',
-  GIT_AUTHOR_EMAIL: 'writer@example.test',
-  GIT_COMMITTER_NAME: 'Writer',
-  GIT_COMMITTER_EMAIL: 'writer@example.test',
-});
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: gitEnv(), encoding: 'utf8', stdio: 'pipe' }).trim();
-const gitBytes = (cwd: string, ...args: string[]): Buffer => execFileSync('git', args, { cwd, env: gitEnv(), stdio: 'pipe' });
+const { run: git, bytes: gitBytes } = isolatedGit(() => workRoot);
 
 /** A bare repository (the remote) and a working clone the test commits from. */
 class TestRepo {

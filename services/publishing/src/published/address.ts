@@ -39,6 +39,19 @@ async function siteInOrganization(ctx: PublishingContext, organizationId: string
   return byBasename;
 }
 
+/** The path of a site's root at the gateway. */
+export const gatewaySitePath = (org: string, key: string) => `${SITES_PATH}/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
+
+/** Where the root of the site an address on a host names would be, and what lies below it (known before looking the site up). */
+export function hostedRoot(ctx: PublishingContext, host: string, rest: string[]): { basePath: string; below: string[] } {
+  const segments = segmentsOf(rest);
+  const sitesDomain = ctx.config.SITES_BASE_DOMAIN;
+  if (sitesDomain && hostnameOf(host.toLowerCase()) === hostnameOf(sitesDomain) && segments.length >= 2) {
+    return { basePath: `/${encodeURIComponent(segments[0])}/${encodeURIComponent(segments[1])}/`, below: segments.slice(2) };
+  }
+  return { basePath: '/', below: segments };
+}
+
 /** /sites/<org>/<site>/… (the gateway's own address). */
 export async function addressOnGateway(
   ctx: PublishingContext,
@@ -48,7 +61,7 @@ export async function addressOnGateway(
   originalPath: string,
 ): Promise<SiteAddress> {
   const site = await siteInOrganization(ctx, org, key);
-  const basePath = `${SITES_PATH}/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
+  const basePath = gatewaySitePath(org, key);
   return {
     site,
     base: apiUrl(ctx.config.PUBLIC_BASE_URL, basePath),
@@ -63,7 +76,7 @@ export async function addressOnHost(ctx: PublishingContext, host: string, rest: 
   const hostname = hostnameOf(host.toLowerCase());
   const segments = segmentsOf(rest);
   const sitesDomain = ctx.config.SITES_BASE_DOMAIN;
-  if (sitesDomain && (host === sitesDomain || hostname === hostnameOf(sitesDomain))) {
+  if (sitesDomain && hostname === hostnameOf(sitesDomain)) {
     const [org, key, ...below] = segments;
     if (!org || !key) throw httpError.notFound('Site');
     const site = await siteInOrganization(ctx, org, key);

@@ -2,7 +2,8 @@ import { escapeHtml as e, type RenderedHeading } from '@quire/markdown';
 
 /*
  * The HTML of published sites: semantic, accessible, no client framework (the pages work
- * without JavaScript). Every value placed in a page goes through `e` (escapeHtml).
+ * without JavaScript). Every value placed in a page goes through `e` (escapeHtml). The
+ * frame's own ids start with `_`, which heading anchors never contain, so they never collide.
  */
 
 export interface Link {
@@ -95,7 +96,7 @@ function navHtml(nodes: NavNode[]): string {
 function outlineHtml(headings: RenderedHeading[]): string {
   const shown = headings.filter((h) => h.level <= 3);
   if (!shown.length) return '';
-  return `<aside class="outline" aria-labelledby="outline-title"><h2 id="outline-title">On this page</h2><ul>${shown
+  return `<aside class="outline" aria-labelledby="_outline-title"><h2 id="_outline-title">On this page</h2><ul>${shown
     .map((h) => `<li class="level-${h.level}"><a href="#${e(h.anchor)}">${e(h.text)}</a></li>`)
     .join('')}</ul></aside>`;
 }
@@ -109,15 +110,17 @@ function frameHtml(frame: Frame, main: string, sidebar: string): string {
     frame.canonical ? `<link rel="canonical" href="${e(frame.canonical)}">` : '',
     frame.markdown ? `<link rel="alternate" type="text/markdown" href="${e(frame.markdown)}">` : '',
     `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css">`,
+    // No icon of its own: say so, rather than have browsers ask the host's root for one.
+    `<link rel="icon" href="data:,">`,
   ].join('');
   return `<!doctype html>
 <html lang="${e(frame.lang)}"><head>${meta}<title>${e(frame.title)}</title></head>
-<body><a class="skip" href="#content">Skip to content</a>
+<body><a class="skip" href="#_content">Skip to content</a>
 <header class="site-header"><a class="site-title" href="${e(frame.basePath)}">${e(frame.siteTitle)}</a>
-<form class="search" role="search" action="${e(frame.basePath)}~/search" method="get"><label for="search-q">Search</label><input id="search-q" name="q" type="search" value="${e(frame.query ?? '')}" placeholder="Search this site"><button type="submit">Go</button></form>
+<form class="search" role="search" action="${e(frame.basePath)}~/search" method="get"><label for="_search-q">Search</label><input id="_search-q" name="q" type="search" value="${e(frame.query ?? '')}" placeholder="Search this site"><button type="submit">Go</button></form>
 ${tabsHtml(frame.tabs)}</header>
 <div class="layout"><div class="sidebar">${variantsHtml(frame.variants)}${sidebar}</div>
-<main id="content">${main}</main></div>
+<main id="_content">${main}</main></div>
 <footer class="site-footer"><p>${e(frame.siteTitle)}</p></footer>
 </body></html>`;
 }

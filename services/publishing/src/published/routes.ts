@@ -5,7 +5,7 @@ import { EVENT_TYPES } from '@quire/async';
 import { HttpError, revisionFileUrl, route, type Route } from '@quire/http';
 import { LruCache } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
-import { addressOnGateway, addressOnHost, type SiteAddress } from './address';
+import { addressOnGateway, addressOnHost, gatewaySitePath, hostedRoot, type SiteAddress } from './address';
 import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { admit, AudienceDecision, clearCookie } from './audience';
 import { messageHtml, pageHtml, searchHtml, STYLESHEET } from './html';
@@ -47,11 +47,15 @@ function send(res: Response, status: number, type: string, body: string, headers
   res.send(body);
 }
 
-/** A page that is not found, in the site's frame when the site is known. */
-function notFound(res: Response, view?: SiteView): void {
-  const frame = view
-    ? frameOf(view, { title: `Page not found | ${view.site.title}`, noIndex: true })
-    : { lang: 'en', siteTitle: 'Not found', basePath: '/', title: 'Page not found', noIndex: true, tabs: [], variants: [] };
+/**
+ * A page that is not found, in the site's frame when the visitor may see the site; else a
+ * bare one that names nothing, under the address asked (its stylesheet and search are there).
+ */
+function notFound(res: Response, where: SiteView | string): void {
+  const frame =
+    typeof where === 'string'
+      ? { lang: 'en', siteTitle: 'Not found', basePath: where, title: 'Page not found', noIndex: true, tabs: [], variants: [] }
+      : frameOf(where, { title: `Page not found | ${where.site.title}`, noIndex: true });
   send(res, 404, 'text/html', messageHtml(frame, 'Page not found', 'There is no page at this address.'), { 'cache-control': 'no-store' });
 }
 
@@ -171,6 +175,14 @@ async function serveTool(ctx: PublishingContext, req: Request, res: Response, vi
   notFound(res, view);
 }
 
+/** The stylesheet, at every site's `~/site.css` (also where no site is: a 404 page uses it). */
+function serveStylesheet(req: Request, res: Response): void {
+  if (fresh(req, STYLESHEET_TAG)) return void res.status(304).end();
+  send(res, 200, 'text/css', STYLESHEET, { etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' });
+}
+
+const isStylesheet = (segments: string[]) => segments.length === 2 && segments[0] === '~' && segments[1] === 'site.css';
+
 async function serveSite(ctx: PublishingContext, req: Request, res: Response, address: SiteAddress): Promise<void> {
   if (address.needsSlash) {
     const query = req.originalUrl.indexOf('?');
@@ -180,10 +192,7 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
   const { segments } = address;
   const single = segments.length === 1 ? segments[0] : undefined;
   if (single === 'robots.txt') return send(res, 200, 'text/plain', robotsTxt({ site: address.site, address }), { 'cache-control': 'public, max-age=300' });
-  if (segments[0] === '~' && segments[1] === 'site.css' && segments.length === 2) {
-    if (fresh(req, STYLESHEET_TAG)) return void res.status(304).end();
-    return send(res, 200, 'text/css', STYLESHEET, { etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' });
-  }
+  if (isStylesheet(segments)) return serveStylesheet(req, res);
 
   const admitted = await admit(ctx, address, req, res);
   if (admitted instanceof AudienceDecision) {
@@ -193,7 +202,7 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
         .status(302)
         .set({ location: admitted.location ?? address.basePath, 'cache-control': 'no-store' })
         .end();
-    if (admitted.status === 404) return notFound(res);
+    if (admitted.status === 404) return notFound(res, address.basePath);
     const frame = {
       lang: 'en',
       siteTitle: address.site.title,
@@ -232,13 +241,23 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
   return servePage(ctx, req, res, view, segments);
 }
 
-/** Runs `find` and `serveSite`, answering an HTML 404 for any site or page that is not there. */
-async function answer(ctx: PublishingContext, req: Request, res: Response, find: () => Promise<SiteAddress>): Promise<void> {
+/**
+ * Runs `find` and `serveSite`, answering an HTML 404 for any site or page that is not there.
+ * `asked`: the site root the address names whether or not there is a site, and what lies below it.
+ */
+async function answer(
+  ctx: PublishingContext,
+  req: Request,
+  res: Response,
+  asked: { basePath: string; below: string[] },
+  find: () => Promise<SiteAddress>,
+): Promise<void> {
+  if (isStylesheet(asked.below)) return serveStylesheet(req, res);
   let address: SiteAddress;
   try {
     address = await find();
   } catch (error) {
-    if (error instanceof HttpError && error.status === 404) return notFound(res);
+    if (error instanceof HttpError && error.status === 404) return notFound(res, asked.basePath);
     throw error;
   }
   await serveSite(ctx, req, res, address);
@@ -257,7 +276,10 @@ export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
       website: true,
       produces: 'text/html',
       params: z.object({ org: segment, site: segment, rest }),
-      handler: ({ params, req, res }) => answer(ctx, req, res, () => addressOnGateway(ctx, params.org, params.site, params.rest, req.path)),
+      handler: ({ params, req, res }) =>
+        answer(ctx, req, res, { basePath: gatewaySitePath(params.org, params.site), below: params.rest ?? [] }, () =>
+          addressOnGateway(ctx, params.org, params.site, params.rest, req.path),
+        ),
     }),
     route({
       method: 'get',
@@ -267,7 +289,8 @@ export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
       website: true,
       produces: 'text/html',
       params: z.object({ host: segment, rest }),
-      handler: ({ params, req, res }) => answer(ctx, req, res, () => addressOnHost(ctx, params.host, params.rest, req.path)),
+      handler: ({ params, req, res }) =>
+        answer(ctx, req, res, hostedRoot(ctx, params.host, params.rest ?? []), () => addressOnHost(ctx, params.host, params.rest, req.path)),
     }),
   ];
 }
