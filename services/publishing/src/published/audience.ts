@@ -21,10 +21,9 @@ import type { SiteAddress } from './address';
 export const SHARE_COOKIE = 'quire_share';
 export const VISITOR_COOKIE = 'quire_visitor';
 
+/** A visitor let in, with the claims of their token (none without one). */
 export interface Audience {
   claims: VisitorClaims;
-  /** What the visitor's view depends on besides the site: part of cache keys. */
-  key: string;
 }
 
 /** The answer is not the page: a redirect or a refusal, already decided. */
@@ -104,8 +103,7 @@ export async function admit(ctx: PublishingContext, address: SiteAddress, req: R
     }
     return new AudienceDecision(401, undefined, kept ? VISITOR_COOKIE : undefined);
   }
-  const claims = read?.claims ?? {};
-  return { claims, key: read ? JSON.stringify(claims) : '' };
+  return { claims: read?.claims ?? {} };
 }
 
 export function clearCookie(res: Response, address: SiteAddress, name: string): void {
