@@ -1,6 +1,7 @@
 import { apiUrl, httpError } from '@quire/http';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
+import { siteVersion } from '../domain/site-version';
 import { SITES_PATH } from '../domain/urls';
 
 /*
@@ -12,6 +13,8 @@ import { SITES_PATH } from '../domain/urls';
 
 export interface SiteAddress {
   site: SiteDoc;
+  /** The site's version (domain/site-version) as read before `site` was: what caches of it are keyed by. */
+  version: string;
   /** Absolute address of the site's root as the visitor sees it, ending with '/'. */
   base: string;
   /** The path of `base` (what links and cookies are scoped to), ending with '/'. */
@@ -29,8 +32,49 @@ function segmentsOf(rest: string | string[] | undefined): string[] {
 
 const hostnameOf = (host: string) => host.replace(/:\d+$/, '');
 
+/*
+ * Sites by address, kept in this process: an address → the site's id, and the site as read
+ * under its version. A request reads the version (one Redis GET) and uses the kept site while
+ * it has not moved; every write of a site moves it. The version is read before the site, so a
+ * write that lands in between only makes the next request read it again.
+ */
+const idsByAddress = new Map<string, string>();
+const sitesById = new Map<string, { site: SiteDoc; version: string }>();
+const MAX_KEPT = 5_000;
+
+function keep<K, V>(map: Map<K, V>, key: K, value: V): void {
+  if (map.size >= MAX_KEPT && !map.has(key)) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+}
+
+async function knownSite(
+  ctx: PublishingContext,
+  address: string,
+  fits: (site: SiteDoc) => boolean,
+  find: () => Promise<SiteDoc>,
+): Promise<{ site: SiteDoc; version: string }> {
+  const id = idsByAddress.get(address);
+  if (id) {
+    const version = await siteVersion(ctx, id);
+    const kept = sitesById.get(id);
+    if (kept && kept.version === version && fits(kept.site)) return kept;
+  }
+  const found = await find();
+  const version = await siteVersion(ctx, found._id);
+  const site = await ctx.models.Site.findOne({ _id: found._id, published: true }).lean();
+  if (!site || !fits(site)) throw httpError.notFound('Site');
+  keep(idsByAddress, address, site._id);
+  keep(sitesById, site._id, { site, version });
+  return { site, version };
+}
+
 /** A published site of an organization by its id or basename (the oldest when two share a basename). */
-async function siteInOrganization(ctx: PublishingContext, organizationId: string, key: string): Promise<SiteDoc> {
+function siteInOrganization(ctx: PublishingContext, organizationId: string, key: string): Promise<{ site: SiteDoc; version: string }> {
+  const fits = (site: SiteDoc) => site.published && site.organizationId === organizationId && (site._id === key || site.basename === key);
+  return knownSite(ctx, `org:${organizationId}/${key}`, fits, () => findInOrganization(ctx, organizationId, key));
+}
+
+async function findInOrganization(ctx: PublishingContext, organizationId: string, key: string): Promise<SiteDoc> {
   // Two indexed lookups rather than one $or, which the engine would scan.
   const byId = await ctx.models.Site.findOne({ _id: key, organizationId, published: true }).lean();
   if (byId) return byId;
@@ -60,10 +104,11 @@ export async function addressOnGateway(
   rest: string[] | undefined,
   originalPath: string,
 ): Promise<SiteAddress> {
-  const site = await siteInOrganization(ctx, org, key);
+  const { site, version } = await siteInOrganization(ctx, org, key);
   const basePath = gatewaySitePath(org, key);
   return {
     site,
+    version,
     base: apiUrl(ctx.config.PUBLIC_BASE_URL, basePath),
     basePath,
     segments: segmentsOf(rest),
@@ -79,11 +124,19 @@ export async function addressOnHost(ctx: PublishingContext, host: string, rest: 
   if (sitesDomain && hostname === hostnameOf(sitesDomain)) {
     const [org, key, ...below] = segments;
     if (!org || !key) throw httpError.notFound('Site');
-    const site = await siteInOrganization(ctx, org, key);
+    const { site, version } = await siteInOrganization(ctx, org, key);
     const basePath = `/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
-    return { site, base: `https://${sitesDomain}${basePath}`, basePath, segments: below, needsSlash: !below.length && !originalPath.endsWith('/') };
+    return { site, version, base: `https://${sitesDomain}${basePath}`, basePath, segments: below, needsSlash: !below.length && !originalPath.endsWith('/') };
   }
-  const found = await ctx.models.Site.find({ hostname, published: true }).sort({ createdAt: 1 }).limit(1).lean();
-  if (!found[0]) throw httpError.notFound('Site');
-  return { site: found[0], base: `https://${hostname}/`, basePath: '/', segments, needsSlash: false };
+  const { site, version } = await knownSite(
+    ctx,
+    `host:${hostname}`,
+    (s) => s.published && s.hostname === hostname,
+    async () => {
+      const [found] = await ctx.models.Site.find({ hostname, published: true }).sort({ createdAt: 1 }).limit(1).lean();
+      if (!found) throw httpError.notFound('Site');
+      return found;
+    },
+  );
+  return { site, version, base: `https://${hostname}/`, basePath: '/', segments, needsSlash: false };
 }

@@ -23,7 +23,6 @@ export interface NavNode {
   label: string;
   href: string;
   emoji?: string;
-  current: boolean;
   children: NavNode[];
 }
 
@@ -51,7 +50,10 @@ export interface PageContent {
   description?: string;
   bodyHtml: string;
   outline: RenderedHeading[];
-  nav: NavNode[];
+  /** The page tree's HTML (navHtml), the same for every page of a variant. */
+  navHtml: string;
+  /** The current page's address in it. */
+  href: string;
   previous?: Link;
   next?: Link;
 }
@@ -83,14 +85,22 @@ function variantsHtml(variants: Link[]): string {
     .join('')}</ul></details></nav>`;
 }
 
-function navHtml(nodes: NavNode[]): string {
+/** A variant's page tree as nested lists, without a current page (withCurrent marks it). */
+export function navHtml(nodes: NavNode[]): string {
   if (!nodes.length) return '';
   return `<ul>${nodes
     .map(
       (node) =>
-        `<li><a href="${e(node.href)}"${current(node)}>${node.emoji ? `<span aria-hidden="true">${e(node.emoji)}</span> ` : ''}${e(node.label)}</a>${navHtml(node.children)}</li>`,
+        `<li><a href="${e(node.href)}">${node.emoji ? `<span aria-hidden="true">${e(node.emoji)}</span> ` : ''}${e(node.label)}</a>${navHtml(node.children)}</li>`,
     )
     .join('')}</ul>`;
+}
+
+/** The page tree with `href`'s link marked as the current page (every page has its own address in it). */
+function withCurrent(tree: string, href: string): string {
+  const link = `<a href="${e(href)}">`;
+  const at = tree.indexOf(link);
+  return at < 0 ? tree : `${tree.slice(0, at)}<a href="${e(href)}" aria-current="page">${tree.slice(at + link.length)}`;
 }
 
 function outlineHtml(headings: RenderedHeading[]): string {
@@ -135,7 +145,7 @@ export function pageHtml(frame: Frame, page: PageContent): string {
   const main = `<article><h1>${page.emoji ? `<span aria-hidden="true">${e(page.emoji)}</span> ` : ''}${e(page.title)}</h1>${
     page.description ? `<p class="description">${e(page.description)}</p>` : ''
   }<div class="body">${page.bodyHtml}</div>${pager}</article>${outlineHtml(page.outline)}`;
-  const sidebar = `<nav class="pages" aria-label="Pages">${navHtml(page.nav)}</nav>`;
+  const sidebar = `<nav class="pages" aria-label="Pages">${withCurrent(page.navHtml, page.href)}</nav>`;
   return frameHtml(frame, main, sidebar);
 }
 

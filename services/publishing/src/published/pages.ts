@@ -1,6 +1,6 @@
 import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { byPosition } from '../domain/positions';
-import type { Frame, Link, NavNode, PageContent, Tab } from './html';
+import { navHtml, type Frame, type Link, type NavNode, type PageContent, type Tab } from './html';
 import { renderedBody, type PublishedContent, type PublishedPage } from './space-content';
 import { sectionPath, variantPath, type Location, type SiteView } from './site-view';
 
@@ -153,19 +153,24 @@ export function frameOf(
   };
 }
 
-function navOf(addresses: VariantAddresses, current: PublishedPage): NavNode[] {
+/** The variant's page tree (hidden pages left out), rendered once per revision and site address. */
+function navigationOf(addresses: VariantAddresses): string {
   const { content } = addresses;
-  const node = (page: PublishedPage): NavNode => ({
-    label: page.title,
-    href: addresses.page(page),
-    emoji: page.emoji || undefined,
-    current: page.id === current.id,
-    children: page.childIds
-      .map((id) => content.byId.get(id) as PublishedPage)
-      .filter((child) => !child.hidden)
-      .map(node),
-  });
-  return content.pages.filter((page) => page.parentId === null && !page.hidden).map(node);
+  let html = content.navigation.get(addresses.root);
+  if (html === undefined) {
+    const node = (page: PublishedPage): NavNode => ({
+      label: page.title,
+      href: addresses.page(page),
+      emoji: page.emoji || undefined,
+      children: page.childIds
+        .map((id) => content.byId.get(id) as PublishedPage)
+        .filter((child) => !child.hidden)
+        .map(node),
+    });
+    html = navHtml(content.pages.filter((page) => page.parentId === null && !page.hidden).map(node));
+    content.navigation.set(addresses.root, html);
+  }
+  return html;
 }
 
 /** The page's content for pageHtml: its body with this site's addresses, its outline, navigation and neighbours. */
@@ -183,7 +188,8 @@ export function pageContentOf(addresses: VariantAddresses, page: PublishedPage):
     description: page.description || undefined,
     bodyHtml: page.computed && !page.body ? '<p>This page is generated and has no content to show here yet.</p>' : rendered.html,
     outline: rendered.headings,
-    nav: navOf(addresses, page),
+    navHtml: navigationOf(addresses),
+    href: addresses.page(page),
     previous: at > 0 ? neighbour(reading[at - 1]) : undefined,
     next: at >= 0 ? neighbour(reading[at + 1]) : undefined,
   };

@@ -4,7 +4,6 @@ import { MAX_GRPC_BATCH } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
-import { siteVersion } from '../domain/site-version';
 import { defaultSectionOf, defaultSiteSpaceIds, loadStructure, type SiteStructure } from '../domain/structure';
 import type { SiteAddress } from './address';
 
@@ -52,8 +51,8 @@ const structures = new Map<string, { version: string; structure: Omit<SiteStruct
 const STRUCTURE_TTL_MS = 60_000;
 const MAX_STRUCTURES = 2_000;
 
-async function structureOf(ctx: PublishingContext, site: SiteDoc): Promise<{ structure: SiteStructure; version: string }> {
-  const version = await siteVersion(ctx, site._id);
+/** The site's structure under `version` (read before `site` was: see address.ts). */
+async function structureOf(ctx: PublishingContext, site: SiteDoc, version: string): Promise<{ structure: SiteStructure; version: string }> {
   const kept = structures.get(site._id);
   if (kept && kept.version === version && Date.now() - kept.at < STRUCTURE_TTL_MS) return { structure: { ...kept.structure, site }, version };
   const structure = await loadStructure(ctx, site);
@@ -80,7 +79,7 @@ async function spaceStates(ctx: PublishingContext, organizationId: string, ids: 
 }
 
 export async function siteView(ctx: PublishingContext, address: SiteAddress, claims: VisitorClaims): Promise<SiteView> {
-  const { structure, version } = await structureOf(ctx, address.site);
+  const { structure, version } = await structureOf(ctx, address.site, address.version);
   const spaces = await spaceStates(
     ctx,
     address.site.organizationId,

@@ -44,6 +44,8 @@ export interface PublishedContent {
   filesByName: Map<string, PublishedFile>;
   /** Rendered bodies, by the page and the site address they were rendered for. */
   rendered: Map<string, RenderedMarkdown>;
+  /** The page tree's HTML, by the site address of the variant showing it. */
+  navigation: Map<string, string>;
 }
 
 /** About 64 MB of content per process (weights are bodies' lengths). */
@@ -92,6 +94,7 @@ function build(response: Awaited<ReturnType<PublishingContext['clients']['conten
     files,
     filesByName,
     rendered: new Map(),
+    navigation: new Map(),
   };
 }
 
