@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
@@ -19,6 +21,11 @@ import { createLogger } from '@quire/runtime';
  *                                      queues it as a job (BullMQ, the delivery worker's
  *                                      concurrency), whose worker POSTs it to <url>
  *
+ * With FLOOR_HTML_FILE set, the backend also answers every other GET with that file's content as
+ * text/html, read once, and a fixed ETag (a 304 when If-None-Match has it): the floor of
+ * `npm run bench -- sites`, a published page served from memory. (A file: a page of a large
+ * site is longer than one environment variable may be.)
+ *
  * Each prints `{"port":…}` once it listens and exits when its parent closes its stdin.
  */
 
@@ -30,6 +37,17 @@ function backend(): express.Express {
   app.get('/v1/spaces/:spaceId', (_req, res) => {
     res.json(body);
   });
+  if (process.env.FLOOR_HTML_FILE) {
+    const html = readFileSync(process.env.FLOOR_HTML_FILE, 'utf8');
+    // The ETag is computed once, as a page's is kept with it; express's own (a hash per answer) is off.
+    app.set('etag', false);
+    const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`;
+    app.get('/{*path}', (req, res) => {
+      res.set({ etag, 'cache-control': 'public, max-age=0, must-revalidate' });
+      if (req.get('if-none-match') === etag) return void res.status(304).end();
+      res.type('html').send(html);
+    });
+  }
   return app;
 }
 

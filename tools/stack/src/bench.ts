@@ -8,6 +8,7 @@ import { benchGit } from './bench-git';
 import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
 import { benchSearch } from './bench-search';
+import { benchSites } from './bench-sites';
 import { benchTranslations, startBenchTranslationProvider } from './bench-translations';
 import { summary } from './bench-stats';
 import { internalSecretOf } from './layout';
@@ -27,8 +28,8 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [conversations] [translations] [spaces]` (default: all). */
-const SECTIONS = ['gateway', 'requestpath', 'orgs', 'content', 'search', 'git', 'integrations', 'conversations', 'translations', 'spaces'] as const;
+/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [conversations] [translations] [sites] [spaces]` (default: all). */
+const SECTIONS = ['gateway', 'requestpath', 'orgs', 'content', 'search', 'git', 'integrations', 'conversations', 'translations', 'sites', 'spaces'] as const;
 
 async function main() {
   const asked = process.argv.slice(2);
@@ -67,6 +68,9 @@ async function main() {
     if (runs('integrations')) await benchIntegrations(stack);
     if (runs('conversations')) await benchConversations(stack);
     if (runs('translations')) await benchTranslations(stack, translationProvider);
+    // After integrations: every page view is announced to integrations, which would still be
+    // working through them.
+    if (runs('sites')) await benchSites(stack);
     if (runs('spaces')) await benchSpaceList(api, config, me);
   } finally {
     await stack.stop();
