@@ -1,4 +1,5 @@
 import { EVENT_TYPES, type DomainEvent, type EventSubscription } from '@quire/async';
+import { documentCacheOf } from '@quire/runtime';
 import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
 import { derivedEventId, recordEvents } from './events';
@@ -63,9 +64,16 @@ type TargetedInstallation = Pick<InstallationDoc, '_id' | 'integrationName' | 'o
  */
 async function installationsOn(ctx: IntegrationsContext, kind: 'space' | 'site', organizationId: string, targetId: string): Promise<TargetedInstallation[]> {
   const selection = kind === 'space' ? { spaceSelection: 'all' as const } : { siteSelection: 'all' as const };
+  // Every page view of a site asks this: kept in process (the document cache), dropped by any
+  // write to installations, so a view costs no query while they do not change.
+  const cache = documentCacheOf(ctx.redis, ctx.logger);
   const [targets, everywhere] = await Promise.all([
-    ctx.models.TargetInstallation.find({ kind, targetId }).lean<TargetInstallationDoc[]>(),
-    ctx.models.Installation.find({ organizationId, ...selection }).lean<InstallationDoc[]>(),
+    cache.query(ctx.models.TargetInstallation, `on:${kind}:${targetId}`, () =>
+      ctx.models.TargetInstallation.find({ kind, targetId }).lean<TargetInstallationDoc[]>(),
+    ),
+    cache.query(ctx.models.Installation, `all:${kind}:${organizationId}`, () =>
+      ctx.models.Installation.find({ organizationId, ...selection }).lean<InstallationDoc[]>(),
+    ),
   ]);
   const found = new Map<string, TargetedInstallation>();
   for (const installation of everywhere) if (installation.status !== 'paused') found.set(installation._id, installation);
