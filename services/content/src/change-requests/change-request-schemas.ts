@@ -61,6 +61,8 @@ const pageFields = {
   emoji: z.string().max(50),
   description: z.string().max(500),
   hidden: z.boolean(),
+  noIndex: z.boolean(),
+  noRobotsIndex: z.boolean(),
   at: z.number().int().min(0),
 };
 
@@ -99,6 +101,8 @@ const insertPage = z
     emoji: pageFields.emoji.optional(),
     description: pageFields.description.optional(),
     hidden: pageFields.hidden.optional(),
+    noIndex: pageFields.noIndex.optional(),
+    noRobotsIndex: pageFields.noRobotsIndex.optional(),
     into: id.optional(),
     at: pageFields.at.optional(),
     variables: pageVariables.optional(),
@@ -114,6 +118,8 @@ const updatePage = z
     emoji: pageFields.emoji.optional(),
     description: pageFields.description.optional(),
     hidden: pageFields.hidden.optional(),
+    noIndex: pageFields.noIndex.optional(),
+    noRobotsIndex: pageFields.noRobotsIndex.optional(),
     into: id.nullable().optional(),
     at: pageFields.at.optional(),
     variables: pageVariables.optional(),

@@ -53,6 +53,38 @@ describe('three-way merge', () => {
     assert.equal(orphan.ok, false);
   });
 
+  it('merges the indexing flags like the other page fields (absent = false); a flag set and a delete conflict', async () => {
+    const base = apply(empty, [
+      { type: 'insert_page', title: 'Quiet', markdown: 'one', noRobotsIndex: true },
+      { type: 'insert_page', title: 'Loud' },
+    ]);
+    const [quiet, loud] = base.pages.map((page) => page.id);
+    const ours = apply(base, [
+      { type: 'update_page', page: quiet, noIndex: true },
+      { type: 'update_page', page: loud, title: 'Louder' },
+    ]);
+    const theirs = apply(base, [
+      { type: 'update_page', page: quiet, title: 'Quieter', noRobotsIndex: false },
+      { type: 'update_page', page: loud, noIndex: true, noRobotsIndex: true },
+    ]);
+    const result = await merged(base, ours, theirs);
+    const flags = (id: string) => {
+      const page = result.pages.find((candidate) => candidate.id === id);
+      return [page?.title, page?.noIndex, page?.noRobotsIndex];
+    };
+    // Stored only when true: a flag turned off is absent, not false.
+    assert.deepEqual(flags(quiet), ['Quieter', true, undefined]);
+    assert.deepEqual(flags(loud), ['Louder', true, true]);
+    // Setting a flag to the value it has (false) changes nothing: no conflict with a delete.
+    const same = apply(base, [{ type: 'update_page', page: loud, noIndex: false }]);
+    const deleted = apply(base, [{ type: 'delete_page', page: loud }]);
+    assert.equal((await mergeContent(base, deleted, same, loader)).ok, true);
+    const flagged = apply(base, [{ type: 'update_page', page: loud, noIndex: true }]);
+    const conflict = await mergeContent(base, deleted, flagged, loader);
+    assert.equal(conflict.ok, false);
+    if (!conflict.ok) assert.equal(conflict.conflicts[0].page?.id, loud);
+  });
+
   it("is a conflict when one side only changes a page's variables and the other deletes the page", async () => {
     const base = apply(empty, [{ type: 'insert_page', title: 'Page', markdown: 'one', variables: { k: '1' } }]);
     const id = base.pages[0].id;

@@ -5,7 +5,9 @@ import {
   duplicateSlugs,
   EMPTY_BODY_HASH,
   flattenTree,
+  PAGE_FLAGS,
   previousSiblings,
+  setPageFlag,
   treeOf,
   type PageTree,
   type RevisionFileDoc,
@@ -39,6 +41,8 @@ export type MergeOutcome =
 export type BodyLoader = (refs: Array<Pick<RevisionPageDoc, 'bodyHash' | 'bodyPack'>>) => Promise<Map<string, string>>;
 
 const SCALAR_FIELDS = ['title', 'slug', 'emoji', 'description', 'hidden'] as const;
+/** A page's indexing flags, merged like the scalar fields (absent = false). */
+const flagOf = (page: RevisionPageDoc | undefined, flag: (typeof PAGE_FLAGS)[number]) => (page ? page[flag] === true : undefined);
 
 type Pick3<T> = { value: T } | { conflict: true };
 
@@ -73,7 +77,12 @@ function sameVariables(a: Record<string, string> | undefined, b: Record<string, 
 
 /** Whether a side edited the page since the base: an edit there and a delete on the other side is a conflict. */
 function contentChanged(base: RevisionPageDoc, side: RevisionPageDoc): boolean {
-  return base.bodyHash !== side.bodyHash || SCALAR_FIELDS.some((field) => base[field] !== side[field]) || !sameVariables(base.variables, side.variables);
+  return (
+    base.bodyHash !== side.bodyHash ||
+    SCALAR_FIELDS.some((field) => base[field] !== side[field]) ||
+    PAGE_FLAGS.some((flag) => flagOf(base, flag) !== flagOf(side, flag)) ||
+    !sameVariables(base.variables, side.variables)
+  );
 }
 
 const pageRef = (page: RevisionPageDoc) => ({ id: page.id, title: page.title });
@@ -104,6 +113,11 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
       const picked = pick3<string | boolean>(b?.[field], o[field], t[field], Boolean(b));
       if ('conflict' in picked) conflicts.push({ page: pageRef(o), reason: `${field} changed differently on both sides` });
       else (page as unknown as Record<string, unknown>)[field] = picked.value;
+    }
+    for (const flag of PAGE_FLAGS) {
+      const picked = pick3(flagOf(b, flag), flagOf(o, flag) as boolean, flagOf(t, flag) as boolean, Boolean(b));
+      if ('conflict' in picked) conflicts.push({ page: pageRef(o), reason: `${flag} changed differently on both sides` });
+      else setPageFlag(page, flag, picked.value);
     }
     const parent = pick3(b?.parent, o.parent, t.parent, Boolean(b));
     if ('conflict' in parent) conflicts.push({ page: pageRef(o), reason: 'moved to different places on both sides' });

@@ -24,6 +24,16 @@ describe('git sync: page files', () => {
     assert.deepEqual(parsePageFile(written, 'a.md'), parsed);
   });
 
+  it('reads and writes the indexing flags (noIndex, noRobotsIndex) in front matter, only when true', () => {
+    const parsed = parsePageFile('---\nnoIndex: true\nnoRobotsIndex: true\n---\n\n# Quiet\n\nText.\n', 'q.md');
+    assert.deepEqual(parsed.meta, { noIndex: true, noRobotsIndex: true });
+    const written = renderPageFile({ title: 'Quiet', description: '', hidden: false, noIndex: true, noRobotsIndex: true, emoji: '' }, parsed.body);
+    assert.equal(written, '---\nnoIndex: true\nnoRobotsIndex: true\n---\n\n# Quiet\n\nText.\n');
+    assert.deepEqual(parsePageFile(written, 'q.md'), parsed);
+    assert.deepEqual(parsePageFile('---\nnoIndex: false\nnoRobotsIndex: "yes"\n---\ntext', 'r.md').meta, { noIndex: false });
+    assert.equal(renderPageFile({ title: 'Loud', description: '', hidden: false, noIndex: false, emoji: '' }, 'Text.'), '# Loud\n\nText.\n');
+  });
+
   it('ignores icon names (pages only have emoji) and names the file of invalid front matter', () => {
     assert.deepEqual(parsePageFile('---\nicon: book-open\n---\ntext', 'b.md').meta, {});
     assert.throws(() => parsePageFile('---\n: [\n---\n', 'docs/b.md'), /docs\/b\.md front matter: invalid YAML/);

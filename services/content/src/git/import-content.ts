@@ -1,7 +1,17 @@
 import path from 'node:path';
 import { slugify } from '@quire/http';
 import { newId } from '@quire/runtime';
-import { contentHash, pagePaths, type BuiltContent, type RevisionDoc, type RevisionFileDoc, type RevisionGitDoc, type RevisionPageDoc } from '../revisions';
+import {
+  contentHash,
+  PAGE_FLAGS,
+  pagePaths,
+  setPageFlag,
+  type BuiltContent,
+  type RevisionDoc,
+  type RevisionFileDoc,
+  type RevisionGitDoc,
+  type RevisionPageDoc,
+} from '../revisions';
 import { humanize, normalizeRepoPath, resolveRepoHref, type PagePlan, type RepoFile } from './layout';
 import { rewriteLinks, splitHref, type ParsedPageFile } from './markdown';
 
@@ -165,6 +175,7 @@ function samePage(a: RevisionPageDoc, b: RevisionPageDoc): boolean {
     a.emoji === b.emoji &&
     a.description === b.description &&
     a.hidden === b.hidden &&
+    PAGE_FLAGS.every((flag) => (a[flag] === true) === (b[flag] === true)) &&
     a.bodyHash === b.bodyHash &&
     a.git?.oid === b.git?.oid &&
     a.git?.path === b.git?.path &&
@@ -181,6 +192,7 @@ const pageKey = (page: RevisionPageDoc) =>
     page.emoji,
     page.description,
     page.hidden,
+    PAGE_FLAGS.map((flag) => page[flag] === true),
     page.bodyHash,
     page.git ?? null,
     page.variables ?? {},
@@ -249,6 +261,7 @@ export function buildImportedContent(snapshot: RepositorySnapshot, current: Revi
       ...(file ? { git: { oid: file.oid, path: file.path } } : {}),
       ...(meta.variables ? { variables: meta.variables } : {}),
     };
+    for (const flag of PAGE_FLAGS) setPageFlag(doc, flag, meta[flag]);
     const previous = matched.get(page.id);
     if (previous) {
       doc.createdAt = previous.createdAt;

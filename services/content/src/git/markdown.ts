@@ -14,6 +14,9 @@ export interface PageMeta {
   title?: string;
   description?: string;
   hidden?: boolean;
+  /** GitBook's indexing flags (`noIndex: true`, `noRobotsIndex: true`). */
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
   emoji?: string;
   variables?: Record<string, string>;
 }
@@ -57,6 +60,8 @@ function metaOf(data: Record<string, unknown>): PageMeta {
   if (typeof data.title === 'string' && data.title.trim()) meta.title = data.title.trim();
   if (typeof data.description === 'string') meta.description = data.description.trim();
   if (typeof data.hidden === 'boolean') meta.hidden = data.hidden;
+  if (typeof data.noIndex === 'boolean') meta.noIndex = data.noIndex;
+  if (typeof data.noRobotsIndex === 'boolean') meta.noRobotsIndex = data.noRobotsIndex;
   // `icon` holds an icon name or an emoji; pages here only have emoji.
   for (const key of ['emoji', 'icon'] as const) {
     const value = data[key];
@@ -98,13 +103,15 @@ export function parsePageFile(text: string, where: string): ParsedPageFile {
 
 /** A page file: front matter for what is set, `# title`, the body. */
 export function renderPageFile(
-  page: { title: string; description: string; hidden: boolean; emoji: string; variables?: Record<string, string> },
+  page: { title: string; description: string; hidden: boolean; noIndex?: boolean; noRobotsIndex?: boolean; emoji: string; variables?: Record<string, string> },
   body: string,
 ): string {
   const front: Record<string, unknown> = {};
   if (page.description) front.description = page.description;
   if (page.emoji) front.icon = page.emoji;
   if (page.hidden) front.hidden = true;
+  if (page.noIndex) front.noIndex = true;
+  if (page.noRobotsIndex) front.noRobotsIndex = true;
   if (page.variables && Object.keys(page.variables).length > 0) front.vars = page.variables;
   const header = Object.keys(front).length > 0 ? `---\n${stringifyYaml(front, { lineWidth: 0 })}---\n\n` : '';
   const trimmed = body.trimEnd();

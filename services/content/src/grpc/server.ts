@@ -65,6 +65,8 @@ function toContentPages({ revision, pageBodies }: SpaceContent): content.Content
     body: pageBodies.get(page.id) ?? '',
     bodyHash: page.bodyHash,
     kind: page.computed ? 'computed' : 'document',
+    noIndex: page.noIndex === true,
+    noRobotsIndex: page.noRobotsIndex === true,
   }));
 }
 

@@ -3,7 +3,7 @@ import { newId } from '@quire/runtime';
 import type { PageComputedSource, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
 import { slugify } from '@quire/http';
-import { contentHash } from './revisions';
+import { contentHash, PAGE_FLAGS, setPageFlag } from './revisions';
 
 /*
  * An ordered batch of edits applied to a revision's content in memory: either every
@@ -33,6 +33,9 @@ export type ContentChange =
       emoji?: string;
       description?: string;
       hidden?: boolean;
+      /** GitBook's indexing flags (absent: false). */
+      noIndex?: boolean;
+      noRobotsIndex?: boolean;
       into?: string;
       at?: number;
       variables?: Record<string, string>;
@@ -48,6 +51,9 @@ export type ContentChange =
       emoji?: string;
       description?: string;
       hidden?: boolean;
+      /** GitBook's indexing flags (absent: kept as the page has them). */
+      noIndex?: boolean;
+      noRobotsIndex?: boolean;
       /** New parent page id; null moves the page to the root. */
       into?: string | null;
       at?: number;
@@ -163,6 +169,7 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
           createdAt: now,
           updatedAt: now,
         };
+        for (const flag of PAGE_FLAGS) setPageFlag(page, flag, change[flag]);
         if (change.variables && Object.keys(change.variables).length > 0) page.variables = { ...change.variables };
         if (change.computed) {
           page.computed = change.computed;
@@ -181,6 +188,7 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
         if (change.emoji !== undefined) page.emoji = change.emoji;
         if (change.description !== undefined) page.description = change.description;
         if (change.hidden !== undefined) page.hidden = change.hidden;
+        for (const flag of PAGE_FLAGS) if (change[flag] !== undefined) setPageFlag(page, flag, change[flag]);
         if (change.variables !== undefined) {
           checkVariables(index, 'variables', change.variables);
           if (Object.keys(change.variables).length > 0) page.variables = { ...change.variables };

@@ -47,6 +47,9 @@ const pageWrite = z
     slug: z.union([z.literal(''), pageSlug]),
     emoji: z.string().max(50),
     hidden: z.boolean(),
+    // Optional in the message: absent keeps the page's flags (a new page: false).
+    noIndex: z.boolean().optional(),
+    noRobotsIndex: z.boolean().optional(),
   })
   .refine((page) => !page.hasContent || page.title.trim() !== '', { path: ['title'], message: 'required for a page with content' });
 

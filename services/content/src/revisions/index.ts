@@ -22,10 +22,13 @@ export {
   EMPTY_BODY_HASH,
   loadBodies,
   loadRevision,
+  PAGE_FLAGS,
+  setPageFlag,
   storeBodies,
   writeBuiltRevision,
   writeRevision,
   type BuiltContent,
+  type PageFlag,
 } from './revisions';
 export { findChangeRequest, writeChangeRequestContent } from './change-request-content';
 export {

@@ -16,6 +16,14 @@ export interface RevisionPageDoc {
   emoji: string;
   description: string;
   hidden: boolean;
+  /**
+   * GitBook's indexing flags: `noIndex` leaves the page out of the space's search (and ask),
+   * `noRobotsIndex` asks search engine robots not to index it. Absent means false, and a
+   * page holds them only when true (setPageFlag): revisions written before them read as
+   * false, and pages compare alike whichever way they were written.
+   */
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
   /** sha256 of the markdown body. */
   bodyHash: string;
   /** The BodyPack holding that body ('' for the empty body, or while not stored yet). */

@@ -12,8 +12,18 @@ export function contentHash(content: string | Buffer): string {
 
 export const EMPTY_BODY_HASH = contentHash('');
 
-/** Fields a page has only sometimes (git, variables, computed), stored as one optional object. */
-type PageExtra = Pick<RevisionPageDoc, 'git' | 'variables' | 'computed' | 'computedSeed'>;
+/** A page's indexing flags (GitBook's `noIndex`, `noRobotsIndex`): booleans, absent = false. */
+export const PAGE_FLAGS = ['noIndex', 'noRobotsIndex'] as const;
+export type PageFlag = (typeof PAGE_FLAGS)[number];
+
+/** Sets a flag on `page` the one way pages hold it: present when true, absent when false. */
+export function setPageFlag(page: RevisionPageDoc, flag: PageFlag, value: boolean | undefined): void {
+  if (value) page[flag] = true;
+  else delete page[flag];
+}
+
+/** Fields a page has only sometimes (git, variables, computed, indexing flags), stored as one optional object. */
+type PageExtra = Pick<RevisionPageDoc, 'git' | 'variables' | 'computed' | 'computedSeed' | PageFlag>;
 type PageTuple = [string, string | null, string, string, string, string, 0 | 1, string, string, number, number, PageExtra?];
 
 function extraOf(page: RevisionPageDoc): PageExtra | undefined {
@@ -22,6 +32,7 @@ function extraOf(page: RevisionPageDoc): PageExtra | undefined {
   if (page.variables && Object.keys(page.variables).length > 0) extra.variables = page.variables;
   if (page.computed) extra.computed = page.computed;
   if (page.computedSeed) extra.computedSeed = page.computedSeed;
+  for (const flag of PAGE_FLAGS) if (page[flag]) extra[flag] = true;
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 

@@ -24,7 +24,7 @@ export interface IndexedPage {
   path: string;
   /** Position of the parent page in `pages` (-1 at the root). */
   parent: number;
-  /** What the sections were cut from: the body hash, or GENERATED for a computed page. */
+  /** What the sections were cut from: the body hash, GENERATED for a computed page, NOT_INDEXED for a page left out (noIndex). */
   source: string;
   /** The page's sections in order; section k is the document `<page id>:<k>` of the section index. */
   sections: IndexedSection[];
@@ -75,7 +75,24 @@ export const tooMany = (changed: number, pages: number) => changed > MAX_CHANGED
 
 // A computed page's generated body is not stored markdown: only its title and description are searchable.
 const GENERATED = 'generated';
-export const sourceOf = (page: RevisionPageDoc) => (page.computed ? GENERATED : page.bodyHash);
+/**
+ * A page with `noIndex` is left out of the index altogether: neither its title and
+ * description (page document) nor its sections are in the MiniSearch indexes, so it is
+ * never found and its words weigh nothing in the scores of the others (BM25 counts every
+ * indexed document). It keeps its entry in `pages` (its title is its children's ancestor).
+ * The flag is part of the page's source: flipping it changes the source, so every
+ * incremental path (changesFrom, applyChanges, a stored delta's check) sees the page as
+ * changed, re-cuts it (no sections when left out, its body's otherwise) and adds or removes
+ * its page document, exactly as a build of the new revision would have it. (Filtering at
+ * ranking time instead would keep its words in the BM25 statistics of every other page.)
+ * The stored layout is unchanged (FORMAT stays): a source is an opaque string compared with
+ * sourceOf, and indexes stored before the flag existed hold no noIndex page, so their
+ * sources are what sourceOf says of their revisions.
+ */
+const NOT_INDEXED = 'not-indexed';
+export const sourceOf = (page: RevisionPageDoc) => (page.noIndex ? NOT_INDEXED : page.computed ? GENERATED : page.bodyHash);
+/** Whether an indexed page (of this revision or a prior index) has documents in the MiniSearch indexes. */
+const indexed = (page: Pick<IndexedPage, 'source'>) => page.source !== NOT_INDEXED;
 
 export type PriorPage = Pick<IndexedPage, 'id' | 'title' | 'description' | 'source' | 'sections'>;
 
@@ -110,14 +127,12 @@ export function changesFrom(prior: ReadonlyMap<string, Pick<PriorPage, 'title' |
 
 /** The sections of `pages`, cut from their bodies (only these bodies are loaded). */
 export async function cutSections(ctx: ContentContext, pages: RevisionPageDoc[]): Promise<Map<string, IndexedSection[]>> {
-  const bodies = await loadBodies(
-    ctx,
-    pages.filter((page) => !page.computed),
-  );
+  const cut = (page: RevisionPageDoc) => sourceOf(page) === page.bodyHash;
+  const bodies = await loadBodies(ctx, pages.filter(cut));
   const out = new Map<string, IndexedSection[]>();
   for (const [n, page] of pages.entries()) {
     if (n > 0 && n % PAGES_PER_SLICE === 0) await yieldToEventLoop();
-    out.set(page.id, page.computed ? [] : markdownSections(bodies.get(page.bodyHash) ?? ''));
+    out.set(page.id, cut(page) ? markdownSections(bodies.get(page.bodyHash) ?? '') : []);
   }
   return out;
 }
@@ -186,7 +201,7 @@ export async function applyChanges(
   let edits = 0;
   for (const old of prior.values()) {
     const kept = position.has(old.id);
-    if (!kept) pageSearch.remove(pageDocument(old));
+    if (!kept && indexed(old)) pageSearch.remove(pageDocument(old));
     if (!kept || recut.has(old.id)) {
       old.sections.forEach((section, ordinal) => sectionSearch.remove(sectionDocument(old.id, ordinal, section)));
       edits += 1 + old.sections.length;
@@ -199,8 +214,15 @@ export async function applyChanges(
   for (const page of revision.pages) {
     const old = prior.get(page.id);
     const entry = { id: page.id, title: page.title, description: page.description ?? '' };
-    if (!old || old.title !== entry.title || old.description !== entry.description) {
-      if (old) pageSearch.remove(pageDocument(old));
+    const source = sourceOf(page);
+    const had = old !== undefined && indexed(old);
+    const has = indexed({ source });
+    const retitled = !old || old.title !== entry.title || old.description !== entry.description;
+    if (had && (!has || retitled)) {
+      pageSearch.remove(pageDocument(old));
+      edits++;
+    }
+    if (has && (!had || retitled)) {
       pageSearch.add(pageDocument(entry));
       edits++;
     }
@@ -209,7 +231,7 @@ export async function applyChanges(
       sections.forEach((section, ordinal) => sectionSearch.add(sectionDocument(page.id, ordinal, section)));
       edits += sections.length;
       await step();
-    } else if (old && old.source === sourceOf(page)) {
+    } else if (old && old.source === source) {
       sections = old.sections;
     } else {
       throw new Error(`search index: no sections of page ${page.id} for its body`);
@@ -217,7 +239,7 @@ export async function applyChanges(
     textChars += entry.title.length + entry.description.length;
     for (const section of sections) textChars += section.heading.length + section.text.length;
     const parent = page.parent ? (position.get(page.parent) ?? -1) : -1;
-    pages.push({ ...entry, path: paths.get(page.id) ?? page.slug, parent, source: sourceOf(page), sections });
+    pages.push({ ...entry, path: paths.get(page.id) ?? page.slug, parent, source, sections });
   }
   // A full build may keep MiniSearch's own means; a changed index may not (it would score off a build).
   const settled = settleAverages(pageSearch) && settleAverages(sectionSearch);

@@ -213,6 +213,87 @@ describe('content: change requests and revisions (end to end)', () => {
     assertError(await reader.api.get(`/v1/spaces/${other.id}/revisions/${before}`), 404);
   });
 
+  it("stores GitBook's page indexing flags: set by insert_page and update_page (both forms), kept by other edits, answered on every page read", async () => {
+    const space = await newSpace('Indexing flags');
+    const cr = await newChangeRequest(space.id, 'Flags');
+    const contentUrl = `/v1/spaces/${space.id}/change-requests/${cr.id}/content`;
+    const written = await write(space.id, cr.id, [
+      { type: 'insert_page', title: 'Quiet', markdown: 'Not for search.', noIndex: true },
+      { type: 'insert_page', title: 'Shy', markdown: 'Not for robots.', noRobotsIndex: true, noIndex: false },
+      { type: 'insert_page', title: 'Plain', markdown: 'For everyone.' },
+      // The GitBook form of a change takes them too.
+      { operation: 'insert_page', document: { markdown: '# Both\n\nNeither.' }, noIndex: true, noRobotsIndex: true },
+    ]);
+    const [quiet, shy, plain, both] = written.changes.map((change: any) => change.page.id);
+    const flagsOf = async (pageId: string) => {
+      const page = ok(await reader.api.get(`${contentUrl}/page/${pageId}`));
+      assertMatchesOpenApi('RevisionPageDocument', page);
+      return [page.noIndex, page.noRobotsIndex];
+    };
+    assert.deepEqual(await Promise.all([quiet, shy, plain, both].map(flagsOf)), [
+      [true, false],
+      [false, true],
+      [false, false],
+      [true, true],
+    ]);
+
+    // Other edits keep them; update_page sets or clears the ones it names, and only those.
+    await write(space.id, cr.id, [
+      { type: 'update_page', page: quiet, title: 'Quieter', markdown: 'Still not for search.' },
+      { type: 'update_page', page: shy, noRobotsIndex: false },
+      { type: 'update_page', page: plain, noIndex: true },
+      { operation: 'update_page', page: both, noIndex: false },
+    ]);
+    assert.deepEqual(await Promise.all([quiet, shy, plain, both].map(flagsOf)), [
+      [true, false],
+      [false, false],
+      [true, false],
+      [false, true],
+    ]);
+
+    // Booleans only: a 400 naming the field, nothing written.
+    const before = ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}`)).revision;
+    assertError(await editor.api.post(contentUrl, { changes: [{ type: 'insert_page', title: 'x', noIndex: 'yes' }] }), 400, 'changes.0.noIndex');
+    assertError(
+      await editor.api.post(contentUrl, {
+        changes: [
+          { type: 'update_page', page: quiet, title: 'ok' },
+          { type: 'update_page', page: quiet, noRobotsIndex: 1 },
+        ],
+      }),
+      400,
+      'changes.1.noRobotsIndex',
+    );
+    assertError(await editor.api.post(contentUrl, { changes: [{ type: 'update_page', page: quiet, noIndex: null }] }), 400, 'changes.0.noIndex');
+    assert.equal(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}`)).revision, before, 'a bad batch writes nothing');
+
+    // Merged: the space's content, its revision and the page reads by path answer them.
+    ok(await merge(space.id, cr.id));
+    const content = await spaceContent(space.id);
+    assertMatchesOpenApi('Revision', content);
+    assert.deepEqual(
+      flat(content.pages).map((page) => [page.title, page.noIndex, page.noRobotsIndex]),
+      [
+        ['Quieter', true, false],
+        ['Shy', false, false],
+        ['Plain', true, false],
+        ['Both', false, true],
+      ],
+    );
+    const byPath = ok(await reader.api.get(`/v1/spaces/${space.id}/content/path/both`));
+    assert.deepEqual([byPath.noIndex, byPath.noRobotsIndex], [false, true]);
+    const revision = ok(await reader.api.get(`/v1/spaces/${space.id}/revisions/${content.id}`));
+    assert.deepEqual(
+      flat(revision.pages).map((page) => [page.noIndex, page.noRobotsIndex]),
+      flat(content.pages).map((page) => [page.noIndex, page.noRobotsIndex]),
+    );
+    const pages = ok(await reader.api.get(`/v1/spaces/${space.id}/content/pages`));
+    assert.deepEqual(
+      flat(pages.pages).map((page) => [page.title, page.noIndex, page.noRobotsIndex]),
+      flat(content.pages).map((page) => [page.title, page.noIndex, page.noRobotsIndex]),
+    );
+  });
+
   it('merges three-way, answers 409 on real conflicts without writing, and updates from the space', async () => {
     const { space, pages } = await seededSpace('Merging', [
       { title: 'Alpha', markdown: 'a1\na2\na3' },

@@ -579,6 +579,63 @@ describe('content: Git import and export (end to end)', () => {
     assert.deepEqual(back.files.map((file: any) => [file.id, file.name]).sort(), original.files.map((file: any) => [file.id, file.name]).sort());
   });
 
+  it('reads noIndex and noRobotsIndex from front matter, writes them back when true, and round-trips them', async () => {
+    const repo = new TestRepo(remotes, 'flags');
+    repo.commit(
+      {
+        'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Quiet](quiet.md)\n* [Shy](shy.md)\n',
+        'README.md': '---\nnoIndex: false\n---\n\n# Home\n\nWelcome.\n',
+        'quiet.md': '---\nnoIndex: true\nnoRobotsIndex: true\n---\n\n# Quiet\n\nNot for search.\n',
+        'shy.md': '---\nhidden: true\nnoRobotsIndex: true\n---\n\n# Shy\n\nNot for robots.\n',
+      },
+      'Pages with indexing flags',
+    );
+    const spaceId = await newSpace('Flags');
+    succeeded(await importRepo(spaceId, { url: repo.url }));
+    const flagsOf = (revision: any) => flat(revision.pages).map((page) => [page.title, page.hidden, page.noIndex, page.noRobotsIndex]);
+    const imported = await content(spaceId);
+    assert.deepEqual(flagsOf(imported), [
+      ['Home', false, false, false],
+      ['Quiet', false, true, true],
+      ['Shy', true, false, true],
+    ]);
+    const ids = new Map(flat(imported.pages).map((page) => [page.title, page.id]));
+
+    const out = new TestRepo(remotes, 'flags-out');
+    succeeded(await exportRepo(spaceId, { url: out.url }));
+    assert.equal(out.show('home.md').toString(), '# Home\n\nWelcome.\n');
+    assert.equal(out.show('quiet.md').toString(), '---\nnoIndex: true\nnoRobotsIndex: true\n---\n\n# Quiet\n\nNot for search.\n');
+    assert.equal(out.show('shy.md').toString(), '---\nhidden: true\nnoRobotsIndex: true\n---\n\n# Shy\n\nNot for robots.\n');
+
+    // Changed in the app: the next export writes what the pages now have.
+    const cr = ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Flags' }), 201);
+    ok(
+      await editor.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, {
+        changes: [
+          { type: 'update_page', page: ids.get('Quiet'), noRobotsIndex: false },
+          { type: 'update_page', page: ids.get('Home'), noIndex: true },
+        ],
+      }),
+    );
+    ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`));
+    const edited = await content(spaceId);
+    succeeded(await exportRepo(spaceId, { url: out.url }));
+    assert.equal(out.show('home.md').toString(), '---\nnoIndex: true\n---\n\n# Home\n\nWelcome.\n');
+    assert.equal(out.show('quiet.md').toString(), '---\nnoIndex: true\n---\n\n# Quiet\n\nNot for search.\n');
+
+    // Imported back (into another space, and into the same one): the same flags.
+    const copy = await newSpace('Flags copy');
+    succeeded(await importRepo(copy, { url: out.url }));
+    assert.deepEqual(flagsOf(await content(copy)), flagsOf(edited));
+    succeeded(await importRepo(spaceId, { url: out.url }));
+    const back = await content(spaceId);
+    assert.deepEqual(flagsOf(back), flagsOf(edited));
+    assert.deepEqual(
+      flat(back.pages).map((page) => page.id),
+      flat(edited.pages).map((page) => page.id),
+    );
+  });
+
   it('exports over an imported repository: replaces its page files, keeps markdown that is not a page', async () => {
     const repo = new TestRepo(remotes, 'keep');
     repo.commit(

@@ -40,6 +40,8 @@ describe('content: space search (end to end)', () => {
   let twins: { derived: string; built: string; queries: string[] } | undefined;
   /** The space most tests search: pages about installing and configuring. */
   let docs: { id: string; pages: Record<string, string> };
+  /** A space with a noIndex page, searched again after the restart (its stored index is a delta). */
+  let quiet: string | undefined;
 
   const search = (spaceId: string, query: string, extra = '', as: TestAccount = reader) =>
     as.api.get(`/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}${extra}`);
@@ -432,6 +434,72 @@ describe('content: space search (end to end)', () => {
     twins = { derived: derivedSpace, built: builtSpace, queries };
   });
 
+  it('leaves noIndex pages out of the index: never found, not weighing in the scores; flipping the flag enters or removes the page incrementally', async () => {
+    const pagesOf = (secretNoIndex: boolean) => [
+      { type: 'insert_page', title: 'Public notes', markdown: '## Aardvark\n\nThe aardvark digs at night.' },
+      {
+        type: 'insert_page',
+        ref: 'secret',
+        title: 'Pangolin secrets',
+        description: 'Scales and aardvark rumours',
+        markdown: 'The aardvark and the pangolin share a burrow.',
+        noIndex: secretNoIndex,
+      },
+      { type: 'insert_page', into: 'secret', title: 'Burrow map', markdown: 'Where the tunnels go.' },
+      ...fillerPages(['vole', 'shrew', 'mole', 'dormouse', 'hedgehog', 'weasel', 'ferret']),
+    ];
+    const queries = ['aardvark', 'pangolin', 'tunnels', 'burrow', 'scales', 'night weather'];
+    /** Every answer of `spaceId` equals (scores too) that of a space built at once from `pagesOf(secretNoIndex)`. */
+    const ranksLikeBuilt = async (spaceId: string, secretNoIndex: boolean, what: string) => {
+      const built = await newSpace(`Built ${what}`, pagesOf(secretNoIndex));
+      for (const query of queries) {
+        const a = await found(spaceId, query, '&limit=100');
+        const b = await found(built, query, '&limit=100');
+        assert.deepEqual(comparable(a), comparable(b), `${what}: ${query}`);
+        assertSameScores(a, b, `${what}: ${query}`);
+      }
+    };
+
+    const spaceId = await newSpace('Quiet', pagesOf(true));
+    const ids = await pageIds(spaceId);
+    const page = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/page/${ids['Pangolin secrets']}`));
+    assert.deepEqual([page.noIndex, page.noRobotsIndex], [true, false]);
+    // Neither its body, its title nor its description is found; its child is, under it.
+    assert.deepEqual(titles(await found(spaceId, 'aardvark')), ['Public notes']);
+    assert.equal((await found(spaceId, 'pangolin')).count, 0);
+    assert.equal((await found(spaceId, 'scales')).count, 0);
+    const child = (await found(spaceId, 'tunnels')).items[0];
+    assert.deepEqual([child.title, child.path, child.ancestors], ['Burrow map', 'pangolin-secrets/burrow-map', [{ title: 'Pangolin secrets' }]]);
+    const first = await revisionOf(spaceId);
+    assert.equal((await storedIndex(first)).base, null, 'the first index is a snapshot');
+
+    // Turned off: the page enters the index of the next revision, derived from the previous one.
+    await mergeChanges(spaceId, [{ type: 'update_page', page: ids['Pangolin secrets'], noIndex: false }]);
+    const second = await revisionOf(spaceId);
+    assert.equal((await storedIndex(second)).base, first, 'derived: a delta on the first snapshot');
+    assert.deepEqual(titles(await found(spaceId, 'pangolin')), ['Pangolin secrets']);
+    assert.deepEqual(titles(await found(spaceId, 'aardvark')).sort(), ['Pangolin secrets', 'Public notes']);
+    await ranksLikeBuilt(spaceId, false, 'flag off');
+
+    // Turned on again: it leaves the index (title, description and sections).
+    await mergeChanges(spaceId, [{ type: 'update_page', page: ids['Pangolin secrets'], noIndex: true }]);
+    const third = await revisionOf(spaceId);
+    assert.equal((await storedIndex(third)).base, first, 'derived again');
+    assert.deepEqual(titles(await found(spaceId, 'aardvark')), ['Public notes']);
+    assert.equal((await found(spaceId, 'pangolin')).count, 0);
+    await ranksLikeBuilt(spaceId, true, 'flag on');
+
+    // Other edits of the left-out page keep it out; noRobotsIndex changes nothing in search.
+    await mergeChanges(spaceId, [
+      { type: 'update_page', page: ids['Pangolin secrets'], title: 'Pangolin lore', markdown: 'Pangolin lore.', noRobotsIndex: true },
+    ]);
+    assert.equal((await found(spaceId, 'pangolin')).count, 0);
+    assert.equal((await found(spaceId, 'lore')).count, 0);
+    await mergeChanges(spaceId, [{ type: 'update_page', page: ids['Public notes'], noRobotsIndex: true }]);
+    assert.deepEqual(titles(await found(spaceId, 'aardvark')), ['Public notes']);
+    quiet = spaceId;
+  });
+
   it('stores deltas on the last snapshot until too many pages changed since it, then a new snapshot', async () => {
     const words = ['kestrel', 'merlin', 'hobby', 'harrier', 'osprey', 'buzzard', 'goshawk', 'kite', 'eagle', 'falcon'];
     const spaceId = await newSpace('Raptors', fillerPages(words));
@@ -655,5 +723,15 @@ describe('content: space search (end to end)', () => {
     }
     const deltaAgain = await storedParts(delta[0].revisionId);
     assert.equal(deltaAgain[0].createdAt.getTime(), delta[0].createdAt.getTime(), 'the delta was loaded, not made again');
+
+    // The stored index of a space with a noIndex page loads with the page still left out.
+    assert.ok(quiet, 'the space with a noIndex page exists');
+    const quietParts = await storedParts(await revisionOf(quiet));
+    assert.notEqual(quietParts[0].base, null);
+    assert.deepEqual(titles(await found(quiet, 'aardvark')), ['Public notes']);
+    assert.equal((await found(quiet, 'pangolin')).count, 0);
+    assert.deepEqual(titles(await found(quiet, 'tunnels')), ['Burrow map']);
+    const quietAgain = await storedParts(quietParts[0].revisionId);
+    assert.equal(quietAgain[0].createdAt.getTime(), quietParts[0].createdAt.getTime(), 'loaded, not made again');
   });
 });

@@ -132,8 +132,8 @@ describe('content service: space content over gRPC (real datastore, real identit
       { type: 'insert_files', files: [{ name: 'pets.json', contentType: 'application/json', data: Buffer.from(JSON.stringify(spec)).toString('base64') }] },
       { type: 'insert_page', ref: 'intro', title: 'Introduction', markdown: '# Welcome\n\nHello.', description: 'Start here', emoji: '1f44b' },
       { type: 'insert_page', ref: 'guide', title: 'Guide', markdown: 'The guide.', variables: { level: '1' } },
-      { type: 'insert_page', ref: 'install', title: 'Install', markdown: 'Run the installer.', into: 'guide' },
-      { type: 'insert_page', title: 'Deep', markdown: 'Deep down.', into: 'install', hidden: true },
+      { type: 'insert_page', ref: 'install', title: 'Install', markdown: 'Run the installer.', into: 'guide', noRobotsIndex: true },
+      { type: 'insert_page', title: 'Deep', markdown: 'Deep down.', into: 'install', hidden: true, noIndex: true },
       { type: 'insert_page', title: 'Configure', markdown: 'Edit the file.', into: 'guide' },
       { type: 'update_variables', variables: { product: 'Quire' } },
     ]);
@@ -183,6 +183,8 @@ describe('content service: space content over gRPC (real datastore, real identit
         emoji: intro.emoji,
         slug: intro.slug,
         hidden: intro.hidden,
+        noIndex: intro.noIndex,
+        noRobotsIndex: intro.noRobotsIndex,
       },
       {
         body: '# Welcome\n\nHello.',
@@ -192,9 +194,23 @@ describe('content service: space content over gRPC (real datastore, real identit
         emoji: '1f44b',
         slug: 'introduction',
         hidden: false,
+        noIndex: false,
+        noRobotsIndex: false,
       },
     );
     assert.equal(byTitle(read, 'Deep').hidden, true);
+    // The indexing flags as stored, the same as the REST pages answer them.
+    assert.deepEqual(
+      ['Install', 'Deep'].map((title) => [byTitle(read, title).noIndex, byTitle(read, title).noRobotsIndex]),
+      [
+        [false, true],
+        [true, false],
+      ],
+    );
+    for (const page of read.pages) {
+      const presented = rest.find((r) => r.id === page.id);
+      assert.deepEqual([page.noIndex, page.noRobotsIndex], [presented.noIndex, presented.noRobotsIndex], page.title);
+    }
     for (const page of read.pages.filter((p) => p.kind === 'document')) {
       assert.equal(page.body, rest.find((r) => r.id === page.id).markdown, page.title);
       assert.equal(page.bodyHash, sha256(page.body));
@@ -411,16 +427,74 @@ describe('content service: space content over gRPC (real datastore, real identit
     const spaceId = space!.id;
     const read = await grpc.getSpaceContent({ spaceId, revisionId: '' });
     const revisions = await service.context.models.Revision.countDocuments({ spaceId });
+    assert.ok(read.pages.some((page) => page.noIndex) && read.pages.some((page) => page.noRobotsIndex));
     for (const pages of [
       keepAll(read.pages),
       read.pages.map((page) => withContent(page)),
       read.pages.map((page, i) => (i % 2 ? withContent(page) : keepAll([page])[0])),
+      // The indexing flags given as the pages have them.
+      read.pages.map((page) => withContent(page, { noIndex: page.noIndex, noRobotsIndex: page.noRobotsIndex })),
     ]) {
       const answer = await grpc.writeSpacePages({ spaceId, expectedRevisionId: read.revisionId, pages, userId: ada });
       assert.deepEqual(answer, { revisionId: read.revisionId, changed: false });
     }
     assert.equal(await service.context.models.Revision.countDocuments({ spaceId }), revisions);
     assert.equal(await currentRevision(spaceId), read.revisionId);
+  });
+
+  it('WriteSpacePages: the indexing flags are kept unless given (with or without content), set when given, false on a new page', async () => {
+    const { space } = await grpc.createSpace(createRequest({ copyRevisionId: source.revision }));
+    const spaceId = space!.id;
+    const before = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    const [intro, install, deep] = ['Introduction', 'Install', 'Deep'].map((title) => byTitle(before, title));
+    assert.deepEqual(
+      [intro, install, deep].map((page) => [page.noIndex, page.noRobotsIndex]),
+      [
+        [false, false],
+        [false, true],
+        [true, false],
+      ],
+      'copied with the revision',
+    );
+    const pages = before.pages.map((page): content.PageWrite => {
+      // Translated without flags: kept. Given: set (and cleared).
+      if (page.id === install.id) return withContent(page, { title: 'Instalar', body: 'Ejecute el instalador.' });
+      if (page.id === intro.id) return withContent(page, { title: 'Introducción', noIndex: true, noRobotsIndex: true });
+      if (page.id === deep.id) return withContent(page, { title: 'Profundo', noIndex: false });
+      return keepAll([page])[0];
+    });
+    pages.push(
+      { id: 'new-flagged', parentId: '', hasContent: true, title: 'Nueva', body: 'Nueva.', description: '', slug: '', emoji: '', hidden: false, noIndex: true },
+      { id: 'new-plain', parentId: '', hasContent: true, title: 'Otra', body: 'Otra.', description: '', slug: '', emoji: '', hidden: false },
+    );
+    const written = await grpc.writeSpacePages({ spaceId, expectedRevisionId: before.revisionId, pages, userId: ada });
+    assert.equal(written.changed, true);
+    const after = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    const flags = (id: string) => {
+      const page = after.pages.find((candidate) => candidate.id === id)!;
+      return [page.title, page.noIndex, page.noRobotsIndex];
+    };
+    assert.deepEqual([intro.id, install.id, deep.id, 'new-flagged', 'new-plain'].map(flags), [
+      ['Introducción', true, true],
+      ['Instalar', false, true],
+      ['Profundo', false, false],
+      ['Nueva', true, false],
+      ['Otra', false, false],
+    ]);
+    // REST answers the same flags.
+    const rest = flat((await ok('GET', `/v1/spaces/${spaceId}/content?computed=false`)).pages);
+    for (const page of after.pages) {
+      const presented = rest.find((candidate) => candidate.id === page.id);
+      assert.deepEqual([presented.noIndex, presented.noRobotsIndex], [page.noIndex, page.noRobotsIndex], page.title);
+    }
+    // Only the flags changing is a change; the same flags again is none.
+    const flagOnly = after.pages.map((page) => (page.id === install.id ? withContent(page, { noRobotsIndex: false }) : keepAll([page])[0]));
+    const cleared = await grpc.writeSpacePages({ spaceId, expectedRevisionId: after.revisionId, pages: flagOnly, userId: ada });
+    assert.equal(cleared.changed, true);
+    const last = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    assert.equal(byTitle(last, 'Instalar').noRobotsIndex, false);
+    const again = await grpc.writeSpacePages({ spaceId, expectedRevisionId: last.revisionId, pages: flagOnly, userId: ada });
+    assert.deepEqual(again, { revisionId: last.revisionId, changed: false });
   });
 
   it('WriteSpacePages: ABORTED at a stale revision, NOT_FOUND for unknown and deleted spaces, INVALID_ARGUMENT for a bad tree', async () => {
@@ -646,6 +720,25 @@ describe('content service: space content over gRPC (real datastore, real identit
       assert.equal(older.revisionId, firstRevision);
       assert.equal(older.total, 2);
       assert.ok(!older.hits.some((hit) => hit.title === 'More'));
+    });
+
+    it('never answers a noIndex page; a page whose noIndex is turned off is found, and left out again once it is turned back on', async () => {
+      await commit(spaceId, [{ type: 'insert_page', title: 'Quokka secrets', markdown: 'The quokka hideout.', noIndex: true }]);
+      const read = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+      const secret = byTitle(read, 'Quokka secrets');
+      assert.deepEqual([secret.noIndex, secret.noRobotsIndex], [true, false]);
+      const titles = async (query: string) => (await search({ query })).hits.map((hit) => hit.title).sort();
+      assert.deepEqual(await titles('quokka'), ['Animals', 'Guide', 'More']);
+      assert.deepEqual(await titles('hideout'), []);
+      assert.equal((await ok('GET', `/v1/spaces/${spaceId}/search?query=hideout`)).count, 0);
+
+      await commit(spaceId, [{ type: 'update_page', page: secret.id, noIndex: false }]);
+      assert.deepEqual(await titles('quokka'), ['Animals', 'Guide', 'More', 'Quokka secrets']);
+      assert.deepEqual(await titles('hideout'), ['Quokka secrets']);
+
+      await commit(spaceId, [{ type: 'update_page', page: secret.id, noIndex: true }]);
+      assert.deepEqual(await titles('quokka'), ['Animals', 'Guide', 'More']);
+      assert.deepEqual(await titles('hideout'), []);
     });
 
     it('NOT_FOUND for unknown and deleted spaces and foreign revisions; INVALID_ARGUMENT for an empty or too long query or a bad limit', async () => {
