@@ -125,7 +125,18 @@ function pageWrites(
     const text = translated.get(page.id);
     writes.push(
       text
-        ? { id: page.id, parentId: page.parentId, hasContent: true, ...text, slug: page.slug, emoji: page.emoji, hidden: page.hidden }
+        ? {
+            id: page.id,
+            parentId: page.parentId,
+            hasContent: true,
+            ...text,
+            slug: page.slug,
+            emoji: page.emoji,
+            hidden: page.hidden,
+            // A translated page is indexed (or not) as its source page is.
+            noIndex: page.noIndex,
+            noRobotsIndex: page.noRobotsIndex,
+          }
         : keptPage(page.id, page.parentId),
     );
     listed.add(page.id);

@@ -46,10 +46,16 @@ export interface ListedPage {
   markdown: string;
 }
 
-/** The pages readers navigate to (hidden ones left out), with their absolute addresses. */
-export function listedPages(addresses: VariantAddresses): ListedPage[] {
+/**
+ * The pages readers navigate to (hidden ones left out), with their absolute addresses, for
+ * `whom`: search engines (the sitemap) do not get noRobotsIndex pages, agents (llms.txt) do not
+ * get noIndex ones.
+ */
+export function listedPages(addresses: VariantAddresses, whom: 'robots' | 'agents'): ListedPage[] {
   const origin = new URL(addresses.view.address.base).origin;
-  return addresses.content.reading.map((page) => ({ page, url: `${origin}${addresses.page(page)}`, markdown: `${origin}${addresses.markdown(page)}` }));
+  return addresses.content.reading
+    .filter((page) => (whom === 'robots' ? !page.noRobotsIndex : !page.noIndex))
+    .map((page) => ({ page, url: `${origin}${addresses.page(page)}`, markdown: `${origin}${addresses.markdown(page)}` }));
 }
 
 export interface LlmsSection {

@@ -115,7 +115,7 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
   const location = locate(view, path);
   if (!location) return notFound(res, view);
   const etag = etagOf(view.version, asMarkdown ? 'md' : 'html', path.join('/'));
-  const headers = { etag, ...cachingHeaders(view) };
+  const headers: Record<string, string> = { etag, ...cachingHeaders(view) };
   if (fresh(req, etag)) {
     res.status(304).set(headers).end();
     const addresses = await variantContent(ctx, view, location);
@@ -127,6 +127,7 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
   const page = addresses && pageAt(addresses, location);
   if (!addresses || !page) return notFound(res, view);
   if (asMarkdown) return send(res, 200, 'text/markdown', pageMarkdown(page), headers);
+  if (page.noRobotsIndex) headers['x-robots-tag'] ??= 'noindex';
   let html = renderedPages.get(etag);
   if (!html) {
     const origin = new URL(view.address.base).origin;
@@ -135,7 +136,7 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
       lang: addresses.content.language,
       description: page.description,
       canonical: `${origin}${addresses.page(page)}`,
-      noIndex: page.hidden,
+      noIndex: page.hidden || page.noRobotsIndex,
       location,
       markdown: view.site.agentsContext === 'included' ? addresses.markdown(page) : undefined,
     });
@@ -226,14 +227,14 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
   const view = await siteView(ctx, address, admitted.claims);
   if (single === 'sitemap.xml') {
     if (view.site.visibility !== 'public') return notFound(res, view);
-    const urls = (await everyVariant(ctx, view)).flatMap(({ addresses }) => listedPages(addresses).map((p) => p.url));
+    const urls = (await everyVariant(ctx, view)).flatMap(({ addresses }) => listedPages(addresses, 'robots').map((p) => p.url));
     return send(res, 200, 'application/xml', sitemapXml(urls), { 'cache-control': 'public, max-age=300' });
   }
   if (single === 'llms.txt') {
     if (view.site.agentsContext !== 'included') return notFound(res, view);
     const sections: LlmsSection[] = (await everyVariant(ctx, view)).map(({ title, addresses }) => ({
       title: title || view.site.title,
-      pages: listedPages(addresses),
+      pages: listedPages(addresses, 'agents'),
     }));
     return send(res, 200, 'text/plain', llmsTxt(view, sections), cachingHeaders(view));
   }

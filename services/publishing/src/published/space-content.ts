@@ -16,6 +16,10 @@ export interface PublishedPage {
   emoji: string;
   description: string;
   hidden: boolean;
+  /** Left out of the site's search and what agents are given (llms.txt). */
+  noIndex: boolean;
+  /** Not for search engines: `noindex` on the page, left out of the sitemap. */
+  noRobotsIndex: boolean;
   computed: boolean;
   /** The page's path in the space ("guides/install"). */
   path: string;
@@ -65,6 +69,8 @@ function build(response: Awaited<ReturnType<PublishingContext['clients']['conten
       emoji: page.emoji,
       description: page.description,
       hidden: page.hidden || Boolean(parent?.hidden),
+      noIndex: page.noIndex,
+      noRobotsIndex: page.noRobotsIndex,
       computed: page.kind === 'computed',
       path: parent ? `${parent.path}/${page.slug}` : page.slug,
       body: page.body,

@@ -114,8 +114,10 @@ describe('published sites, as their visitors get them', () => {
       {
         type: 'update_page',
         page: pageIds.linux,
+        noIndex: true,
         markdown: `Back to [the start](/pages/${pageIds.intro}#overview) and a [gone page](/pages/nowhere).\n\n![The logo](/files/${fileId})`,
       },
+      { type: 'update_page', page: pageIds.configure, noRobotsIndex: true },
     ]);
     await write(api, [{ type: 'insert_page', title: 'Endpoints', slug: 'endpoints', markdown: '## GET /things\n\nLists things.' }]);
     await write(guidesV2, [{ type: 'insert_page', title: 'What is new', slug: 'new', markdown: 'Version two.' }]);
@@ -298,12 +300,14 @@ describe('published sites, as their visitors get them', () => {
     assert.equal(sitemap.status, 200);
     assert.match(sitemap.headers.get('content-type') ?? '', /xml/);
     const locations = [...sitemap.text.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
-    assert.deepEqual(locations, [
-      'https://docs.hosted.test/',
-      'https://docs.hosted.test/install',
-      'https://docs.hosted.test/install/linux',
-      'https://docs.hosted.test/configure',
-    ]);
+    assert.deepEqual(
+      locations,
+      ['https://docs.hosted.test/', 'https://docs.hosted.test/install', 'https://docs.hosted.test/install/linux'],
+      'neither hidden nor noRobotsIndex pages',
+    );
+    const configure = await visit('/configure', host);
+    assert.equal(configure.headers.get('x-robots-tag'), 'noindex');
+    assert.match(configure.text, /<meta name="robots" content="noindex, nofollow">/);
 
     // Unlisted: open, but nothing may be indexed.
     await org.admin.api.patch(`${sites()}/${site.id}`, { visibility: 'unlisted' });
@@ -408,6 +412,8 @@ describe('published sites, as their visitors get them', () => {
     assert.match(llms.text, /^# Agents\n/);
     assert.ok(llms.text.includes(`- [Install](${stack.baseUrl}${base}install.md)`), llms.text);
     assert.doesNotMatch(llms.text, /Hidden notes/);
+    assert.doesNotMatch(llms.text, /On Linux/, 'a noIndex page is not given to agents');
+    assert.match(llms.text, /Configure/, 'noRobotsIndex is about search engines only');
     const markdown = await visit(`${base}install.md`);
     assert.equal(markdown.status, 200);
     assert.match(markdown.headers.get('content-type') ?? '', /^text\/markdown/);
@@ -433,5 +439,7 @@ describe('published sites, as their visitors get them', () => {
     assert.match((await visit(`${base}~/search?q=nothingmatchesthis`)).text, /No results/);
     assert.match((await visit(`${base}~/search`)).text, /Type words to search for/);
     assert.doesNotMatch((await visit(`${base}~/search?q=notes`)).text, /Hidden notes/, 'hidden pages are not offered');
+    assert.match((await visit(`${base}~/search?q=kettle`)).text, /1 result/);
+    assert.match((await visit(`${base}~/search?q=gone`)).text, /No results/, 'a noIndex page is not searchable');
   });
 });
