@@ -1,6 +1,6 @@
 import { HttpError, zodMessage } from '@quire/http';
 import type { content } from '@quire/proto';
-import { GrpcError, grpcStatus, type Role, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
+import { GrpcError, grpcStatus, type Role, checkBatch, documentCacheOf, MAX_GRPC_BATCH } from '@quire/runtime';
 import { z } from 'zod';
 import {
   countSpaces,
@@ -126,6 +126,23 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     ),
   });
 
+  /** A Space message with what a lean BatchGetSpaces answers. */
+  const toLeanSpace = (space: SpaceDoc): content.Space => ({
+    id: space._id,
+    organizationId: space.organizationId,
+    title: space.title,
+    emoji: space.emoji,
+    visibility: space.visibility,
+    parentId: space.parentId ?? '',
+    revisionId: space.revisionId,
+    defaultLevel: '',
+    createTime: space.createdAt,
+    updateTime: space.updatedAt,
+    deleteTime: space.deletedAt ?? undefined,
+    viewerRole: '',
+    restJson: '',
+  });
+
   /** Space messages of `spaces` (same order), with `viewer`'s role and view when one is given. */
   const toSpaces = async (spaces: SpaceDoc[], viewer: string): Promise<content.Space[]> => {
     // One identity call for every organization involved (with a viewer), one view per
@@ -148,6 +165,11 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     async batchGetSpaces(request) {
       const ids = [...new Set(checkBatch(request.ids, 'ids'))];
       if (ids.length === 0) return { spaces: [] };
+      if (request.lean) {
+        const cache = documentCacheOf(ctx.redis, ctx.logger);
+        const spaces = await Promise.all(ids.map((id) => cache.findById<SpaceDoc>(ctx.models.Space, id)));
+        return { spaces: spaces.flatMap((space) => (space && (request.includeDeleted || !space.deletedAt) ? [toLeanSpace(space)] : [])) };
+      }
       const found = new Map((await findSpaces(ctx, ids, { includeDeleted: request.includeDeleted })).map((s) => [s._id, s]));
       return {
         spaces: await toSpaces(

@@ -247,6 +247,24 @@ describe('content service: space content over gRPC (real datastore, real identit
     await rejectsWith(grpc.getSpaceContent({ spaceId: other, revisionId: '' }), grpcStatus.NOT_FOUND);
   });
 
+  it('BatchGetSpaces lean: where each space is (its revision) without the viewer parts, current right after a change; deleted ones only when asked', async () => {
+    const spaceId = await newSpace('Lean');
+    const before = (await grpc.batchGetSpaces({ ids: [spaceId, 'no-such-space'], lean: true })).spaces;
+    assert.deepEqual(
+      before.map((space) => [space.id, space.organizationId, space.title, space.revisionId, space.restJson, space.viewerRole]),
+      [[spaceId, ORG, 'Lean', await currentRevision(spaceId), '', '']],
+    );
+    // Read again at once after a change: never the cached revision.
+    await commit(spaceId, [{ type: 'insert_page', title: 'Now' }]);
+    const after = (await grpc.batchGetSpaces({ ids: [spaceId], lean: true })).spaces[0];
+    assert.equal(after.revisionId, await currentRevision(spaceId));
+    assert.notEqual(after.revisionId, before[0].revisionId);
+    await ok('DELETE', `/v1/spaces/${spaceId}`, undefined, 204);
+    assert.deepEqual((await grpc.batchGetSpaces({ ids: [spaceId], lean: true })).spaces, []);
+    const deleted = (await grpc.batchGetSpaces({ ids: [spaceId], lean: true, includeDeleted: true })).spaces[0];
+    assert.ok(deleted.deleteTime instanceof Date);
+  });
+
   it('CreateSpace: a private space at the root, once per idempotency key; its content is empty', async () => {
     const request = createRequest({ title: 'Handbook (FR)', emoji: '1f1eb-1f1f7', language: 'fr' });
     const first = await grpc.createSpace(request);

@@ -68,7 +68,7 @@ async function spaceStates(ctx: PublishingContext, organizationId: string, ids: 
   for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
     const { spaces } = await fromService(
       'Content',
-      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId: '' }),
+      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, lean: true }),
     );
     for (const space of spaces) {
       if (space.organizationId !== organizationId || space.deleteTime) continue;
