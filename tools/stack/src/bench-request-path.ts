@@ -1,5 +1,4 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -7,6 +6,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { connectDatabase, createLogger, newId, type BaseConfig } from '@quire/runtime';
 import { successBody, type ApiClient, type TestStack } from '@quire/testkit';
+import { readProcesses, type ProcessInfo } from './bench-stats';
 
 /*
  * `npm run bench -- requestpath` (issue 12, items 4 and 5).
@@ -80,29 +80,6 @@ async function startFloor(body: unknown): Promise<{ url: string; stop(): void }>
 }
 
 // ---- CPU per process ------------------------------------------------------------------------
-
-interface ProcessInfo {
-  ppid: number;
-  ticks: number;
-  command: string;
-}
-
-function readProcesses(): Map<number, ProcessInfo> {
-  const table = new Map<number, ProcessInfo>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after "(comm)": state ppid … utime (14th field of the line) stime (15th).
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-      table.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), command });
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return table;
-}
 
 /** What a process of the stack is, or undefined for processes the split leaves out. */
 function labelOf(pid: number, info: ProcessInfo, descendants: Set<number>, postgresDatabase: string | undefined): string | undefined {

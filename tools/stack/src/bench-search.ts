@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { connectDatabase, createLogger } from '@quire/runtime';
 import { apiClient, type ApiClient, type TestStack, successBody } from '@quire/testkit';
-import { quantile, summary } from './bench-stats';
+import { quantile, random, summary } from './bench-stats';
 
 /**
  * Search benchmark for `npm run bench`: a 10,000-page space of varied markdown (a few
@@ -17,18 +17,6 @@ import { quantile, summary } from './bench-stats';
 const PAGES = 10_000;
 const BATCH = 50;
 const QUERIES_PER_KIND = 30;
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run indexes the same text. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const COMMON = 'the a to of and in is for you with on this that be it can your are as by from an or when use if not will each'.split(' ');
 const TECHNICAL = (

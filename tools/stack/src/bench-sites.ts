@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { apiClient, successBody, type ApiClient, type TestStack } from '@quire/testkit';
 import { startFloorProcess } from './bench-request-path';
-import { quantile, summary } from './bench-stats';
+import { quantile, random, readProcesses, summary } from './bench-stats';
 
 /*
  * `npm run bench -- sites`: a published documentation site of 1,000 pages, read through the
@@ -42,18 +42,6 @@ const CACHED = 50;
 const CONNECTIONS = 16;
 const WARMUP_SECONDS = 2;
 const SECONDS = 10;
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run writes the same site. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the a to of and in is for you with on this that be it can your are as by from an or when use if not will each ' +
@@ -263,18 +251,7 @@ async function load(origin: string, requests: autocannon.Request[], status: numb
 
 /** CPU ticks (utime + stime) of the stack's processes by label: its services and datastore, and the machine's Redis. */
 function stackTicks(postgresDatabase: string | undefined): Map<string, number> {
-  const table = new Map<number, { ppid: number; ticks: number; command: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-      table.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), command });
-    } catch {
-      // The process ended while we looked.
-    }
-  }
+  const table = readProcesses();
   const ours = new Set<number>();
   for (let grew = true; grew;) {
     grew = false;
