@@ -133,18 +133,51 @@ export async function updateSite(ctx: PublishingContext, site: SiteDoc, input: U
     if (!updated) throw httpError.notFound('Site');
     return updated;
   };
-  if (!input.hostname || input.hostname === site.hostname) return write();
-  // A hostname serves one site: checked and taken under its own lock (two sites of any
-  // organizations may ask for it at once, each under its site's lock only).
-  const hostname = input.hostname;
+  // A hostname serves one site, and a basename names one site of its organization: each is
+  // checked and taken under its own lock (two sites may ask for it at once, each under its
+  // site's lock only).
+  const claims: Claim[] = [];
+  const { hostname, basename } = input;
+  if (hostname && hostname !== site.hostname) {
+    claims.push({
+      lock: `hostname:${hostname}`,
+      taken: () => ctx.models.Site.exists({ hostname, _id: { $ne: site._id } }),
+      message: 'hostname: another site already uses this hostname',
+    });
+  }
+  if (basename && basename !== site.basename) {
+    claims.push({
+      lock: `basename:${site.organizationId}:${basename}`,
+      taken: () => ctx.models.Site.exists({ organizationId: site.organizationId, basename, _id: { $ne: site._id } }),
+      message: 'basename: another site of this organization already uses this basename',
+    });
+  }
+  return claiming(ctx, claims, write);
+}
+
+interface Claim {
+  lock: string;
+  taken: () => Promise<unknown>;
+  message: string;
+}
+
+/** Runs `work` holding every claim's lock, once none of them is taken (else a 409 with its message). */
+function claiming<T>(ctx: PublishingContext, claims: Claim[], work: () => Promise<T>): Promise<T> {
+  const [claim, ...rest] = claims;
+  if (!claim) return work();
   return withRedisLock(
     ctx.redis,
-    `publishing:lock:hostname:${hostname}`,
+    `publishing:lock:${claim.lock}`,
     async () => {
-      if (await ctx.models.Site.exists({ hostname, _id: { $ne: site._id } })) throw httpError.conflict('hostname: another site already uses this hostname');
-      return write();
+      if (await claim.taken()) throw httpError.conflict(claim.message);
+      return claiming(ctx, rest, work);
     },
-    { ttlMs: 30_000, waitMs: 15_000, onBusy: () => httpError.conflict('hostname: the hostname is being claimed by another change; retry'), logger: ctx.logger },
+    {
+      ttlMs: 30_000,
+      waitMs: 15_000,
+      onBusy: () => httpError.conflict(`${claim.message.split(':')[0]}: being claimed by another change; retry`),
+      logger: ctx.logger,
+    },
   );
 }
 

@@ -284,6 +284,12 @@ describe('published sites, as their visitors get them', () => {
       (await org.outsider.api.patch(`/v1/orgs/${org.outsider.organizationId}/sites/${foreign.body.id}`, { hostname: 'docs.hosted.test' })).status,
       409,
     );
+    // A basename names one site of its organization (another organization may use it).
+    assert.equal((await org.admin.api.patch(`${sites()}/${site.id}`, { basename: 'hosted' })).status, 200);
+    const clash = await org.admin.api.patch(`${sites()}/${squatter.id}`, { basename: 'hosted' });
+    assert.equal(clash.status, 409);
+    assert.match(clash.body.error.message, /basename/);
+    assert.equal((await org.outsider.api.patch(`/v1/orgs/${org.outsider.organizationId}/sites/${foreign.body.id}`, { basename: 'hosted' })).status, 200);
     const host = { host: 'docs.hosted.test' };
     const home = await visit('/', host);
     assert.equal(home.status, 200, home.text);
