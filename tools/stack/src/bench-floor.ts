@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { createEventBus, createJobQueue } from '@quire/async';
@@ -22,7 +23,7 @@ import { createLogger } from '@quire/runtime';
  *                                      concurrency), whose worker POSTs it to <url>
  *
  * With FLOOR_HTML_FILE set, the backend also answers every other GET with that file's content as
- * text/html, read once, and a fixed ETag (a 304 when If-None-Match has it): the floor of
+ * text/html, read once (gzipped once too, for clients that take it), and a fixed ETag (a 304 when If-None-Match has it): the floor of
  * `npm run bench -- sites`, a published page served from memory. (A file: a page of a large
  * site is longer than one environment variable may be.)
  *
@@ -42,9 +43,12 @@ function backend(): express.Express {
     // The ETag is computed once, as a page's is kept with it; express's own (a hash per answer) is off.
     app.set('etag', false);
     const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`;
+    // Its gzip too is made once, as a rendered page's is.
+    const gzipped = gzipSync(html, { level: 6 });
     app.get('/{*path}', (req, res) => {
-      res.set({ etag, 'cache-control': 'public, max-age=0, must-revalidate' });
+      res.set({ etag, 'cache-control': 'public, max-age=0, must-revalidate', vary: 'Accept-Encoding' });
       if (req.get('if-none-match') === etag) return void res.status(304).end();
+      if (req.acceptsEncodings('gzip', 'identity') === 'gzip') return void res.type('html').set('content-encoding', 'gzip').send(gzipped);
       res.type('html').send(html);
     });
   }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { apiClient, successBody, type ApiClient, type TestStack } from '@quire/testkit';
 import { startFloorProcess } from './bench-request-path';
@@ -354,13 +355,21 @@ export async function benchSites(
   const origin = stack.baseUrl;
   const base = new URL(published.urls.published as string).pathname;
   const pathOf = (page: SitePage) => `${base}${page.path}`;
-  const get = (page: SitePage, headers: Record<string, string> = {}): autocannon.Request => ({ method: 'GET', path: pathOf(page), headers });
+  // As browsers ask: gzip accepted (Quire and the floor both answer it, compressed once and kept).
+  const get = (page: SitePage, headers: Record<string, string> = {}): autocannon.Request => ({
+    method: 'GET',
+    path: pathOf(page),
+    headers: { 'accept-encoding': 'gzip', ...headers },
+  });
   const gets = (list: SitePage[]) => list.map((page) => get(page));
 
   // The site's first page (its root) first: it loads the structure and the space's content.
   // Then COLD other pages, spread over the tree, none of them read before.
   const cold = Array.from({ length: COLD }, (_, i) => pages[1 + Math.floor((i * (PAGES - 1)) / COLD)]);
-  const firstRun = await cannon(origin, [{ method: 'GET', path: base }, ...gets(cold)], 200, { connections: 1, amount: COLD + 1 });
+  const firstRun = await cannon(origin, [{ method: 'GET', path: base, headers: { 'accept-encoding': 'gzip' } }, ...gets(cold)], 200, {
+    connections: 1,
+    amount: COLD + 1,
+  });
   const [first, ...renders] = firstRun.samples;
   results['first GET of the site'] = first;
   results['cold render p50'] = quantile(renders, 0.5);
@@ -387,7 +396,7 @@ export async function benchSites(
   results['page size (bytes)'] = average;
   line(
     'page size (HTML): average of the cached set',
-    `${(average / 1024).toFixed(1)} KB${nav ? ` (navigation ${(Buffer.byteLength(nav) / 1024).toFixed(1)} KB)` : ''}, ${links.toLocaleString('en')} links to the site`,
+    `${(average / 1024).toFixed(1)} KB${nav ? ` (navigation ${(Buffer.byteLength(nav) / 1024).toFixed(1)} KB)` : ''}, ${(gzipSync(typical.text).length / 1024).toFixed(1)} KB gzipped, ${links.toLocaleString('en')} links to the site`,
   );
 
   const oneByOne = (await cannon(origin, gets(cached), 200, { connections: 1, amount: 4 * CACHED })).samples;

@@ -10,6 +10,7 @@ import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSec
 import { admit, AudienceDecision, clearCookie } from './audience';
 import { messageHtml, pageHtml, searchHtml, STYLESHEET } from './html';
 import { frameOf, pageContentOf, VariantAddresses } from './pages';
+import { acceptsGzip, Body, gzipTag, matches } from './body';
 import { searchSite } from './search';
 import { locate, siteView, type Location, type SiteView } from './site-view';
 import { publishedContent, type PublishedPage } from './space-content';
@@ -23,8 +24,9 @@ import { publishedContent, type PublishedPage } from './space-content';
  */
 
 const STYLESHEET_TAG = `"${createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16)}"`;
-/** Rendered pages by ETag (about 32 MB of HTML per process). */
-const renderedPages = new LruCache<string>(32 * 1024 * 1024);
+/** Rendered pages by ETag, with their gzip (about 32 MB per process). */
+const renderedPages = new LruCache<Body>(32 * 1024 * 1024);
+const stylesheet = new Body(STYLESHEET);
 const MAX_QUERY = 200;
 
 const SECURITY_HEADERS = {
@@ -42,25 +44,41 @@ function cachingHeaders(view: Pick<SiteView, 'site'>): Record<string, string> {
   };
 }
 
-function send(res: Response, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+/**
+ * Answers `body`, gzipped when the client takes it and it is long enough (with the gzip's own
+ * ETag when `headers` has one).
+ */
+async function send(req: Request, res: Response, status: number, type: string, body: string | Body, headers: Record<string, string> = {}): Promise<void> {
+  const content = typeof body === 'string' ? new Body(body) : body;
   res.status(status).set({ ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8`, ...headers });
-  res.send(body);
+  if (!content.compressible) return void res.send(content.text);
+  res.vary('Accept-Encoding');
+  if (!acceptsGzip(req)) return void res.send(content.text);
+  const gzipped = await content.gzip();
+  res.set('content-encoding', 'gzip');
+  if (headers.etag) res.set('etag', gzipTag(headers.etag));
+  res.send(gzipped);
+}
+
+/** A 304 for a revisit whose If-None-Match names `headers.etag` or its gzip's. */
+function notModified(req: Request, res: Response, headers: Record<string, string>): void {
+  res.status(304).set({ ...headers, ...(acceptsGzip(req) && headers.etag ? { etag: gzipTag(headers.etag) } : {}) });
+  res.vary('Accept-Encoding').end();
 }
 
 /**
  * A page that is not found, in the site's frame when the visitor may see the site; else a
  * bare one that names nothing, under the address asked (its stylesheet and search are there).
  */
-function notFound(res: Response, where: SiteView | string): void {
+function notFound(req: Request, res: Response, where: SiteView | string): Promise<void> {
   const frame =
     typeof where === 'string'
       ? { lang: 'en', siteTitle: 'Not found', basePath: where, title: 'Page not found', noIndex: true, tabs: [], variants: [] }
       : frameOf(where, { title: `Page not found | ${where.site.title}`, noIndex: true });
-  send(res, 404, 'text/html', messageHtml(frame, 'Page not found', 'There is no page at this address.'), { 'cache-control': 'no-store' });
+  return send(req, res, 404, 'text/html', messageHtml(frame, 'Page not found', 'There is no page at this address.'), { 'cache-control': 'no-store' });
 }
 
 const etagOf = (...parts: string[]) => `"${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 27)}"`;
-const fresh = (req: Request, etag: string) => (req.get('if-none-match') ?? '').split(/\s*,\s*/).some((tag) => tag === etag || tag === `W/${etag}`);
 
 /** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
 function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
@@ -110,14 +128,14 @@ async function everyVariant(ctx: PublishingContext, view: SiteView): Promise<Arr
 async function servePage(ctx: PublishingContext, req: Request, res: Response, view: SiteView, segments: string[]): Promise<void> {
   const last = segments[segments.length - 1] ?? '';
   const asMarkdown = last.endsWith('.md') && last.length > 3;
-  if (asMarkdown && view.site.agentsContext !== 'included') return notFound(res, view);
+  if (asMarkdown && view.site.agentsContext !== 'included') return notFound(req, res, view);
   const path = asMarkdown ? [...segments.slice(0, -1), last.slice(0, -3)] : segments;
   const location = locate(view, path);
-  if (!location) return notFound(res, view);
+  if (!location) return notFound(req, res, view);
   const etag = etagOf(view.version, asMarkdown ? 'md' : 'html', path.join('/'));
   const headers: Record<string, string> = { etag, ...cachingHeaders(view) };
-  if (fresh(req, etag)) {
-    res.status(304).set(headers).end();
+  if (matches(req, etag)) {
+    notModified(req, res, headers);
     const addresses = await variantContent(ctx, view, location);
     const page = addresses && pageAt(addresses, location);
     if (page && !asMarkdown) announceView(ctx, req, view, location, page);
@@ -125,8 +143,8 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
   }
   const addresses = await variantContent(ctx, view, location);
   const page = addresses && pageAt(addresses, location);
-  if (!addresses || !page) return notFound(res, view);
-  if (asMarkdown) return send(res, 200, 'text/markdown', pageMarkdown(page), headers);
+  if (!addresses || !page) return notFound(req, res, view);
+  if (asMarkdown) return send(req, res, 200, 'text/markdown', pageMarkdown(page), headers);
   if (page.noRobotsIndex) headers['x-robots-tag'] ??= 'noindex';
   let html = renderedPages.get(etag);
   if (!html) {
@@ -140,10 +158,10 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
       location,
       markdown: view.site.agentsContext === 'included' ? addresses.markdown(page) : undefined,
     });
-    html = pageHtml(frame, pageContentOf(addresses, page));
-    renderedPages.set(etag, html, html.length);
+    html = new Body(pageHtml(frame, pageContentOf(addresses, page)));
+    renderedPages.set(etag, html, html.weight);
   }
-  send(res, 200, 'text/html', html, headers);
+  await send(req, res, 200, 'text/html', html, headers);
   announceView(ctx, req, view, location, page);
 }
 
@@ -159,27 +177,31 @@ async function serveTool(ctx: PublishingContext, req: Request, res: Response, vi
     const raw = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, MAX_QUERY) : '';
     const results = raw ? await searchSite(ctx, view, raw) : [];
     const frame = frameOf(view, { title: raw ? `Search: ${raw} | ${view.site.title}` : `Search | ${view.site.title}`, noIndex: true, query: raw });
-    return send(res, 200, 'text/html', searchHtml(frame, raw, results), { 'cache-control': 'private, no-cache' });
+    return send(req, res, 200, 'text/html', searchHtml(frame, raw, results), { 'cache-control': 'private, no-cache' });
   }
   if (name === 'files' && rest.length === 2) {
     const [spaceId, fileId] = rest;
     const shown = [...view.variants.values()].some((variants) => variants.some((s) => s.spaceId === spaceId));
     const space = shown ? view.spaces.get(spaceId) : undefined;
     const content = space && (await publishedContent(ctx, space.id, space.revisionId));
-    if (!space || !content?.files.has(fileId)) return notFound(res, view);
+    if (!space || !content?.files.has(fileId)) return notFound(req, res, view);
     res
       .status(302)
       .set({ location: revisionFileUrl(ctx.config, space.revisionId, fileId), 'cache-control': 'private, max-age=60', ...SECURITY_HEADERS })
       .end();
     return;
   }
-  notFound(res, view);
+  return notFound(req, res, view);
 }
 
 /** The stylesheet, at every site's `~/site.css` (also where no site is: a 404 page uses it). */
-function serveStylesheet(req: Request, res: Response): void {
-  if (fresh(req, STYLESHEET_TAG)) return void res.status(304).end();
-  send(res, 200, 'text/css', STYLESHEET, { etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' });
+function serveStylesheet(req: Request, res: Response): Promise<void> {
+  const headers = { etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' };
+  if (matches(req, STYLESHEET_TAG)) {
+    notModified(req, res, headers);
+    return Promise.resolve();
+  }
+  return send(req, res, 200, 'text/css', stylesheet, headers);
 }
 
 const isStylesheet = (segments: string[]) => segments.length === 2 && segments[0] === '~' && segments[1] === 'site.css';
@@ -192,7 +214,7 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
   }
   const { segments } = address;
   const single = segments.length === 1 ? segments[0] : undefined;
-  if (single === 'robots.txt') return send(res, 200, 'text/plain', robotsTxt({ site: address.site, address }), { 'cache-control': 'public, max-age=300' });
+  if (single === 'robots.txt') return send(req, res, 200, 'text/plain', robotsTxt({ site: address.site, address }), { 'cache-control': 'public, max-age=300' });
   if (isStylesheet(segments)) return serveStylesheet(req, res);
 
   const admitted = await admit(ctx, address, req, res);
@@ -203,7 +225,7 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
         .status(302)
         .set({ location: admitted.location ?? address.basePath, 'cache-control': 'no-store' })
         .end();
-    if (admitted.status === 404) return notFound(res, address.basePath);
+    if (admitted.status === 404) return notFound(req, res, address.basePath);
     const frame = {
       lang: 'en',
       siteTitle: address.site.title,
@@ -214,6 +236,7 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
       variants: [],
     };
     return send(
+      req,
       res,
       401,
       'text/html',
@@ -226,17 +249,17 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
 
   const view = await siteView(ctx, address, admitted.claims);
   if (single === 'sitemap.xml') {
-    if (view.site.visibility !== 'public') return notFound(res, view);
+    if (view.site.visibility !== 'public') return notFound(req, res, view);
     const urls = (await everyVariant(ctx, view)).flatMap(({ addresses }) => listedPages(addresses, 'robots').map((p) => p.url));
-    return send(res, 200, 'application/xml', sitemapXml(urls), { 'cache-control': 'public, max-age=300' });
+    return send(req, res, 200, 'application/xml', sitemapXml(urls), { 'cache-control': 'public, max-age=300' });
   }
   if (single === 'llms.txt') {
-    if (view.site.agentsContext !== 'included') return notFound(res, view);
+    if (view.site.agentsContext !== 'included') return notFound(req, res, view);
     const sections: LlmsSection[] = (await everyVariant(ctx, view)).map(({ title, addresses }) => ({
       title: title || view.site.title,
       pages: listedPages(addresses, 'agents'),
     }));
-    return send(res, 200, 'text/plain', llmsTxt(view, sections), cachingHeaders(view));
+    return send(req, res, 200, 'text/plain', llmsTxt(view, sections), cachingHeaders(view));
   }
   if (segments[0] === '~') return serveTool(ctx, req, res, view, segments.slice(1));
   return servePage(ctx, req, res, view, segments);
@@ -258,7 +281,7 @@ async function answer(
   try {
     address = await find();
   } catch (error) {
-    if (error instanceof HttpError && error.status === 404) return notFound(res, asked.basePath);
+    if (error instanceof HttpError && error.status === 404) return notFound(req, res, asked.basePath);
     throw error;
   }
   await serveSite(ctx, req, res, address);

@@ -206,6 +206,24 @@ describe('published sites, as their visitors get them', () => {
     const cold = await Promise.all(Array.from({ length: 10 }, () => visit(`${base}endpoints`)));
     assert.deepEqual(new Set(cold.map((c) => `${c.status} ${c.headers.get('etag')}`)).size, 1);
 
+    // Gzip for who takes it, as another representation (its own ETag); a revisit with either tag is a 304.
+    const plain = await visit(base, { 'accept-encoding': 'identity' });
+    const zipped = await visit(base, { 'accept-encoding': 'gzip' });
+    assert.equal(plain.headers.get('content-encoding'), null);
+    assert.equal(zipped.headers.get('content-encoding'), 'gzip');
+    for (const answer of [plain, zipped]) assert.match(answer.headers.get('vary') ?? '', /Accept-Encoding/i);
+    assert.equal(zipped.text, plain.text, 'the same page once decoded');
+    assert.equal(plain.headers.get('etag'), etag.replace(/-gz"$/, '"'));
+    assert.equal(zipped.headers.get('etag'), `${(plain.headers.get('etag') as string).slice(0, -1)}-gz"`);
+    for (const tag of [plain.headers.get('etag'), zipped.headers.get('etag')]) {
+      const revisit = await visit(base, { 'accept-encoding': 'gzip', 'if-none-match': tag as string });
+      assert.equal(revisit.status, 304, tag as string);
+      assert.equal(revisit.headers.get('etag'), zipped.headers.get('etag'));
+    }
+    const stylesheet = await visit(`${base}~/site.css`, { 'accept-encoding': 'gzip' });
+    assert.equal(stylesheet.headers.get('content-encoding'), 'gzip');
+    assert.match(stylesheet.text, /body\s*\{/);
+
     await write(api, [{ type: 'insert_page', title: 'Errors', slug: 'errors', markdown: 'Codes.' }]);
     const after = await visit(base, { 'if-none-match': etag });
     assert.equal(after.status, 200, 'the merge changed the page (its navigation)');
