@@ -55,3 +55,4 @@ export {
   type CachedMembership,
 } from './membership-cache';
 export { LruCache } from './lru';
+export { seededRandom } from './random';

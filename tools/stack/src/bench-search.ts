@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { connectDatabase, createLogger } from '@quire/runtime';
+import { connectDatabase, createLogger, seededRandom } from '@quire/runtime';
 import { apiClient, type ApiClient, type TestStack, successBody } from '@quire/testkit';
-import { quantile, random, summary } from './bench-stats';
+import { quantile, summary } from './bench-stats';
 
 /**
  * Search benchmark for `npm run bench`: a 10,000-page space of varied markdown (a few
@@ -71,7 +71,7 @@ interface Generator {
 }
 
 function generator(seed: number): Generator {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const words = vocabulary(next);
   const rank = zipfSampler(words.length, next);
   return { words, next, word: () => words[rank()], technical: () => TECHNICAL[Math.floor(next() * TECHNICAL.length)] };

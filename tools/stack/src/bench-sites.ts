@@ -5,9 +5,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
+import { seededRandom } from '@quire/runtime';
 import { apiClient, successBody, type ApiClient, type TestStack } from '@quire/testkit';
 import { startFloorProcess } from './bench-request-path';
-import { quantile, random, readProcesses, summary } from './bench-stats';
+import { quantile, readProcesses, summary } from './bench-stats';
 
 /*
  * `npm run bench -- sites`: a published documentation site of 1,000 pages, read through the
@@ -64,7 +65,7 @@ interface Generator {
 }
 
 function generator(seed: number): Generator {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const between = (low: number, high: number) => low + Math.floor(next() * (high - low + 1));
   return { next, between, pick: (list) => list[Math.floor(next() * list.length)] };
 }

@@ -35,15 +35,3 @@ export function readProcesses(): Map<number, ProcessInfo> {
   }
   return table;
 }
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run of a bench writes the same content. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

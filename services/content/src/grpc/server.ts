@@ -107,26 +107,7 @@ function toSearchHit(hit: PageHit): content.SearchHit {
 export function contentGrpc(ctx: ContentContext): content.ContentServiceImplementation {
   const base = ctx.config.PUBLIC_BASE_URL;
 
-  /** `view`: a view of the space's organization (its collections give the level in force on the space). */
-  const toSpace = (space: SpaceDoc, view: OrgView, viewerRole: Role | null, gitSync: GitSyncSummary | undefined): content.Space => ({
-    id: space._id,
-    organizationId: space.organizationId,
-    title: space.title,
-    emoji: space.emoji,
-    visibility: space.visibility,
-    parentId: space.parentId ?? '',
-    revisionId: space.revisionId,
-    defaultLevel: space.defaultLevel ?? '',
-    createTime: space.createdAt,
-    updateTime: space.updatedAt,
-    deleteTime: space.deletedAt ?? undefined,
-    viewerRole: viewerRole ?? '',
-    restJson: JSON.stringify(
-      presentSpace(space, { role: viewerRole, defaultLevel: spaceLevelIn(view, space), baseUrl: base, gitSync: gitSync && presentGitSync(gitSync) }),
-    ),
-  });
-
-  /** A Space message with what a lean BatchGetSpaces answers. */
+  /** A Space message with what a lean BatchGetSpaces answers: where the space is, no viewer or REST object. */
   const toLeanSpace = (space: SpaceDoc): content.Space => ({
     id: space._id,
     organizationId: space.organizationId,
@@ -141,6 +122,16 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
     deleteTime: space.deletedAt ?? undefined,
     viewerRole: '',
     restJson: '',
+  });
+
+  /** `view`: a view of the space's organization (its collections give the level in force on the space). */
+  const toSpace = (space: SpaceDoc, view: OrgView, viewerRole: Role | null, gitSync: GitSyncSummary | undefined): content.Space => ({
+    ...toLeanSpace(space),
+    defaultLevel: space.defaultLevel ?? '',
+    viewerRole: viewerRole ?? '',
+    restJson: JSON.stringify(
+      presentSpace(space, { role: viewerRole, defaultLevel: spaceLevelIn(view, space), baseUrl: base, gitSync: gitSync && presentGitSync(gitSync) }),
+    ),
   });
 
   /** Space messages of `spaces` (same order), with `viewer`'s role and view when one is given. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { conversationInput } from '@quire/contract';
+import { seededRandom } from '@quire/runtime';
 
 /*
  * A labelled set of support conversations about ten known problems of a documentation
@@ -306,18 +307,6 @@ const ANSWERS = [
 ];
 const FOLLOW_UPS = ['Any update on this?', 'Here is the screenshot you asked for.', 'Still happening today.', 'Thanks, waiting for your reply.'];
 const SOURCES = ['intercom', 'zendesk', 'slack'];
-
-/** A deterministic generator of numbers in [0, 1) (mulberry32) from a seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A labelled conversation: the input and the known problem it is about. */
 export interface LabelledConversation {

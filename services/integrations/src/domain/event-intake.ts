@@ -106,6 +106,19 @@ async function spaceEvent(
   input: { organizationId: string; spaceId: string; type: string; key: string; fields: Record<string, unknown> },
 ): Promise<number> {
   const installations = await installationsOn(ctx, 'space', input.organizationId, input.spaceId);
+  return recordForEach(ctx, installations, { type: input.type, subject: { spaceId: input.spaceId }, key: input.key, fields: input.fields });
+}
+
+/**
+ * Records GitBook's event `type` about `subject` (a space or a site) for each of `installations`:
+ * one per installation and `key`, `fields` completing its payload.
+ */
+function recordForEach(
+  ctx: IntegrationsContext,
+  installations: TargetedInstallation[],
+  event: { type: string; subject: { spaceId: string } | { siteId: string }; key: string; fields: Record<string, unknown> },
+): Promise<number> {
+  const subjectId = 'spaceId' in event.subject ? event.subject.spaceId : event.subject.siteId;
   return recordEvents(
     ctx,
     installations.map((installation) => ({
@@ -113,11 +126,11 @@ async function spaceEvent(
       installationId: installation._id,
       organizationId: installation.organizationId,
       payload: {
-        eventId: derivedEventId(input.type, installation._id, input.spaceId, input.key),
-        type: input.type,
+        eventId: derivedEventId(event.type, installation._id, subjectId, event.key),
+        type: event.type,
         installationId: installation._id,
-        spaceId: input.spaceId,
-        ...input.fields,
+        ...event.subject,
+        ...event.fields,
       },
     })),
   );
@@ -180,24 +193,12 @@ export async function siteViewed(ctx: IntegrationsContext, streamEventId: string
   }
   const visitor = siteVisitor(payload.visitor);
   const installations = await installationsOn(ctx, 'site', organizationId, siteId);
-  return recordEvents(
-    ctx,
-    installations.map((installation) => ({
-      integrationName: installation.integrationName,
-      installationId: installation._id,
-      organizationId: installation.organizationId,
-      payload: {
-        eventId: derivedEventId('site_view', installation._id, siteId, streamEventId),
-        type: 'site_view',
-        installationId: installation._id,
-        siteId,
-        ...fields,
-        visitor,
-        url: text(payload.url) ?? '',
-        referrer: text(payload.referrer) ?? '',
-      },
-    })),
-  );
+  return recordForEach(ctx, installations, {
+    type: 'site_view',
+    subject: { siteId },
+    key: streamEventId,
+    fields: { ...fields, visitor, url: text(payload.url) ?? '', referrer: text(payload.referrer) ?? '' },
+  });
 }
 
 /** Applies one stream event (idempotent: at-least-once delivery may repeat it). */

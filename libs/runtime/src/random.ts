@@ -1,0 +1,15 @@
+/**
+ * A deterministic generator of numbers in [0, 1) from a seed (mulberry32): the same seed gives
+ * the same sequence, so generated data (a bench's content, a labelled set) is the same every run.
+ * Not for secrets.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
