@@ -37,10 +37,115 @@ describe('the shared markdown renderer', () => {
     assert.match(html, /<a href="https:\/\/example\.com" rel="noopener">https:\/\/example\.com<\/a>/);
   });
 
-  it('drops GitBook block tags and never links javascript:', () => {
-    const { html } = renderMarkdown('{% hint style="info" %}\nBe careful.\n{% endhint %}\n\n[x](javascript:alert(1))');
-    assert.doesNotMatch(html, /hint|href="javascript/);
-    assert.match(html, /Be careful\./);
+  it('renders GitBook hints, tabs and code titles as elements around their markdown', () => {
+    const { html } = renderMarkdown(
+      [
+        '{% hint style="warning" %}',
+        'Be **careful**.',
+        '{% endhint %}',
+        '',
+        '{% tabs %}',
+        '{% tab title="Linux <1>" %}',
+        '- apt install it',
+        '{% endtab %}',
+        '',
+        '{% tab title="macOS" %}',
+        'Use brew.',
+        '{% endtab %}',
+        '{% endtabs %}',
+        '',
+        '{% code title="install.sh" lineNumbers="true" %}',
+        '```sh',
+        'make install',
+        '```',
+        '{% endcode %}',
+        '',
+        '{% hint style="unknown" %}',
+        'Plain.',
+        '{% endhint %}',
+      ].join('\n'),
+    );
+    assert.match(html, /<aside class="hint hint-warning" role="note">\n<p>Be <strong>careful<\/strong>\.<\/p>\n<\/aside>/);
+    assert.match(
+      html,
+      /<div class="tabs">\n<details class="tab" open><summary>Linux &lt;1&gt;<\/summary>\n<ul>\n<li>apt install it<\/li>\n<\/ul>\n<\/details>/,
+    );
+    assert.match(html, /<details class="tab"><summary>macOS<\/summary>\n<p>Use brew\.<\/p>\n<\/details>\n<\/div>/);
+    assert.match(html, /<figure class="code"><figcaption>install\.sh<\/figcaption>\n<pre><code class="language-sh">make install\n<\/code><\/pre>\n<\/figure>/);
+    assert.match(html, /<aside class="hint hint-info" role="note">\n<p>Plain\.<\/p>/, 'an unknown style is an info hint');
+    assert.doesNotMatch(html, /\{%/);
+  });
+
+  it('links embeds and files through the resolvers, never to a script', () => {
+    const { html } = renderMarkdown(
+      [
+        '{% embed url="https://example.com/video" %}',
+        'A caption.',
+        '{% endembed %}',
+        '',
+        '{% file src="/files/f1" %}',
+        '',
+        '{% file src="/files/f2" %}',
+        '',
+        '{% file src="../.gitbook/assets/My%20guide.pdf" %}',
+        '',
+        '{% embed url="javascript:alert(1)" %}',
+        '',
+        '{% content-ref url="/pages/p1" %}',
+        '[Install](/pages/p1)',
+        '{% endcontent-ref %}',
+      ].join('\n'),
+      {
+        resolveHref: (href) => (href.startsWith('/pages/') ? '/site/install' : href),
+        resolveSrc: (src) => (src === '/files/f1' ? '/site/~/files/s1/f1' : src),
+        fileName: (src) => (src === '/files/f2' ? 'guide <2>.pdf' : undefined),
+      },
+    );
+    assert.match(
+      html,
+      /<figure class="embed"><p><a href="https:\/\/example\.com\/video" rel="noopener">https:\/\/example\.com\/video<\/a><\/p>\n<p>A caption\.<\/p>\n<\/figure>/,
+    );
+    assert.match(html, /<figure class="file"><p><a href="\/site\/~\/files\/s1\/f1" download>f1<\/a><\/p><\/figure>/, 'a file without its end tag');
+    assert.match(html, /<a href="\/files\/f2" download>guide &lt;2&gt;\.pdf<\/a>/, 'a file known to the page is labelled with its name');
+    assert.match(html, /<a href="\.\.\/\.gitbook\/assets\/My%20guide\.pdf" download>My guide\.pdf<\/a>/);
+    assert.match(html, /<figure class="embed"><p>javascript:alert\(1\)<\/p><\/figure>/);
+    assert.match(html, /<div class="content-ref">\n<p><a href="\/site\/install">Install<\/a><\/p>\n<\/div>/);
+  });
+
+  it('drops block tags it does not pair or show, keeping the markdown between, and never links javascript:', () => {
+    const { html } = renderMarkdown(
+      [
+        '{% hint style="info" %}',
+        'Never closed.',
+        '',
+        '> {% hint style="danger" %}',
+        '> Inside a quote.',
+        '',
+        '{% endhint %}',
+        '{% swagger method="get" %}',
+        'Kept text.',
+        '{% endswagger %}',
+        '{% endtabs %}',
+        '',
+        '```md',
+        '{% hint style="info" %}',
+        '```',
+        '',
+        '[x](javascript:alert(1))',
+      ].join('\n'),
+    );
+    // The hint opened before the quote pairs with the end tag after it; the one in the quote ends with the quote.
+    assert.equal(html.match(/<aside/g)?.length, 1);
+    assert.equal(html.match(/<\/aside>/g)?.length, 1);
+    assert.match(html, /<blockquote>\n<p>Inside a quote\.<\/p>\n<\/blockquote>/);
+    assert.match(html, /<p>Kept text\.<\/p>/);
+    assert.match(html, /<code class="language-md">\{% hint style=&quot;info&quot; %\}\n<\/code>/, 'a tag in code stays code');
+    assert.doesNotMatch(html, /swagger|endtabs|href="javascript/);
+  });
+
+  it('ends a paragraph at a block tag written right after it', () => {
+    const { html } = renderMarkdown('{% hint style="success" %}\nDone.\n{% endhint %}\nAfter.');
+    assert.match(html, /<aside class="hint hint-success" role="note">\n<p>Done\.<\/p>\n<\/aside>\n<p>After\.<\/p>/);
   });
 
   it('allocates the anchors search sections use', () => {

@@ -1,4 +1,5 @@
 import { AnchorAllocator } from './anchors';
+import { blockAddress, blockMeta, gitbookBlocks } from './blocks';
 import { markdownParser, type MarkdownParser, type MarkdownToken } from './parser';
 
 export interface RenderOptions {
@@ -6,6 +7,8 @@ export interface RenderOptions {
   resolveHref?: (href: string) => string | null;
   /** An image's address as the reader's browser should load it. */
   resolveSrc?: (src: string) => string;
+  /** The name of the file at a file block's `src`, as its label (else the address's last part). */
+  fileName?: (src: string) => string | undefined;
 }
 
 export interface RenderedHeading {
@@ -22,7 +25,6 @@ export interface RenderedMarkdown {
 
 // GitBook block tags ({% hint style="info" %} … {% endhint %}) are markup, not text.
 const TEMPLATE_TAG = /\{%[^%]*%\}/g;
-const TEMPLATE_LINE = /^[ \t]*\{%[^%]*%\}[ \t]*$/gm;
 
 /** The readable text of an inline token: text, inline code, and images' alt text. */
 export function inlineText(token: MarkdownToken): string {
@@ -54,6 +56,7 @@ function rendering(): MarkdownParser {
   // Raw HTML stays text (a page's author cannot put script on a published site); bare addresses become links.
   const md = markdownParser('source', { fresh: true });
   md.set({ linkify: true });
+  md.use(gitbookBlocks);
   const escape = md.utils.escapeHtml;
   md.renderer.rules.heading_open = (tokens, idx) => {
     const token = tokens[idx];
@@ -75,15 +78,23 @@ function rendering(): MarkdownParser {
   return md;
 }
 
+/** A block's address as a link of the page: never a script, a file through resolveSrc, any other through resolveHref. */
+function resolveBlockAddress(md: MarkdownParser, address: { value: string; file: boolean }, options: RenderOptions): string | null {
+  const normalized = md.normalizeLink(address.value);
+  if (!md.validateLink(normalized)) return null;
+  if (address.file) return options.resolveSrc ? options.resolveSrc(address.value) : normalized;
+  return options.resolveHref ? options.resolveHref(address.value) : normalized;
+}
+
 /**
  * A page body as HTML: headings get unique ids (the anchors search results point at) and are
- * listed for the outline, links and images go through the given resolvers, GitBook's block
- * tags are dropped, and raw HTML is shown as text.
+ * listed for the outline, links and images go through the given resolvers, GitBook's blocks
+ * (hints, tabs, code titles, embeds, files, content references, steppers, columns) become
+ * HTML elements and other block tags are dropped, and raw HTML is shown as text.
  */
 export function renderMarkdown(markdown: string, options: RenderOptions = {}): RenderedMarkdown {
   const md = rendering();
-  const source = markdown.includes('{%') ? markdown.replace(TEMPLATE_LINE, '') : markdown;
-  const tokens = md.parse(source, {});
+  const tokens = md.parse(markdown, {});
   const levels = tokens.filter((t) => t.type === 'heading_open').map((t) => Number(t.tag.slice(1)));
   // The page title is the h1: a body that uses h1 is shifted one level down.
   const offset = levels.length && Math.min(...levels) === 1 ? 1 : 0;
@@ -99,6 +110,11 @@ export function renderMarkdown(markdown: string, options: RenderOptions = {}): R
           else token.attrSet('href', resolved);
         }
         if (/^https?:\/\//i.test(String(token.attrGet('href') ?? ''))) token.attrSet('rel', 'noopener');
+      } else if (token.type === 'gitbook_open') {
+        const meta = blockMeta(token);
+        const address = blockAddress(meta);
+        if (address) meta.href = resolveBlockAddress(md, address, options);
+        if (address?.file) meta.label = options.fileName?.(address.value);
       } else if (token.type === 'image' && options.resolveSrc) {
         const src = token.attrGet('src');
         if (src !== null) token.attrSet('src', options.resolveSrc(String(src)));

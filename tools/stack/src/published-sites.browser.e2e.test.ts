@@ -607,12 +607,19 @@ describe('published sites in a browser', () => {
         'README.md':
           '# Welcome\n\nStart with the [install guide](guides/install.md#steps), or see [the guides](guides/README.md).\n\n![Logo](.gitbook/assets/logo.png)\n',
         'guides/README.md': '# Guides\n\nPick one: [install](install.md) or [configure](./configure.md).\n',
-        'guides/install.md':
+        'guides/install.md': [
           '# Install\n\n## Steps\n\nRun the installer.\n\n![Diagram of the install](../.gitbook/assets/diagram.png)\n\nThen [configure](configure.md#port). Back to [the start](../README.md).\n',
+          // GitBook's blocks, as GitBook writes them to Git.
+          '{% hint style="warning" %}\nBack up first: see [configure](configure.md).\n{% endhint %}\n',
+          '{% tabs %}\n{% tab title="Linux" %}\nUse the package.\n{% endtab %}\n\n{% tab title="macOS" %}\nUse brew.\n{% endtab %}\n{% endtabs %}\n',
+          '{% file src="../.gitbook/assets/checklist.pdf" %}\nThe checklist.\n{% endfile %}\n',
+          '{% content-ref url="configure.md" %}\n[configure.md](configure.md)\n{% endcontent-ref %}\n',
+        ].join('\n'),
         'guides/configure.md': '# Configure\n\n## Port\n\nSet the port. The [API](../reference/api.md) lists the rest.\n',
         'reference/api.md': '# API\n\n## Endpoints\n\nBack to [the guides](../guides/README.md) and [install](../guides/install.md).\n',
         '.gitbook/assets/logo.png': png(32, 16, [200, 40, 40]),
         '.gitbook/assets/diagram.png': png(20, 20, [40, 160, 60]),
+        '.gitbook/assets/checklist.pdf': Buffer.from('%PDF-1.4\n% checklist\n'),
       };
       for (const [name, data] of Object.entries(files)) {
         mkdirSync(path.dirname(path.join(work, name)), { recursive: true });
@@ -655,6 +662,34 @@ describe('published sites in a browser', () => {
         report.images.map((image) => image.alt),
         ['Logo', 'Diagram of the install'],
       );
+      // GitBook's blocks became elements: a hint, tabs, a file to download (among the links
+      // checked above), a content reference to the page.
+      const install = await (await fetchBounded(`${origin}${base}guides/install`)).text();
+      assert.match(
+        install,
+        /<aside class="hint hint-warning" role="note">\n<p>Back up first: see <a href="[^"]*\/guides\/configure">configure<\/a>\.<\/p>\n<\/aside>/,
+      );
+      assert.deepEqual(
+        [...install.matchAll(/<summary>([^<]*)<\/summary>/g)].map((m) => m[1]),
+        ['Linux', 'macOS'],
+      );
+      const download = /<figure class="file"><p><a href="([^"]+)" download>[^<]+<\/a><\/p>/.exec(install)?.[1];
+      assert.ok(download && report.links.has(new URL(download, origin).href), `the file links to the site's files (${download})`);
+      assert.match(download, /\/~\/files\//);
+      assert.match(install, /<div class="content-ref">\n<p><a href="[^"]*\/guides\/configure">configure\.md<\/a><\/p>\n<\/div>/);
+      assert.doesNotMatch(install, /\{%/);
+      const { context, page } = await newPage();
+      try {
+        await page.goto(`${origin}${base}guides/install`);
+        assert.equal(await page.getByText('Use the package.').isVisible(), true, 'the first tab is open');
+        assert.equal(await page.getByText('Use brew.').isVisible(), false, 'the others are folded');
+        await page.getByText('macOS', { exact: true }).click();
+        assert.equal(await page.getByText('Use brew.').isVisible(), true, 'a tab opens like a disclosure, with no script');
+        assert.equal(await page.getByRole('link', { name: 'checklist.pdf' }).count(), 1, 'a file is labelled with its name');
+        await screenshot(page, 'published-site-gitbook-blocks.png');
+      } finally {
+        await context.close();
+      }
       assert.deepEqual(report.problems, [], report.problems.join('\n'));
     },
     TEST_MS,

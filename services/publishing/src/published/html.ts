@@ -187,6 +187,11 @@ main>h1,main>p,main>ol{grid-column:1}
 .description{color:var(--muted);font-size:1.1rem}
 .body img{max-width:100%}.body pre{background:var(--soft);padding:12px;overflow:auto;border-radius:6px}.body code{font-size:.9em}
 .body table{border-collapse:collapse}.body td,.body th{border:1px solid var(--line);padding:4px 8px}
+.hint{border-left:4px solid var(--accent);background:var(--soft);padding:4px 16px;margin:16px 0;border-radius:4px}.hint-success{border-color:#1a7f37}.hint-warning{border-color:#bf8700}.hint-danger{border-color:#cf222e}
+.tabs{border:1px solid var(--line);border-radius:6px;padding:4px 12px;margin:16px 0}.tab summary{cursor:pointer;font-weight:600}
+.body figure{margin:16px 0}.body figcaption{font-size:.85rem;color:var(--muted)}.embed,.file,.content-ref{border:1px solid var(--line);border-radius:6px;padding:0 12px}
+.stepper{counter-reset:step}.step{counter-increment:step;border-left:2px solid var(--line);padding-left:16px}.step::before{content:counter(step);font-weight:700;color:var(--muted)}
+.columns{display:flex;flex-wrap:wrap;gap:24px}.column{flex:1 1 240px}
 .anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}
 .outline{position:sticky;top:16px;font-size:.9rem}.outline h2{font-size:.9rem;text-transform:uppercase;color:var(--muted)}.outline ul{list-style:none;padding:0}.outline .level-3{padding-left:12px}
 .pager{display:flex;justify-content:space-between;gap:16px;margin-top:48px;border-top:1px solid var(--line);padding-top:16px}

@@ -1,7 +1,7 @@
 import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { byPosition } from '../domain/positions';
 import { navHtml, type Frame, type Link, type NavNode, type PageContent, type Tab } from './html';
-import { renderedBody, type PublishedContent, type PublishedPage } from './space-content';
+import { renderedBody, type PublishedContent, type PublishedFile, type PublishedPage } from './space-content';
 import { sectionPath, variantPath, type Location, type SiteView } from './site-view';
 
 /*
@@ -49,7 +49,7 @@ export class VariantAddresses {
     const fileRef = /^\/files\/([^/?#]+)\/?$/.exec(target);
     if (fileRef) return this.content.files.has(fileRef[1]) ? this.file(fileRef[1]) : null;
     const file = this.fileByName(target);
-    if (file) return file;
+    if (file) return this.file(file.id);
     const page = this.pageByRelativePath(from, target);
     if (page) return `${this.page(page)}${anchor}`;
     return target.startsWith('/') ? href : null;
@@ -57,12 +57,23 @@ export class VariantAddresses {
 
   /** An image's address: content's /files/<id>, or a file of the revision by its name (.gitbook/assets/…). */
   src(src: string): string {
-    const fileRef = /^\/files\/([^/?#]+)$/.exec(src);
-    if (fileRef && this.content.files.has(fileRef[1])) return this.file(fileRef[1]);
-    return this.fileByName(src) ?? src;
+    const file = this.fileAt(src);
+    return file ? this.file(file.id) : src;
   }
 
-  private fileByName(target: string): string | undefined {
+  /** The name of the space's file at `src` (a file block's label). */
+  fileName(src: string): string | undefined {
+    return this.fileAt(src)?.name;
+  }
+
+  /** The space's file a body names: `/files/<id>`, or by its name (`.gitbook/assets/<name>`). */
+  private fileAt(src: string): PublishedFile | undefined {
+    const fileRef = /^\/files\/([^/?#]+)$/.exec(src);
+    if (fileRef) return this.content.files.get(fileRef[1]) ?? this.fileByName(src);
+    return this.fileByName(src);
+  }
+
+  private fileByName(target: string): PublishedFile | undefined {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined;
     let name: string;
     try {
@@ -70,8 +81,7 @@ export class VariantAddresses {
     } catch {
       return undefined;
     }
-    const file = name && (target.includes('.gitbook/assets/') || !/\.md$/i.test(name)) ? this.content.filesByName.get(name) : undefined;
-    return file ? this.file(file.id) : undefined;
+    return name && (target.includes('.gitbook/assets/') || !/\.md$/i.test(name)) ? this.content.filesByName.get(name) : undefined;
   }
 
   /** "guides/install.md", "../intro", "README.md" next to `from` (Git layout), or a page path from the space's root. */
@@ -178,6 +188,7 @@ export function pageContentOf(addresses: VariantAddresses, page: PublishedPage):
   const rendered = renderedBody(addresses.content, page, addresses.root, {
     href: (href) => addresses.href(page, href),
     src: (src) => addresses.src(src),
+    fileName: (src) => addresses.fileName(src),
   });
   const reading = addresses.content.reading;
   const at = reading.findIndex((p) => p.id === page.id);

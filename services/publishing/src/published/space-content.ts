@@ -131,12 +131,12 @@ export function renderedBody(
   content: PublishedContent,
   page: PublishedPage,
   key: string,
-  resolve: { href: (href: string) => string | null; src: (src: string) => string },
+  resolve: { href: (href: string) => string | null; src: (src: string) => string; fileName: (src: string) => string | undefined },
 ): RenderedMarkdown {
   const cacheKey = `${page.id}\n${key}`;
   let rendered = content.rendered.get(cacheKey);
   if (!rendered) {
-    rendered = renderMarkdown(page.body, { resolveHref: resolve.href, resolveSrc: resolve.src });
+    rendered = renderMarkdown(page.body, { resolveHref: resolve.href, resolveSrc: resolve.src, fileName: resolve.fileName });
     content.rendered.set(cacheKey, rendered);
   }
   return rendered;
