@@ -92,13 +92,18 @@ describe('the shared markdown renderer', () => {
         '{% embed url="javascript:alert(1)" %}',
         '',
         '{% content-ref url="/pages/p1" %}',
-        '[Install](/pages/p1)',
+        '[p1.md](/pages/p1)',
+        '{% endcontent-ref %}',
+        '',
+        '{% content-ref url="/pages/gone" %}',
+        '[gone.md](https://example.com/gone)',
         '{% endcontent-ref %}',
       ].join('\n'),
       {
         resolveHref: (href) => (href.startsWith('/pages/') ? '/site/install' : href),
         resolveSrc: (src) => (src === '/files/f1' ? '/site/~/files/s1/f1' : src),
         fileName: (src) => (src === '/files/f2' ? 'guide <2>.pdf' : undefined),
+        pageTitle: (href) => (href === '/pages/p1' ? 'Install' : undefined),
       },
     );
     assert.match(
@@ -109,7 +114,12 @@ describe('the shared markdown renderer', () => {
     assert.match(html, /<a href="\/files\/f2" download>guide &lt;2&gt;\.pdf<\/a>/, 'a file known to the page is labelled with its name');
     assert.match(html, /<a href="\.\.\/\.gitbook\/assets\/My%20guide\.pdf" download>My guide\.pdf<\/a>/);
     assert.match(html, /<figure class="embed"><p>javascript:alert\(1\)<\/p><\/figure>/);
-    assert.match(html, /<div class="content-ref">\n<p><a href="\/site\/install">Install<\/a><\/p>\n<\/div>/);
+    assert.match(html, /<div class="content-ref">\n<p><a href="\/site\/install">Install<\/a><\/p>\n<\/div>/, "the page's title");
+    assert.match(
+      html,
+      /<div class="content-ref">\n<p><a href="https:\/\/example\.com\/gone" rel="noopener">gone\.md<\/a><\/p>\n<\/div>/,
+      'the text as written',
+    );
   });
 
   it('drops block tags it does not pair or show, keeping the markdown between, and never links javascript:', () => {

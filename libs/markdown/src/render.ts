@@ -9,6 +9,8 @@ export interface RenderOptions {
   resolveSrc?: (src: string) => string;
   /** The name of the file at a file block's `src`, as its label (else the address's last part). */
   fileName?: (src: string) => string | undefined;
+  /** The title of the page an internal link leads to, as a content reference's label (else the link's text). */
+  pageTitle?: (href: string) => string | undefined;
 }
 
 export interface RenderedHeading {
@@ -86,6 +88,24 @@ function resolveBlockAddress(md: MarkdownParser, address: { value: string; file:
   return options.resolveHref ? options.resolveHref(address.value) : normalized;
 }
 
+/** A content reference's link reads as its page's title: GitBook writes the file's name there. */
+function titleContentReferences(tokens: MarkdownToken[], pageTitle: (href: string) => string | undefined): void {
+  for (let i = 0; i < tokens.length; i++) {
+    const meta = tokens[i].type === 'gitbook_open' ? blockMeta(tokens[i]) : undefined;
+    if (meta?.name !== 'content-ref' || !meta.paired) continue;
+    const inline = tokens.slice(i + 1).find((token) => token.type === 'inline' || token.type === 'gitbook_close');
+    const children = inline?.type === 'inline' ? (inline.children ?? []) : [];
+    const open = children.findIndex((child) => child.type === 'link_open');
+    const close = children.findIndex((child) => child.type === 'link_close');
+    const label = children[open + 1];
+    if (open < 0 || close <= open + 1 || label.type !== 'text') continue;
+    const title = pageTitle(String(children[open].attrGet('href') ?? ''));
+    if (!title) continue;
+    label.content = title;
+    children.splice(open + 2, close - open - 2);
+  }
+}
+
 /**
  * A page body as HTML: headings get unique ids (the anchors search results point at) and are
  * listed for the outline, links and images go through the given resolvers, GitBook's blocks
@@ -135,6 +155,7 @@ export function renderMarkdown(markdown: string, options: RenderOptions = {}): R
       headings.push({ level, text, anchor });
     }
   }
+  if (options.pageTitle) titleContentReferences(tokens, options.pageTitle);
   walk(tokens);
   return { html: md.renderer.render(tokens, md.options, {}), headings };
 }

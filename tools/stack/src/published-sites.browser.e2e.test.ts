@@ -676,7 +676,7 @@ describe('published sites in a browser', () => {
       const download = /<figure class="file"><p><a href="([^"]+)" download>[^<]+<\/a><\/p>/.exec(install)?.[1];
       assert.ok(download && report.links.has(new URL(download, origin).href), `the file links to the site's files (${download})`);
       assert.match(download, /\/~\/files\//);
-      assert.match(install, /<div class="content-ref">\n<p><a href="[^"]*\/guides\/configure">configure\.md<\/a><\/p>\n<\/div>/);
+      assert.match(install, /<div class="content-ref">\n<p><a href="[^"]*\/guides\/configure">Configure<\/a><\/p>\n<\/div>/);
       assert.doesNotMatch(install, /\{%/);
       const { context, page } = await newPage();
       try {

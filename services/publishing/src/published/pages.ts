@@ -55,6 +55,14 @@ export class VariantAddresses {
     return target.startsWith('/') ? href : null;
   }
 
+  /** The title of the page of this space a link of `from`'s body leads to (a content reference's label). */
+  pageTitle(from: PublishedPage, href: string): string | undefined {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return undefined;
+    const [target] = splitAnchor(href);
+    const pageRef = /^\/pages\/([^/?#]+)\/?$/.exec(target);
+    return (pageRef ? this.content.byId.get(pageRef[1]) : this.pageByRelativePath(from, target))?.title;
+  }
+
   /** An image's address: content's /files/<id>, or a file of the revision by its name (.gitbook/assets/…). */
   src(src: string): string {
     const file = this.fileAt(src);
@@ -189,6 +197,7 @@ export function pageContentOf(addresses: VariantAddresses, page: PublishedPage):
     href: (href) => addresses.href(page, href),
     src: (src) => addresses.src(src),
     fileName: (src) => addresses.fileName(src),
+    pageTitle: (href) => addresses.pageTitle(page, href),
   });
   const reading = addresses.content.reading;
   const at = reading.findIndex((p) => p.id === page.id);

@@ -1,5 +1,5 @@
 import { fromService } from '@quire/http';
-import { renderMarkdown, type RenderedMarkdown } from '@quire/markdown';
+import { renderMarkdown, type RenderedMarkdown, type RenderOptions } from '@quire/markdown';
 import { LruCache } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
 
@@ -131,12 +131,12 @@ export function renderedBody(
   content: PublishedContent,
   page: PublishedPage,
   key: string,
-  resolve: { href: (href: string) => string | null; src: (src: string) => string; fileName: (src: string) => string | undefined },
+  resolve: Required<Pick<RenderOptions, 'fileName' | 'pageTitle'>> & { href: (href: string) => string | null; src: (src: string) => string },
 ): RenderedMarkdown {
   const cacheKey = `${page.id}\n${key}`;
   let rendered = content.rendered.get(cacheKey);
   if (!rendered) {
-    rendered = renderMarkdown(page.body, { resolveHref: resolve.href, resolveSrc: resolve.src, fileName: resolve.fileName });
+    rendered = renderMarkdown(page.body, { resolveHref: resolve.href, resolveSrc: resolve.src, fileName: resolve.fileName, pageTitle: resolve.pageTitle });
     content.rendered.set(cacheKey, rendered);
   }
   return rendered;
