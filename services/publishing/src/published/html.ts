@@ -26,6 +26,11 @@ export interface NavNode {
   children: NavNode[];
 }
 
+export interface Alternate {
+  hreflang: string;
+  href: string;
+}
+
 export interface Frame {
   lang: string;
   siteTitle: string;
@@ -38,6 +43,8 @@ export interface Frame {
   noIndex: boolean;
   tabs: Tab[];
   variants: Link[];
+  /** The page in the site's other languages (hreflang). */
+  alternates?: Alternate[];
   /** The query shown in the search box. */
   query?: string;
   /** The page as markdown, when AI agents may read the site. */
@@ -118,6 +125,7 @@ function frameHtml(frame: Frame, main: string, sidebar: string): string {
     frame.description ? `<meta name="description" content="${e(frame.description)}">` : '',
     frame.noIndex ? `<meta name="robots" content="noindex, nofollow">` : '',
     frame.canonical ? `<link rel="canonical" href="${e(frame.canonical)}">` : '',
+    ...(frame.alternates ?? []).map((alternate) => `<link rel="alternate" hreflang="${e(alternate.hreflang)}" href="${e(alternate.href)}">`),
     frame.markdown ? `<link rel="alternate" type="text/markdown" href="${e(frame.markdown)}">` : '',
     `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css">`,
     // No icon of its own: say so, rather than have browsers ask the host's root for one.

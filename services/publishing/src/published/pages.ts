@@ -1,6 +1,6 @@
 import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { byPosition } from '../domain/positions';
-import { navHtml, type Frame, type Link, type NavNode, type PageContent, type Tab } from './html';
+import { navHtml, type Alternate, type Frame, type Link, type NavNode, type PageContent, type Tab } from './html';
 import { renderedBody, type PublishedContent, type PublishedFile, type PublishedPage } from './space-content';
 import { sectionPath, variantPath, type Location, type SiteView } from './site-view';
 
@@ -142,19 +142,78 @@ export function tabsOf(view: SiteView, location?: Location): Tab[] {
   return under(null);
 }
 
-/** The other variants of the location's section (or of the site root), the current one marked. */
-export function variantsOf(view: SiteView, location: Location): Link[] {
+/**
+ * The variants of the location's section (or of the site root), the current one marked: each
+ * links to the page at the same path in it when `peers` has one, else to its root.
+ */
+export function variantsOf(view: SiteView, location: Location, peers: SamePage[] = []): Link[] {
   const variants = [...(view.variants.get(location.section?._id ?? '') ?? [])].sort(byPosition);
   return variants.map((siteSpace: SiteSpaceDoc) => ({
     label: view.spaces.get(siteSpace.spaceId)?.title ?? siteSpace.path,
-    href: variantPath(view, location.section, siteSpace),
+    href: peers.find((peer) => peer.siteSpace._id === siteSpace._id)?.href ?? variantPath(view, location.section, siteSpace),
     current: siteSpace._id === location.siteSpace._id,
   }));
 }
 
+/** A page as one variant of a section shows it: the same path (or the first page) in each variant that has it. */
+export interface SamePage {
+  siteSpace: SiteSpaceDoc;
+  language: string;
+  /** Its address on the site (a path). */
+  href: string;
+}
+
+/** The page of each variant at `page`'s path: `page` itself in its own variant, the first page for a variant's root. */
+export function samePages(location: Location, page: PublishedPage, variants: VariantAddresses[]): SamePage[] {
+  const found: SamePage[] = [];
+  for (const addresses of variants) {
+    const { content } = addresses;
+    const same =
+      addresses.location.siteSpace._id === location.siteSpace._id
+        ? page
+        : location.pagePath
+          ? content.byPath.get(page.path)
+          : (content.reading[0] ?? content.pages[0]);
+    if (same) found.push({ siteSpace: addresses.location.siteSpace, language: content.language, href: addresses.page(same) });
+  }
+  return found;
+}
+
+/**
+ * hreflang alternates (absolute addresses) when the variants that have the page are in more
+ * than one language: one per language (the current variant's, else the default's, else the
+ * first), and x-default for the default variant's.
+ */
+export function languageAlternates(view: SiteView, location: Location, peers: SamePage[], origin: string): Alternate[] {
+  const languages = new Set(peers.map((peer) => peer.language).filter(Boolean));
+  if (languages.size < 2) return [];
+  const preferred = [...peers].sort((a, b) => rank(view, location, a) - rank(view, location, b) || byPosition(a.siteSpace, b.siteSpace));
+  const alternates: Alternate[] = [];
+  for (const peer of preferred)
+    if (peer.language && !alternates.some((a) => a.hreflang === peer.language)) alternates.push({ hreflang: peer.language, href: `${origin}${peer.href}` });
+  const fallback = peers.find((peer) => view.defaults.has(peer.siteSpace._id));
+  if (fallback) alternates.push({ hreflang: 'x-default', href: `${origin}${fallback.href}` });
+  return alternates;
+}
+
+const rank = (view: SiteView, location: Location, peer: SamePage) =>
+  peer.siteSpace._id === location.siteSpace._id ? 0 : view.defaults.has(peer.siteSpace._id) ? 1 : 2;
+
 export function frameOf(
   view: SiteView,
-  input: { title: string; lang?: string; description?: string; canonical?: string; noIndex?: boolean; location?: Location; query?: string; markdown?: string },
+  input: {
+    title: string;
+    lang?: string;
+    description?: string;
+    canonical?: string;
+    noIndex?: boolean;
+    location?: Location;
+    /** The page in each variant, for the variant switcher. */
+    peers?: SamePage[];
+    alternates?: Alternate[];
+    query?: string;
+    markdown?: string;
+  },
 ): Frame {
   return {
     lang: input.lang || 'en',
@@ -165,7 +224,8 @@ export function frameOf(
     canonical: input.canonical,
     noIndex: view.site.visibility !== 'public' || Boolean(input.noIndex),
     tabs: tabsOf(view, input.location),
-    variants: input.location ? variantsOf(view, input.location) : [],
+    variants: input.location ? variantsOf(view, input.location, input.peers) : [],
+    alternates: input.alternates ?? [],
     query: input.query,
     markdown: input.markdown,
   };

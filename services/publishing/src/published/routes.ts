@@ -9,7 +9,7 @@ import { addressOnGateway, addressOnHost, gatewaySitePath, hostedRoot, type Site
 import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { admit, AudienceDecision, clearCookie } from './audience';
 import { messageHtml, pageHtml, searchHtml, STYLESHEET } from './html';
-import { frameOf, pageContentOf, VariantAddresses } from './pages';
+import { frameOf, languageAlternates, pageContentOf, samePages, VariantAddresses } from './pages';
 import { acceptsGzip, Body, gzipTag, matches } from './body';
 import { searchSite } from './search';
 import { locate, siteView, type Location, type SiteView } from './site-view';
@@ -110,6 +110,18 @@ async function variantContent(ctx: PublishingContext, view: SiteView, location: 
   return new VariantAddresses(view, location, await publishedContent(ctx, space.id, space.revisionId));
 }
 
+/** The variants of the location's section (or the site root) with their addresses: `current`'s own for its variant. */
+async function sectionVariants(ctx: PublishingContext, view: SiteView, location: Location, current: VariantAddresses): Promise<VariantAddresses[]> {
+  const variants = view.variants.get(location.section?._id ?? '') ?? [];
+  if (variants.length < 2) return [current];
+  const found = await Promise.all(
+    variants.map((siteSpace) =>
+      siteSpace._id === location.siteSpace._id ? current : variantContent(ctx, view, { section: location.section, siteSpace, pagePath: '' }),
+    ),
+  );
+  return found.filter((addresses): addresses is VariantAddresses => addresses !== undefined);
+}
+
 /** Every variant the visitor sees, each with its addresses. */
 async function everyVariant(ctx: PublishingContext, view: SiteView): Promise<Array<{ title: string; addresses: VariantAddresses }>> {
   const sections = view.sectioned ? view.sections : [undefined];
@@ -149,6 +161,7 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
   let html = renderedPages.get(etag);
   if (!html) {
     const origin = new URL(view.address.base).origin;
+    const peers = samePages(location, page, await sectionVariants(ctx, view, location, addresses));
     const frame = frameOf(view, {
       title: page.title === view.site.title ? page.title : `${page.title} | ${view.site.title}`,
       lang: addresses.content.language,
@@ -156,6 +169,8 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
       canonical: `${origin}${addresses.page(page)}`,
       noIndex: page.hidden || page.noRobotsIndex,
       location,
+      peers,
+      alternates: languageAlternates(view, location, peers, origin),
       markdown: view.site.agentsContext === 'included' ? addresses.markdown(page) : undefined,
     });
     html = new Body(pageHtml(frame, pageContentOf(addresses, page)));

@@ -286,6 +286,60 @@ describe('published sites, as their visitors get them', () => {
     }
   });
 
+  it('links a page to itself in the other variants, and to its other languages with hreflang', async () => {
+    const spaceIn = async (title: string, language: string) => {
+      const created = await org.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title, language });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      return created.body.id as string;
+    };
+    const [english, german] = await Promise.all([spaceIn('Manual', 'en'), spaceIn('Handbuch', 'de')]);
+    await write(english, [
+      { type: 'insert_page', title: 'Intro', slug: 'intro', markdown: 'Hello.' },
+      { type: 'insert_page', title: 'Setup', slug: 'setup', markdown: 'Set it up.' },
+      { type: 'insert_page', title: 'Only in English', slug: 'only-en', markdown: 'English.' },
+    ]);
+    await write(german, [
+      { type: 'insert_page', title: 'Einführung', slug: 'intro', markdown: 'Hallo.' },
+      { type: 'insert_page', title: 'Einrichtung', slug: 'setup', markdown: 'Einrichten.' },
+    ]);
+    const site = await newSite({ title: 'Multilingual', spaces: [english] });
+    const added = await org.admin.api.post(`${sites()}/${site.id}/site-spaces`, { spaceId: german });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const base = pathOf(site.urls.published);
+    const de = `${base}${added.body.path}/`;
+    const alternates = (text: string) => [...text.matchAll(/<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">/g)].map((m) => [m[1], pathOf(m[2])]);
+
+    const setup = await visit(`${base}setup`);
+    assert.equal(setup.status, 200);
+    assert.deepEqual(alternates(setup.text), [
+      ['en', `${base}setup`],
+      ['de', `${de}setup`],
+      ['x-default', `${base}setup`],
+    ]);
+    assert.match(setup.text, new RegExp(`<a href="${de}setup">Handbuch</a>`), 'the switcher leads to the same page');
+
+    const german_ = await visit(`${de}setup`);
+    assert.match(german_.text, /<html lang="de">/);
+    assert.deepEqual(alternates(german_.text), [
+      ['de', `${de}setup`],
+      ['en', `${base}setup`],
+      ['x-default', `${base}setup`],
+    ]);
+    assert.match(german_.text, new RegExp(`<a href="${base}setup">Manual</a>`));
+
+    const home = await visit(base);
+    assert.deepEqual(alternates(home.text), [
+      ['en', base],
+      ['de', de],
+      ['x-default', base],
+    ]);
+
+    // A page one variant lacks: no alternates, and the switcher leads to the other variant's root.
+    const only = await visit(`${base}only-en`);
+    assert.deepEqual(alternates(only.text), []);
+    assert.match(only.text, new RegExp(`<a href="${de}">Handbuch</a>`));
+  });
+
   it('serves a site by its own hostname and keeps crawlers to what its visibility allows', async () => {
     const site = await newSite({ title: 'Hosted', spaces: [guides] });
     const patched = await org.admin.api.patch(`${sites()}/${site.id}`, { hostname: 'docs.hosted.test' });
