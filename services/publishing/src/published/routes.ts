@@ -107,7 +107,7 @@ function announceView(ctx: PublishingContext, req: Request, view: SiteView, loca
 async function variantContent(ctx: PublishingContext, view: SiteView, location: Location) {
   const space = view.spaces.get(location.siteSpace.spaceId);
   if (!space) return undefined;
-  return new VariantAddresses(view, location, await publishedContent(ctx, space.id, space.revisionId));
+  return new VariantAddresses(view, location, await publishedContent(ctx, space));
 }
 
 /** The variants of the location's section (or the site root) with their addresses: `current`'s own for its variant. */
@@ -198,7 +198,7 @@ async function serveTool(ctx: PublishingContext, req: Request, res: Response, vi
     const [spaceId, fileId] = rest;
     const shown = [...view.variants.values()].some((variants) => variants.some((s) => s.spaceId === spaceId));
     const space = shown ? view.spaces.get(spaceId) : undefined;
-    const content = space && (await publishedContent(ctx, space.id, space.revisionId));
+    const content = space && (await publishedContent(ctx, space));
     if (!space || !content?.files.has(fileId)) return notFound(req, res, view);
     res
       .status(302)

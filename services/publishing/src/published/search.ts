@@ -25,7 +25,7 @@ export async function searchSite(ctx: PublishingContext, view: SiteView, query: 
         (async () => {
           const [found, content] = await Promise.all([
             fromService('Content', ctx.clients.content.searchSpaceContent({ spaceId: space.id, revisionId: space.revisionId, query, limit: PER_SPACE })),
-            publishedContent(ctx, space.id, space.revisionId),
+            publishedContent(ctx, space),
           ]);
           const addresses = new VariantAddresses(view, { section, siteSpace, pagePath: '' }, content);
           return found.hits.flatMap((hit) => {

@@ -2,11 +2,13 @@ import { fromService } from '@quire/http';
 import { renderMarkdown, type RenderedMarkdown, type RenderOptions } from '@quire/markdown';
 import { LruCache } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
+import type { SpaceState } from './site-view';
 
 /*
  * A space's content as a published site shows it, per revision. A revision never changes, so
  * what is read (one GetSpaceContent) and rendered (each page's HTML, on first view) is kept
- * in this process by revision id until memory pressure pushes it out.
+ * in this process by revision id and the space's last update (its title and language come
+ * with the pages) until memory pressure pushes it out.
  */
 
 export interface PublishedPage {
@@ -105,23 +107,26 @@ function build(response: Awaited<ReturnType<PublishingContext['clients']['conten
 }
 
 /** The space's content at `revisionId` (one call to content the first time, shared by concurrent asks). */
-export async function publishedContent(ctx: PublishingContext, spaceId: string, revisionId: string): Promise<PublishedContent> {
-  const cached = cache.get(revisionId);
+export async function publishedContent(ctx: PublishingContext, space: Pick<SpaceState, 'id' | 'revisionId' | 'updated'>): Promise<PublishedContent> {
+  // The revision holds the pages; the space's title and language come with them and change
+  // without a new revision: what was read is kept while neither changes.
+  const key = `${space.revisionId}\n${space.updated}`;
+  const cached = cache.get(key);
   if (cached) return cached;
-  let pending = loading.get(revisionId);
+  let pending = loading.get(key);
   if (!pending) {
-    pending = fromService('Content', ctx.clients.content.getSpaceContent({ spaceId, revisionId, evaluated: true }))
+    pending = fromService('Content', ctx.clients.content.getSpaceContent({ spaceId: space.id, revisionId: space.revisionId, evaluated: true }))
       .then((response) => {
         const content = build(response);
         cache.set(
-          revisionId,
+          key,
           content,
           content.pages.reduce((sum, page) => sum + page.body.length * 3 + 512, 0),
         );
         return content;
       })
-      .finally(() => loading.delete(revisionId));
-    loading.set(revisionId, pending);
+      .finally(() => loading.delete(key));
+    loading.set(key, pending);
   }
   return pending;
 }

@@ -334,6 +334,16 @@ describe('published sites, as their visitors get them', () => {
       ['x-default', base],
     ]);
 
+    // A space's language changes without a new revision: its pages follow at once.
+    const patched = await org.admin.api.patch(`/v1/spaces/${german}`, { language: 'fr' });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const french = await visit(`${de}setup`);
+    assert.match(french.text, /<html lang="fr">/);
+    assert.deepEqual(
+      alternates(french.text).map(([lang]) => lang),
+      ['fr', 'en', 'x-default'],
+    );
+
     // A page one variant lacks: no alternates, and the switcher leads to the other variant's root.
     const only = await visit(`${base}only-en`);
     assert.deepEqual(alternates(only.text), []);
