@@ -18,6 +18,11 @@ export function visitorClaims(site: SiteDoc, token: string | undefined): Visitor
     if (site.visibility === 'visitor-auth') throw httpError.forbidden('visitorAuthToken: this site requires a visitor token signed with its private key');
     return {};
   }
+  return visitorToken(site, token).claims;
+}
+
+/** A visitor token signed with the site's key: its claims, and when it expires if it says. A forged or expired one is a 403. */
+export function visitorToken(site: SiteDoc, token: string): { claims: VisitorClaims; expires?: Date } {
   let payload: string | jwt.JwtPayload;
   try {
     payload = jwt.verify(token, site.visitorAuth.privateKey, { algorithms: ['HS256'] });
@@ -27,7 +32,7 @@ export function visitorClaims(site: SiteDoc, token: string | undefined): Visitor
   if (typeof payload !== 'object' || payload === null) throw httpError.forbidden('visitorAuthToken: the token carries no claims');
   const claims: VisitorClaims = {};
   for (const [key, value] of Object.entries(payload)) if (!REGISTERED.includes(key)) claims[key] = value;
-  return claims;
+  return { claims, ...(typeof payload.exp === 'number' ? { expires: new Date(payload.exp * 1000) } : {}) };
 }
 
 /** A stored address, if visitors may be sent to it (one saved before addresses were checked may not). */

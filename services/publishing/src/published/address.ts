@@ -1,4 +1,5 @@
 import { apiUrl, httpError } from '@quire/http';
+import { LruCache } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import { siteVersion } from '../domain/site-version';
@@ -38,14 +39,8 @@ const hostnameOf = (host: string) => host.replace(/:\d+$/, '');
  * it has not moved; every write of a site moves it. The version is read before the site, so a
  * write that lands in between only makes the next request read it again.
  */
-const idsByAddress = new Map<string, string>();
-const sitesById = new Map<string, { site: SiteDoc; version: string }>();
-const MAX_KEPT = 5_000;
-
-function keep<K, V>(map: Map<K, V>, key: K, value: V): void {
-  if (map.size >= MAX_KEPT && !map.has(key)) map.delete(map.keys().next().value as K);
-  map.set(key, value);
-}
+const idsByAddress = new LruCache<string>(5_000);
+const sitesById = new LruCache<{ site: SiteDoc; version: string }>(5_000);
 
 async function knownSite(
   ctx: PublishingContext,
@@ -63,8 +58,8 @@ async function knownSite(
   const version = await siteVersion(ctx, found._id);
   const site = await ctx.models.Site.findOne({ _id: found._id, published: true }).lean();
   if (!site || !fits(site)) throw httpError.notFound('Site');
-  keep(idsByAddress, address, site._id);
-  keep(sitesById, site._id, { site, version });
+  idsByAddress.set(address, site._id, 1);
+  sitesById.set(site._id, { site, version }, 1);
   return { site, version };
 }
 
@@ -83,15 +78,18 @@ async function findInOrganization(ctx: PublishingContext, organizationId: string
   return byBasename;
 }
 
+/** The path of a site's root on the sites domain. */
+const domainSitePath = (org: string, key: string) => `/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
+
 /** The path of a site's root at the gateway. */
-export const gatewaySitePath = (org: string, key: string) => `${SITES_PATH}/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
+export const gatewaySitePath = (org: string, key: string) => `${SITES_PATH}${domainSitePath(org, key)}`;
 
 /** Where the root of the site an address on a host names would be, and what lies below it (known before looking the site up). */
 export function hostedRoot(ctx: PublishingContext, host: string, rest: string[]): { basePath: string; below: string[] } {
   const segments = segmentsOf(rest);
   const sitesDomain = ctx.config.SITES_BASE_DOMAIN;
   if (sitesDomain && hostnameOf(host.toLowerCase()) === hostnameOf(sitesDomain) && segments.length >= 2) {
-    return { basePath: `/${encodeURIComponent(segments[0])}/${encodeURIComponent(segments[1])}/`, below: segments.slice(2) };
+    return { basePath: domainSitePath(segments[0], segments[1]), below: segments.slice(2) };
   }
   return { basePath: '/', below: segments };
 }
@@ -125,7 +123,7 @@ export async function addressOnHost(ctx: PublishingContext, host: string, rest: 
     const [org, key, ...below] = segments;
     if (!org || !key) throw httpError.notFound('Site');
     const { site, version } = await siteInOrganization(ctx, org, key);
-    const basePath = `/${encodeURIComponent(org)}/${encodeURIComponent(key)}/`;
+    const basePath = domainSitePath(org, key);
     return { site, version, base: `https://${sitesDomain}${basePath}`, basePath, segments: below, needsSlash: !below.length && !originalPath.endsWith('/') };
   }
   const { site, version } = await knownSite(

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@quire/markdown';
 import type { VariantAddresses } from './pages';
 import type { SiteView } from './site-view';
 import type { PublishedPage } from './space-content';
@@ -33,11 +34,9 @@ export function robotsTxt(view: Pick<SiteView, 'site' | 'address'>): string {
   return lines.join('\n');
 }
 
-const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** Every page a search engine may index, as absolute addresses. */
 export function sitemapXml(urls: string[]): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((url) => `  <url><loc>${xml(url)}</loc></url>`).join('\n')}\n</urlset>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map((url) => `  <url><loc>${escapeHtml(url)}</loc></url>`).join('\n')}\n</urlset>\n`;
 }
 
 export interface ListedPage {

@@ -4,7 +4,7 @@ import { HttpError } from '@quire/http';
 import type { SiteDoc } from '../db/models';
 import type { VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
-import { visitorClaims } from '../domain/visitor-auth';
+import { visitorToken } from '../domain/visitor-auth';
 import type { SiteAddress } from './address';
 
 /*
@@ -54,12 +54,9 @@ async function activeShareLink(ctx: PublishingContext, site: SiteDoc, key: strin
 
 function claimsOf(site: SiteDoc, token: string): { claims: VisitorClaims; expires?: Date } | undefined {
   try {
-    const claims = visitorClaims(site, token);
-    const [, payload] = token.split('.');
-    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
-    return { claims, expires: typeof exp === 'number' ? new Date(exp * 1000) : undefined };
+    return visitorToken(site, token);
   } catch (error) {
-    if (error instanceof HttpError || error instanceof SyntaxError) return undefined;
+    if (error instanceof HttpError) return undefined;
     throw error;
   }
 }

@@ -11,6 +11,11 @@ import { sectionPath, variantPath, type Location, type SiteView } from './site-v
  */
 
 const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+const PAGE_REF = /^\/pages\/([^/?#]+)\/?$/;
+const FILE_REF = /^\/files\/([^/?#]+)\/?$/;
+/** An address with a scheme, protocol-relative or an anchor of the same page: not one of the space's. */
+const leavesTheSpace = (href: string) => SCHEME.test(href) || href.startsWith('#') || href.startsWith('//');
 
 /** Addresses of one variant's pages and files as this site shows them. */
 export class VariantAddresses {
@@ -37,30 +42,28 @@ export class VariantAddresses {
     return `${this.view.address.basePath}~/files/${encodeURIComponent(this.content.spaceId)}/${encodeURIComponent(fileId)}`;
   }
 
+  /** The variant's page at `pagePath` (its first page for ''). */
+  pageAt(pagePath: string): PublishedPage | undefined {
+    return pagePath ? this.content.byPath.get(pagePath) : (this.content.reading[0] ?? this.content.pages[0]);
+  }
+
   /** A link of `from`'s body: internal ones become this site's addresses; a missing internal target loses its link. */
   href(from: PublishedPage, href: string): string | null {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
+    if (leavesTheSpace(href)) return href;
     const [target, anchor] = splitAnchor(href);
-    const pageRef = /^\/pages\/([^/?#]+)\/?$/.exec(target);
-    if (pageRef) {
-      const page = this.content.byId.get(pageRef[1]);
-      return page ? `${this.page(page)}${anchor}` : null;
-    }
-    const fileRef = /^\/files\/([^/?#]+)\/?$/.exec(target);
+    const fileRef = FILE_REF.exec(target);
     if (fileRef) return this.content.files.has(fileRef[1]) ? this.file(fileRef[1]) : null;
-    const file = this.fileByName(target);
+    const isPageRef = PAGE_REF.test(target);
+    const file = isPageRef ? undefined : this.fileByName(target);
     if (file) return this.file(file.id);
-    const page = this.pageByRelativePath(from, target);
+    const page = this.linkedPage(from, target);
     if (page) return `${this.page(page)}${anchor}`;
-    return target.startsWith('/') ? href : null;
+    return target.startsWith('/') && !isPageRef ? href : null;
   }
 
   /** The title of the page of this space a link of `from`'s body leads to (a content reference's label). */
   pageTitle(from: PublishedPage, href: string): string | undefined {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return undefined;
-    const [target] = splitAnchor(href);
-    const pageRef = /^\/pages\/([^/?#]+)\/?$/.exec(target);
-    return (pageRef ? this.content.byId.get(pageRef[1]) : this.pageByRelativePath(from, target))?.title;
+    return leavesTheSpace(href) ? undefined : this.linkedPage(from, splitAnchor(href)[0])?.title;
   }
 
   /** An image's address: content's /files/<id>, or a file of the revision by its name (.gitbook/assets/…). */
@@ -76,13 +79,13 @@ export class VariantAddresses {
 
   /** The space's file a body names: `/files/<id>`, or by its name (`.gitbook/assets/<name>`). */
   private fileAt(src: string): PublishedFile | undefined {
-    const fileRef = /^\/files\/([^/?#]+)$/.exec(src);
+    const fileRef = FILE_REF.exec(src);
     if (fileRef) return this.content.files.get(fileRef[1]) ?? this.fileByName(src);
     return this.fileByName(src);
   }
 
   private fileByName(target: string): PublishedFile | undefined {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return undefined;
+    if (SCHEME.test(target)) return undefined;
     let name: string;
     try {
       name = decodeURIComponent(target.split('/').pop() ?? '');
@@ -90,6 +93,12 @@ export class VariantAddresses {
       return undefined;
     }
     return name && (target.includes('.gitbook/assets/') || !/\.md$/i.test(name)) ? this.content.filesByName.get(name) : undefined;
+  }
+
+  /** The page a link names: content's /pages/<id>, or a path (pageByRelativePath). */
+  private linkedPage(from: PublishedPage, target: string): PublishedPage | undefined {
+    const pageRef = PAGE_REF.exec(target);
+    return pageRef ? this.content.byId.get(pageRef[1]) : this.pageByRelativePath(from, target);
   }
 
   /** "guides/install.md", "../intro", "README.md" next to `from` (Git layout), or a page path from the space's root. */
@@ -163,20 +172,12 @@ export interface SamePage {
   href: string;
 }
 
-/** The page of each variant at `page`'s path: `page` itself in its own variant, the first page for a variant's root. */
-export function samePages(location: Location, page: PublishedPage, variants: VariantAddresses[]): SamePage[] {
-  const found: SamePage[] = [];
-  for (const addresses of variants) {
-    const { content } = addresses;
-    const same =
-      addresses.location.siteSpace._id === location.siteSpace._id
-        ? page
-        : location.pagePath
-          ? content.byPath.get(page.path)
-          : (content.reading[0] ?? content.pages[0]);
-    if (same) found.push({ siteSpace: addresses.location.siteSpace, language: content.language, href: addresses.page(same) });
-  }
-  return found;
+/** The page at the location's path in each variant that has it (the first page for a variant's root). */
+export function samePages(location: Location, variants: VariantAddresses[]): SamePage[] {
+  return variants.flatMap((addresses) => {
+    const same = addresses.pageAt(location.pagePath);
+    return same ? [{ siteSpace: addresses.location.siteSpace, language: addresses.content.language, href: addresses.page(same) }] : [];
+  });
 }
 
 /**
@@ -229,6 +230,11 @@ export function frameOf(
     query: input.query,
     markdown: input.markdown,
   };
+}
+
+/** A frame that shows nothing of a site but its title (a 404 where no site is, a sign-in page). */
+export function bareFrame(basePath: string, siteTitle: string, title: string): Frame {
+  return { lang: 'en', siteTitle, basePath, title, noIndex: true, tabs: [], variants: [] };
 }
 
 /** The variant's page tree (hidden pages left out), rendered once per revision and site address. */

@@ -9,10 +9,10 @@ import { addressOnGateway, addressOnHost, gatewaySitePath, hostedRoot, type Site
 import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { admit, AudienceDecision, clearCookie } from './audience';
 import { messageHtml, pageHtml, searchHtml, STYLESHEET } from './html';
-import { frameOf, languageAlternates, pageContentOf, samePages, VariantAddresses } from './pages';
+import { bareFrame, frameOf, languageAlternates, pageContentOf, samePages, VariantAddresses } from './pages';
 import { acceptsGzip, Body, gzipTag, matches } from './body';
 import { searchSite } from './search';
-import { locate, siteView, type Location, type SiteView } from './site-view';
+import { locate, shownVariants, siteView, type Location, type SiteView } from './site-view';
 import { publishedContent, type PublishedPage } from './space-content';
 
 /*
@@ -73,7 +73,7 @@ function notModified(req: Request, res: Response, headers: Record<string, string
 function notFound(req: Request, res: Response, where: SiteView | string): Promise<void> {
   const frame =
     typeof where === 'string'
-      ? { lang: 'en', siteTitle: 'Not found', basePath: where, title: 'Page not found', noIndex: true, tabs: [], variants: [] }
+      ? bareFrame(where, 'Not found', 'Page not found')
       : frameOf(where, { title: `Page not found | ${where.site.title}`, noIndex: true });
   return send(req, res, 404, 'text/html', messageHtml(frame, 'Page not found', 'There is no page at this address.'), { 'cache-control': 'no-store' });
 }
@@ -124,17 +124,16 @@ async function sectionVariants(ctx: PublishingContext, view: SiteView, location:
 
 /** Every variant the visitor sees, each with its addresses. */
 async function everyVariant(ctx: PublishingContext, view: SiteView): Promise<Array<{ title: string; addresses: VariantAddresses }>> {
-  const sections = view.sectioned ? view.sections : [undefined];
-  const found = [];
-  for (const section of sections) {
-    const variants = view.variants.get(section?._id ?? '') ?? [];
-    for (const siteSpace of variants) {
+  const found = await Promise.all(
+    shownVariants(view).map(async ({ section, siteSpace }) => {
       const addresses = await variantContent(ctx, view, { section, siteSpace, pagePath: '' });
+      if (!addresses) return [];
+      const several = (view.variants.get(section?._id ?? '')?.length ?? 0) > 1;
       const spaceTitle = view.spaces.get(siteSpace.spaceId)?.title ?? siteSpace.path;
-      if (addresses) found.push({ title: [section?.title, variants.length > 1 || !section ? spaceTitle : undefined].filter(Boolean).join(' — '), addresses });
-    }
-  }
-  return found;
+      return [{ title: [section?.title, several || !section ? spaceTitle : undefined].filter(Boolean).join(' — '), addresses }];
+    }),
+  );
+  return found.flat();
 }
 
 async function servePage(ctx: PublishingContext, req: Request, res: Response, view: SiteView, segments: string[]): Promise<void> {
@@ -146,22 +145,20 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
   if (!location) return notFound(req, res, view);
   const etag = etagOf(view.version, asMarkdown ? 'md' : 'html', path.join('/'));
   const headers: Record<string, string> = { etag, ...cachingHeaders(view) };
+  const addresses = await variantContent(ctx, view, location);
+  const page = addresses?.pageAt(location.pagePath);
+  if (!addresses || !page) return notFound(req, res, view);
   if (matches(req, etag)) {
     notModified(req, res, headers);
-    const addresses = await variantContent(ctx, view, location);
-    const page = addresses && pageAt(addresses, location);
-    if (page && !asMarkdown) announceView(ctx, req, view, location, page);
+    if (!asMarkdown) announceView(ctx, req, view, location, page);
     return;
   }
-  const addresses = await variantContent(ctx, view, location);
-  const page = addresses && pageAt(addresses, location);
-  if (!addresses || !page) return notFound(req, res, view);
   if (asMarkdown) return send(req, res, 200, 'text/markdown', pageMarkdown(page), headers);
   if (page.noRobotsIndex) headers['x-robots-tag'] ??= 'noindex';
   let html = renderedPages.get(etag);
   if (!html) {
     const origin = new URL(view.address.base).origin;
-    const peers = samePages(location, page, await sectionVariants(ctx, view, location, addresses));
+    const peers = samePages(location, await sectionVariants(ctx, view, location, addresses));
     const frame = frameOf(view, {
       title: page.title === view.site.title ? page.title : `${page.title} | ${view.site.title}`,
       lang: addresses.content.language,
@@ -180,11 +177,6 @@ async function servePage(ctx: PublishingContext, req: Request, res: Response, vi
   announceView(ctx, req, view, location, page);
 }
 
-function pageAt(addresses: VariantAddresses, location: Location): PublishedPage | undefined {
-  const { content } = addresses;
-  return location.pagePath ? content.byPath.get(location.pagePath) : (content.reading[0] ?? content.pages[0]);
-}
-
 /** ~/search, ~/files/<space>/<file> and ~/site.css. */
 async function serveTool(ctx: PublishingContext, req: Request, res: Response, view: SiteView, tool: string[]): Promise<void> {
   const [name, ...rest] = tool;
@@ -196,7 +188,7 @@ async function serveTool(ctx: PublishingContext, req: Request, res: Response, vi
   }
   if (name === 'files' && rest.length === 2) {
     const [spaceId, fileId] = rest;
-    const shown = [...view.variants.values()].some((variants) => variants.some((s) => s.spaceId === spaceId));
+    const shown = shownVariants(view).some(({ siteSpace }) => siteSpace.spaceId === spaceId);
     const space = shown ? view.spaces.get(spaceId) : undefined;
     const content = space && (await publishedContent(ctx, space));
     if (!space || !content?.files.has(fileId)) return notFound(req, res, view);
@@ -241,25 +233,9 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
         .set({ location: admitted.location ?? address.basePath, 'cache-control': 'no-store' })
         .end();
     if (admitted.status === 404) return notFound(req, res, address.basePath);
-    const frame = {
-      lang: 'en',
-      siteTitle: address.site.title,
-      basePath: address.basePath,
-      title: `Sign in | ${address.site.title}`,
-      noIndex: true,
-      tabs: [],
-      variants: [],
-    };
-    return send(
-      req,
-      res,
-      401,
-      'text/html',
-      messageHtml(frame, 'Sign in to read this site', 'This site is only open to signed-in visitors. Open it from the link your sign-in gives you.'),
-      {
-        'cache-control': 'no-store',
-      },
-    );
+    const frame = bareFrame(address.basePath, address.site.title, `Sign in | ${address.site.title}`);
+    const message = 'This site is only open to signed-in visitors. Open it from the link your sign-in gives you.';
+    return send(req, res, 401, 'text/html', messageHtml(frame, 'Sign in to read this site', message), { 'cache-control': 'no-store' });
   }
 
   const view = await siteView(ctx, address, admitted.claims);

@@ -3,7 +3,7 @@ import type { PublishingContext } from '../domain/context';
 import type { SearchResult } from './html';
 import { VariantAddresses } from './pages';
 import { publishedContent } from './space-content';
-import type { SiteView } from './site-view';
+import { shownVariants, type SiteView } from './site-view';
 
 /** Results shown per space searched. */
 const PER_SPACE = 10;
@@ -14,45 +14,40 @@ const PER_SPACE = 10;
  */
 export async function searchSite(ctx: PublishingContext, view: SiteView, query: string): Promise<SearchResult[]> {
   const seen = new Set<string>();
-  const searches: Array<Promise<SearchResult[]>> = [];
-  const sections = view.sectioned ? view.sections : [undefined];
-  for (const section of sections) {
-    for (const siteSpace of view.variants.get(section?._id ?? '') ?? []) {
-      const space = view.spaces.get(siteSpace.spaceId);
-      if (!space || seen.has(space.id)) continue;
-      seen.add(space.id);
-      searches.push(
-        (async () => {
-          const [found, content] = await Promise.all([
-            fromService('Content', ctx.clients.content.searchSpaceContent({ spaceId: space.id, revisionId: space.revisionId, query, limit: PER_SPACE })),
-            publishedContent(ctx, space),
-          ]);
-          const addresses = new VariantAddresses(view, { section, siteSpace, pagePath: '' }, content);
-          return found.hits.flatMap((hit) => {
-            const page = content.byId.get(hit.pageId);
-            if (!page || page.hidden) return [];
-            const href = addresses.page(page);
-            const trail = [];
-            for (
-              let parent = page.parentId ? content.byId.get(page.parentId) : undefined;
-              parent;
-              parent = parent.parentId ? content.byId.get(parent.parentId) : undefined
-            )
-              trail.unshift(parent.title);
-            return [
-              {
-                title: page.title,
-                href,
-                ancestors: [section?.title, ...trail].filter(Boolean).join(' › ') || undefined,
-                sections: hit.sections
-                  .filter((s) => s.anchor)
-                  .map((s) => ({ title: s.title, href: `${href}#${encodeURIComponent(s.anchor)}`, excerpt: s.body })),
-              },
-            ];
-          });
-        })(),
-      );
-    }
-  }
-  return (await Promise.all(searches)).flat();
+  const searched = shownVariants(view).flatMap(({ section, siteSpace }) => {
+    const space = view.spaces.get(siteSpace.spaceId);
+    if (!space || seen.has(space.id)) return [];
+    seen.add(space.id);
+    return [{ section, siteSpace, space }];
+  });
+  const results = await Promise.all(
+    searched.map(async ({ section, siteSpace, space }) => {
+      const [found, content] = await Promise.all([
+        fromService('Content', ctx.clients.content.searchSpaceContent({ spaceId: space.id, revisionId: space.revisionId, query, limit: PER_SPACE })),
+        publishedContent(ctx, space),
+      ]);
+      const addresses = new VariantAddresses(view, { section, siteSpace, pagePath: '' }, content);
+      return found.hits.flatMap((hit): SearchResult[] => {
+        const page = content.byId.get(hit.pageId);
+        if (!page || page.hidden) return [];
+        const href = addresses.page(page);
+        const trail = [];
+        for (
+          let parent = page.parentId ? content.byId.get(page.parentId) : undefined;
+          parent;
+          parent = parent.parentId ? content.byId.get(parent.parentId) : undefined
+        )
+          trail.unshift(parent.title);
+        return [
+          {
+            title: page.title,
+            href,
+            ancestors: [section?.title, ...trail].filter(Boolean).join(' › ') || undefined,
+            sections: hit.sections.filter((s) => s.anchor).map((s) => ({ title: s.title, href: `${href}#${encodeURIComponent(s.anchor)}`, excerpt: s.body })),
+          },
+        ];
+      });
+    }),
+  );
+  return results.flat();
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fromService } from '@quire/http';
-import { MAX_GRPC_BATCH } from '@quire/runtime';
+import { LruCache, MAX_GRPC_BATCH } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
@@ -46,18 +46,16 @@ export interface Location {
   pagePath: string;
 }
 
-const structures = new Map<string, { version: string; structure: Omit<SiteStructure, 'site'>; at: number }>();
+const structures = new LruCache<{ version: string; structure: Omit<SiteStructure, 'site'>; at: number }>(2_000);
 /** A structure read longer ago than this is read again even if no change was announced (a lost bump). */
 const STRUCTURE_TTL_MS = 60_000;
-const MAX_STRUCTURES = 2_000;
 
 /** The site's structure under `version` (read before `site` was: see address.ts). */
 async function structureOf(ctx: PublishingContext, site: SiteDoc, version: string): Promise<{ structure: SiteStructure; version: string }> {
   const kept = structures.get(site._id);
   if (kept && kept.version === version && Date.now() - kept.at < STRUCTURE_TTL_MS) return { structure: { ...kept.structure, site }, version };
   const structure = await loadStructure(ctx, site);
-  if (structures.size >= MAX_STRUCTURES) structures.delete(structures.keys().next().value as string);
-  structures.set(site._id, { version, structure, at: Date.now() });
+  structures.set(site._id, { version, structure, at: Date.now() }, 1);
   return { structure, version };
 }
 
@@ -134,6 +132,12 @@ export function locate(view: SiteView, segments: string[]): Location | undefined
   else siteSpace = variants.find((s) => view.defaults.has(s._id)) ?? variants[0];
   if (!siteSpace) return undefined;
   return { section, siteSpace, pagePath: rest.join('/') };
+}
+
+/** Every variant the visitor sees, with its section (sections in order; the site root's when it has none). */
+export function shownVariants(view: SiteView): Array<{ section?: SiteSectionDoc; siteSpace: SiteSpaceDoc }> {
+  const sections = view.sectioned ? view.sections : [undefined];
+  return sections.flatMap((section) => (view.variants.get(section?._id ?? '') ?? []).map((siteSpace) => ({ section, siteSpace })));
 }
 
 /** The address path of a section's root. */
