@@ -79,6 +79,30 @@ async function replica(): Promise<Replica> {
     assert.equal(await a.cache.findById(a.Note, 'missing'), null);
   });
 
+  it('reads many by id: the cached ones from memory, the others in one read, in the order asked', async () => {
+    await a.Note.create([
+      { _id: 'm1', owner: 'many', title: 'm1' },
+      { _id: 'm2', owner: 'many', title: 'm2' },
+    ]);
+    assert.equal((await a.cache.findById<NoteDoc>(a.Note, 'm1'))?.title, 'm1');
+    await rewriteRaw(a, 'm1', 'behind the back');
+    await rewriteRaw(a, 'm2', 'm2 as stored');
+    const reads: unknown[] = [];
+    mongoose.set('debug', (collection: string, method: string) => reads.push(`${collection}.${method}`));
+    try {
+      const docs = await a.cache.findByIds<NoteDoc>(a.Note, ['m2', 'missing', 'm1']);
+      assert.deepEqual(
+        docs.map((d) => d.title),
+        ['m2 as stored', 'm1'],
+        'm1 from the cache, m2 read, the absent left out',
+      );
+    } finally {
+      mongoose.set('debug', false);
+    }
+    assert.deepEqual(reads, ['notes.find'], 'one read for what the cache did not have');
+    assert.equal((await a.cache.findById<NoteDoc>(a.Note, 'm2'))?.title, 'm2 as stored', 'and it is kept');
+  });
+
   it('hands out copies: a caller changing its document changes nothing cached', async () => {
     const doc = (await a.cache.findById<NoteDoc>(a.Note, 'n1'))!;
     doc.title = 'mutated by a caller';

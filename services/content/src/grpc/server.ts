@@ -158,8 +158,8 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
       if (ids.length === 0) return { spaces: [] };
       if (request.lean) {
         const cache = documentCacheOf(ctx.redis, ctx.logger);
-        const spaces = await Promise.all(ids.map((id) => cache.findById<SpaceDoc>(ctx.models.Space, id)));
-        return { spaces: spaces.flatMap((space) => (space && (request.includeDeleted || !space.deletedAt) ? [toLeanSpace(space)] : [])) };
+        const spaces = await cache.findByIds<SpaceDoc>(ctx.models.Space, ids);
+        return { spaces: spaces.flatMap((space) => (request.includeDeleted || !space.deletedAt ? [toLeanSpace(space)] : [])) };
       }
       const found = new Map((await findSpaces(ctx, ids, { includeDeleted: request.includeDeleted })).map((s) => [s._id, s]));
       return {
