@@ -84,9 +84,10 @@ async function installationsOn(ctx: IntegrationsContext, kind: 'space' | 'site',
     found.set(target.installationId, { _id: target.installationId, integrationName: target.integrationName, organizationId: target.organizationId });
   }
   if (targets.length) {
-    // The installation above a space or site installation may be paused as a whole.
-    const paused = await ctx.models.Installation.find({ _id: { $in: [...found.keys()] }, status: 'paused' }, { _id: 1 }).lean();
-    for (const { _id } of paused) found.delete(_id);
+    // The installation above a space or site installation may be paused as a whole (read
+    // through the cache too: dropped by any write of it).
+    const above = await cache.findByIds<InstallationDoc>(ctx.models.Installation, [...new Set(targets.map((target) => target.installationId))]);
+    for (const installation of above) if (installation.status === 'paused') found.delete(installation._id);
   }
   return [...found.values()];
 }
@@ -182,7 +183,7 @@ function siteVisitor(value: unknown): Record<string, unknown> {
  * how many were new. Each view is its own event: the id derives from the stream event's, so a
  * redelivery of the same view records nothing new. Nothing without a site and its organization.
  */
-export async function siteViewed(ctx: IntegrationsContext, streamEventId: string, payload: SiteViewPayload): Promise<number> {
+async function siteViewed(ctx: IntegrationsContext, streamEventId: string, payload: SiteViewPayload): Promise<number> {
   const organizationId = text(payload.organizationId);
   const siteId = text(payload.siteId);
   if (!organizationId || !siteId) return 0;
