@@ -93,65 +93,47 @@ export function gitbookBlocks(md: MarkdownParser): void {
   const escape = md.utils.escapeHtml;
   const link = (meta: BlockMeta, label: string, download = false) =>
     meta.href ? `<a href="${escape(meta.href)}"${download ? ' download' : ' rel="noopener"'}>${escape(label)}</a>` : escape(label);
+  const div = (name: string) => ({ open: () => `<div class="${name}">`, close: '</div>\n' });
+  /** The blocks shown, each as its element's start and end. */
+  const blocks: Record<string, { open: (meta: BlockMeta) => string; close: string }> = {
+    hint: {
+      open: (meta) => `<aside class="hint hint-${HINT_STYLES.has(meta.attributes.style ?? '') ? meta.attributes.style : 'info'}" role="note">`,
+      close: '</aside>\n',
+    },
+    tabs: div('tabs'),
+    tab: {
+      open: (meta) => `<details class="tab"${meta.folded ? '' : ' open'}><summary>${escape(meta.attributes.title ?? 'Tab')}</summary>`,
+      close: '</details>\n',
+    },
+    code: {
+      open: (meta) => `<figure class="code">${meta.attributes.title ? `<figcaption>${escape(meta.attributes.title)}</figcaption>` : ''}`,
+      close: '</figure>\n',
+    },
+    'content-ref': div('content-ref'),
+    stepper: div('stepper'),
+    step: div('step'),
+    columns: div('columns'),
+    column: div('column'),
+    embed: { open: (meta) => `<figure class="embed"><p>${link(meta, meta.attributes.url ?? '')}</p>`, close: '</figure>\n' },
+    file: {
+      open: (meta) => {
+        const name = (meta.attributes.src ?? '').split(/[/?#]/).filter(Boolean).pop() ?? 'file';
+        return `<figure class="file"><p>${link(meta, meta.label ?? decodeName(name), true)}</p>`;
+      },
+      close: '</figure>\n',
+    },
+  };
 
+  // A self-contained block without its end tag is complete on its line.
   md.renderer.rules.gitbook_open = (tokens, idx) => {
     const meta = blockMeta(tokens[idx]);
-    const { attributes } = meta;
-    if (!meta.paired && !SELF_CONTAINED.has(meta.name)) return '';
-    const end = meta.paired ? '\n' : '</figure>\n';
-    switch (meta.name) {
-      case 'hint': {
-        const style = HINT_STYLES.has(attributes.style ?? '') ? attributes.style : 'info';
-        return `<aside class="hint hint-${style}" role="note">\n`;
-      }
-      case 'tabs':
-        return '<div class="tabs">\n';
-      case 'tab':
-        return `<details class="tab"${meta.folded ? '' : ' open'}><summary>${escape(attributes.title ?? 'Tab')}</summary>\n`;
-      case 'code':
-        return `<figure class="code">${attributes.title ? `<figcaption>${escape(attributes.title)}</figcaption>` : ''}\n`;
-      case 'content-ref':
-        return '<div class="content-ref">\n';
-      case 'stepper':
-        return '<div class="stepper">\n';
-      case 'step':
-        return '<div class="step">\n';
-      case 'columns':
-        return '<div class="columns">\n';
-      case 'column':
-        return '<div class="column">\n';
-      case 'embed':
-        return `<figure class="embed"><p>${link(meta, attributes.url ?? '')}</p>${end}`;
-      case 'file': {
-        const name = (attributes.src ?? '').split(/[/?#]/).filter(Boolean).pop() ?? 'file';
-        return `<figure class="file"><p>${link(meta, meta.label ?? decodeName(name), true)}</p>${end}`;
-      }
-      default:
-        return '';
-    }
+    const block = blocks[meta.name];
+    if (!block || (!meta.paired && !SELF_CONTAINED.has(meta.name))) return '';
+    return `${block.open(meta)}${meta.paired ? '\n' : block.close}`;
   };
   md.renderer.rules.gitbook_close = (tokens, idx) => {
     const meta = blockMeta(tokens[idx]);
-    if (!meta.paired) return '';
-    switch (meta.name) {
-      case 'hint':
-        return '</aside>\n';
-      case 'tab':
-        return '</details>\n';
-      case 'code':
-      case 'embed':
-      case 'file':
-        return '</figure>\n';
-      case 'tabs':
-      case 'content-ref':
-      case 'stepper':
-      case 'step':
-      case 'columns':
-      case 'column':
-        return '</div>\n';
-      default:
-        return '';
-    }
+    return meta.paired ? (blocks[meta.name]?.close ?? '') : '';
   };
 }
 

@@ -4,6 +4,5 @@
  * and the same heading anchors.
  */
 export { markdownParser, type MarkdownParser, type MarkdownToken } from './parser';
-export { headingAnchor, AnchorAllocator } from './anchors';
-export { headingText, inlineText, renderMarkdown, type RenderOptions, type RenderedMarkdown, type RenderedHeading } from './render';
-export { escapeHtml } from './render';
+export { AnchorAllocator } from './anchors';
+export { escapeHtml, headingText, inlineText, plainText, renderMarkdown, type RenderOptions, type RenderedMarkdown, type RenderedHeading } from './render';

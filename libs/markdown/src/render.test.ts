@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
-import { AnchorAllocator, headingAnchor, renderMarkdown } from './index';
+import { headingAnchor } from './anchors';
+import { AnchorAllocator, renderMarkdown } from './index';
 
 describe('the shared markdown renderer', () => {
   it('gives headings unique anchors and lists them for the outline', () => {

@@ -39,11 +39,15 @@ export function inlineText(token: MarkdownToken): string {
   return out;
 }
 
-/** A heading's text as anchors are made from it: tags dropped, white space runs as one space. */
+/** Text as one line: GitBook's block tags dropped, white space runs as one space (only runs are replaced: fast on long text). */
+export function plainText(text: string): string {
+  const untagged = text.includes('{%') ? text.replace(TEMPLATE_TAG, ' ') : text;
+  return untagged.replace(/\s{2,}|[^\S ]/g, ' ').trim();
+}
+
+/** A heading's text as anchors are made from it (plainText of its inline content). */
 export function headingText(inline: MarkdownToken | undefined): string {
-  if (!inline || inline.type !== 'inline') return '';
-  const text = inlineText(inline);
-  return (text.includes('{%') ? text.replace(TEMPLATE_TAG, ' ') : text).replace(/\s+/g, ' ').trim();
+  return inline?.type === 'inline' ? plainText(inlineText(inline)) : '';
 }
 
 let renderer: MarkdownParser | undefined;
@@ -93,7 +97,9 @@ function titleContentReferences(tokens: MarkdownToken[], pageTitle: (href: strin
   for (let i = 0; i < tokens.length; i++) {
     const meta = tokens[i].type === 'gitbook_open' ? blockMeta(tokens[i]) : undefined;
     if (meta?.name !== 'content-ref' || !meta.paired) continue;
-    const inline = tokens.slice(i + 1).find((token) => token.type === 'inline' || token.type === 'gitbook_close');
+    let next = i + 1;
+    while (next < tokens.length && tokens[next].type !== 'inline' && tokens[next].type !== 'gitbook_close') next++;
+    const inline = tokens[next];
     const children = inline?.type === 'inline' ? (inline.children ?? []) : [];
     const open = children.findIndex((child) => child.type === 'link_open');
     const close = children.findIndex((child) => child.type === 'link_close');

@@ -1,4 +1,4 @@
-import { AnchorAllocator, headingText, inlineText, markdownParser } from '@quire/markdown';
+import { AnchorAllocator, headingText, inlineText, markdownParser, plainText } from '@quire/markdown';
 
 /*
  * A page's markdown as searchable sections: cut at every heading (h1..h6), markup
@@ -17,15 +17,7 @@ export interface MarkdownSection {
   text: string;
 }
 
-// GitBook block tags ({% hint style="info" %} … {% endhint %}) are markup, not text.
-const TEMPLATE_TAG = /\{%[^%]*%\}/g;
 const HTML_TAG = /<[^>]*>/g;
-
-/** One line of text: tags dropped, white space runs as one space (only runs are replaced: much faster on long text). */
-function tidy(text: string): string {
-  const untagged = text.includes('{%') ? text.replace(TEMPLATE_TAG, ' ') : text;
-  return untagged.replace(/\s{2,}|[^\S ]/g, ' ').trim();
-}
 
 /** The page's sections in order; empty sections without a heading are left out. */
 export function markdownSections(markdown: string): MarkdownSection[] {
@@ -35,7 +27,7 @@ export function markdownSections(markdown: string): MarkdownSection[] {
   let current: MarkdownSection = { anchor: null, heading: '', text: '' };
   const parts: string[] = [];
   const close = () => {
-    current.text = tidy(parts.join(' '));
+    current.text = plainText(parts.join(' '));
     parts.length = 0;
     if (current.anchor !== null || current.text !== '') sections.push(current);
   };
