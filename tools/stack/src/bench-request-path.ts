@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { connectDatabase, createLogger, newId, type BaseConfig } from '@quire/runtime';
 import { successBody, type ApiClient, type TestStack } from '@quire/testkit';
-import { readProcesses, type ProcessInfo } from './bench-stats';
+import { cpuShares } from './bench-stats';
 
 /*
  * `npm run bench -- requestpath` (issue 12, items 4 and 5).
@@ -65,8 +65,9 @@ export function startFloorProcess(args: string[], env: NodeJS.ProcessEnv): Promi
   });
 }
 
-async function startFloor(body: unknown): Promise<{ url: string; stop(): void }> {
-  const backend = await startFloorProcess(['backend'], { FLOOR_BODY: JSON.stringify(body) });
+/** The floor: a bare proxy in front of bench-floor's backend, started with `env` (FLOOR_BODY, FLOOR_HTML_FILE). */
+export async function startFloor(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): void }> {
+  const backend = await startFloorProcess(['backend'], env);
   const proxy = await startFloorProcess(['proxy', `http://127.0.0.1:${backend.port}`], {});
   return {
     url: `http://127.0.0.1:${proxy.port}`,
@@ -79,62 +80,13 @@ async function startFloor(body: unknown): Promise<{ url: string; stop(): void }>
   };
 }
 
-// ---- CPU per process ------------------------------------------------------------------------
-
-/** What a process of the stack is, or undefined for processes the split leaves out. */
-function labelOf(pid: number, info: ProcessInfo, descendants: Set<number>, postgresDatabase: string | undefined): string | undefined {
-  if (postgresDatabase && info.command.startsWith('postgres: ') && info.command.split(' ').includes(postgresDatabase)) return 'datastore: PostgreSQL backends';
-  if (/^redis-server\b/.test(info.command)) return "redis (the machine's server)";
-  if (!descendants.has(pid)) return undefined;
-  const service = /services\/(\w+)\/dist\/main\.js/.exec(info.command);
-  if (service) return service[1];
-  if (/ferretdb/.test(info.command)) return 'datastore: FerretDB';
-  if (/\bmongod\b/.test(info.command)) return 'datastore: mongod';
-  if (/stack\/dist\/start\.js/.test(info.command)) return 'supervisor (npm start)';
-  return undefined;
-}
-
-/** CPU ticks per label for the stack's processes (descendants of this one) and the datastore's. */
-function stackTicks(postgresDatabase: string | undefined): Map<string, number> {
-  const table = readProcesses();
-  const descendants = new Set<number>();
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, info] of table) {
-      if (!descendants.has(pid) && (info.ppid === process.pid || descendants.has(info.ppid))) grew = descendants.add(pid) !== undefined;
-    }
-  }
-  const ticks = new Map<string, number>();
-  for (const [pid, info] of table) {
-    const label = labelOf(pid, info, descendants, postgresDatabase);
-    if (label) ticks.set(label, (ticks.get(label) ?? 0) + info.ticks);
-  }
-  return ticks;
-}
-
-function clockTicksPerSecond(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-}
-
 /** Samples CPU before a run; the returned function prints each process's share of a core since. */
 function cpuMeter(postgresDatabase: string | undefined) {
-  const before = stackTicks(postgresDatabase);
-  const ownBefore = process.cpuUsage();
-  const started = performance.now();
+  const measure = cpuShares(postgresDatabase);
   return () => {
-    const seconds = (performance.now() - started) / 1000;
-    const perSecond = clockTicksPerSecond();
-    const after = stackTicks(postgresDatabase);
-    const own = process.cpuUsage(ownBefore);
-    const rows = [...after].map(([label, ticks]) => [label, (ticks - (before.get(label) ?? 0)) / perSecond / seconds] as const);
-    rows.push(['load generator (this process)', (own.user + own.system) / 1e6 / seconds]);
-    rows.sort((a, b) => b[1] - a[1]);
+    const { seconds, shares } = measure();
     console.log(`  CPU during Quire's run (share of one core, over ${seconds.toFixed(1)} s):`);
-    for (const [label, cores] of rows) console.log(`    ${label.padEnd(34)} ${(cores * 100).toFixed(0).padStart(4)} %`);
+    for (const [label, cores] of shares) console.log(`    ${label.padEnd(34)} ${(cores * 100).toFixed(0).padStart(4)} %`);
   };
 }
 
@@ -222,7 +174,7 @@ async function benchRequestPathRatio(
   token: string,
   postgresDatabase: string | undefined,
 ) {
-  const floor = await startFloor(space.body);
+  const floor = await startFloor({ FLOOR_BODY: JSON.stringify(space.body) });
   let floorResult: LoadResult;
   try {
     floorResult = await load(`${floor.url}/v1/spaces/${space.id}`, {});

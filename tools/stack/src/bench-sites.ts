@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,8 +6,8 @@ import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { seededRandom } from '@quire/runtime';
 import { apiClient, successBody, type ApiClient, type TestStack } from '@quire/testkit';
-import { startFloorProcess } from './bench-request-path';
-import { quantile, readProcesses, summary } from './bench-stats';
+import { startFloor } from './bench-request-path';
+import { cpuShares, quantile, summary } from './bench-stats';
 
 /*
  * `npm run bench -- sites`: a published documentation site of 1,000 pages, read through the
@@ -251,55 +250,14 @@ async function load(origin: string, requests: autocannon.Request[], status: numb
 
 // ---- CPU per process --------------------------------------------------------------------------
 
-/** CPU ticks (utime + stime) of the stack's processes by label: its services and datastore, and the machine's Redis. */
-function stackTicks(postgresDatabase: string | undefined): Map<string, number> {
-  const table = readProcesses();
-  const ours = new Set<number>();
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, info] of table)
-      if (!ours.has(pid) && (info.ppid === process.pid || ours.has(info.ppid))) {
-        ours.add(pid);
-        grew = true;
-      }
-  }
-  const ticks = new Map<string, number>();
-  for (const [pid, info] of table) {
-    let label: string | undefined;
-    if (postgresDatabase && info.command.startsWith('postgres: ') && info.command.split(' ').includes(postgresDatabase)) label = 'PostgreSQL';
-    else if (/^redis-server\b/.test(info.command)) label = 'Redis';
-    else if (ours.has(pid)) {
-      label = /services\/(\w+)\/dist\/main\.js/.exec(info.command)?.[1];
-      if (!label && /ferretdb/.test(info.command)) label = 'FerretDB';
-      if (!label && /\bmongod\b/.test(info.command)) label = 'mongod';
-    }
-    if (label) ticks.set(label, (ticks.get(label) ?? 0) + info.ticks);
-  }
-  return ticks;
-}
-
-/** Starts counting; the returned function gives each process's share of one core since, busiest first. */
+/** Starts counting; the returned function gives each process's share of one core since, busiest first, on one line. */
 function cpuMeter(postgresDatabase: string | undefined): () => string {
-  const before = stackTicks(postgresDatabase);
-  const ownBefore = process.cpuUsage();
-  const started = performance.now();
-  return () => {
-    const seconds = (performance.now() - started) / 1000;
-    let perSecond = 100;
-    try {
-      perSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      // 100 on Linux.
-    }
-    const own = process.cpuUsage(ownBefore);
-    const rows = [...stackTicks(postgresDatabase)].map(([label, ticks]) => [label, (ticks - (before.get(label) ?? 0)) / perSecond / seconds] as const);
-    rows.push(['load generator', (own.user + own.system) / 1e6 / seconds]);
-    return rows
-      .filter(([, share]) => share >= 0.01)
-      .sort((a, b) => b[1] - a[1])
+  const measure = cpuShares(postgresDatabase);
+  return () =>
+    measure()
+      .shares.filter(([, share]) => share >= 0.01)
       .map(([label, share]) => `${label} ${(share * 100).toFixed(0)} %`)
       .join(' · ');
-  };
 }
 
 // ---- the section ------------------------------------------------------------------------------
@@ -308,15 +266,11 @@ async function startHtmlFloor(html: string): Promise<{ origin: string; stop(): v
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-sites-'));
   const file = path.join(dir, 'page.html');
   writeFileSync(file, html);
-  const backend = await startFloorProcess(['backend'], { FLOOR_HTML_FILE: file });
-  const proxy = await startFloorProcess(['proxy', `http://127.0.0.1:${backend.port}`], {});
+  const floor = await startFloor({ FLOOR_HTML_FILE: file });
   return {
-    origin: `http://127.0.0.1:${proxy.port}`,
+    origin: floor.url,
     stop() {
-      for (const { child } of [proxy, backend]) {
-        child.removeAllListeners('exit');
-        child.stdin!.end();
-      }
+      floor.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
