@@ -26,4 +26,4 @@ export { redactSecretQuery } from './log-redaction';
 export { route, routerOf, Reply, created, noContent, type Route, type RouteAccess, type RouteInput, type HttpMethod } from './routes';
 export { openApiPart, openApiPath } from './openapi';
 export { findOrgAccess, loadOrgAccess, orgRolesOf, isOrgAdmin, requireOrgAdmin, type OrgAccess, type OrgAccessDeps } from './org-access';
-export { DOWNLOAD_URL_LIFETIME_MS, signedUrl, verifySignedUrl, revisionFileUrl } from './signed-urls';
+export { signedUrl, verifySignedUrl, revisionFileUrl, verifyRevisionFileUrl } from './signed-urls';

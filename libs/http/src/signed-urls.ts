@@ -52,7 +52,18 @@ export function verifySignedUrl(
   if (expires * 1000 < now) throw httpError.forbidden('This download link has expired');
 }
 
+const revisionFilePath = (fileId: string) => `/v1/public/content/files/${fileId}`;
+
 /** The public address of a file of a revision (content serves it; published sites send visitors to it). */
 export function revisionFileUrl(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET' | 'PUBLIC_BASE_URL'>, revisionId: string, fileId: string): string {
-  return signedUrl(config, `/v1/public/content/files/${fileId}`, [revisionId], { revision: revisionId });
+  return signedUrl(config, revisionFilePath(fileId), [revisionId], { revision: revisionId });
+}
+
+/** Checks a revisionFileUrl's query (403 when it is not valid or has expired). */
+export function verifyRevisionFileUrl(
+  config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>,
+  fileId: string,
+  query: { revision: string; expires?: unknown; signature?: unknown },
+): void {
+  verifySignedUrl(config, revisionFilePath(fileId), [query.revision], query);
 }

@@ -6,6 +6,8 @@ import {
   EMPTY_BODY_HASH,
   flattenTree,
   PAGE_FLAGS,
+  pageFlag,
+  type PageFlag,
   previousSiblings,
   setPageFlag,
   treeOf,
@@ -42,7 +44,7 @@ export type BodyLoader = (refs: Array<Pick<RevisionPageDoc, 'bodyHash' | 'bodyPa
 
 const SCALAR_FIELDS = ['title', 'slug', 'emoji', 'description', 'hidden'] as const;
 /** A page's indexing flags, merged like the scalar fields (absent = false). */
-const flagOf = (page: RevisionPageDoc | undefined, flag: (typeof PAGE_FLAGS)[number]) => (page ? page[flag] === true : undefined);
+const flagOf = (page: RevisionPageDoc | undefined, flag: PageFlag) => (page ? pageFlag(page, flag) : undefined);
 
 type Pick3<T> = { value: T } | { conflict: true };
 
@@ -115,7 +117,7 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
       else (page as unknown as Record<string, unknown>)[field] = picked.value;
     }
     for (const flag of PAGE_FLAGS) {
-      const picked = pick3(flagOf(b, flag), flagOf(o, flag) as boolean, flagOf(t, flag) as boolean, Boolean(b));
+      const picked = pick3(flagOf(b, flag), pageFlag(o, flag), pageFlag(t, flag), Boolean(b));
       if ('conflict' in picked) conflicts.push({ page: pageRef(o), reason: `${flag} changed differently on both sides` });
       else setPageFlag(page, flag, picked.value);
     }

@@ -4,6 +4,7 @@ import { newId } from '@quire/runtime';
 import {
   contentHash,
   PAGE_FLAGS,
+  pageFlag,
   pagePaths,
   setPageFlag,
   type BuiltContent,
@@ -175,7 +176,7 @@ function samePage(a: RevisionPageDoc, b: RevisionPageDoc): boolean {
     a.emoji === b.emoji &&
     a.description === b.description &&
     a.hidden === b.hidden &&
-    PAGE_FLAGS.every((flag) => (a[flag] === true) === (b[flag] === true)) &&
+    PAGE_FLAGS.every((flag) => pageFlag(a, flag) === pageFlag(b, flag)) &&
     a.bodyHash === b.bodyHash &&
     a.git?.oid === b.git?.oid &&
     a.git?.path === b.git?.path &&
@@ -192,7 +193,7 @@ const pageKey = (page: RevisionPageDoc) =>
     page.emoji,
     page.description,
     page.hidden,
-    PAGE_FLAGS.map((flag) => page[flag] === true),
+    PAGE_FLAGS.map((flag) => pageFlag(page, flag)),
     page.bodyHash,
     page.git ?? null,
     page.variables ?? {},

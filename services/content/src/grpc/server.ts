@@ -16,8 +16,8 @@ import {
 } from '../access';
 import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../git';
 import type { ContentContext, SpaceDoc } from '../kernel';
-import { findSpaceRevision, readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
-import { searchQuery, searchRevision, type PageHit } from '../search';
+import { findSpaceRevision, pageFlag, readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
+import { searchQuery, searchRevision, sectionTitle, type PageHit } from '../search';
 import { createSpaceForService, findSpaces, listVisibleSpaces, presentSpace, serviceSpaceRequest } from '../structure';
 
 function orgRoleOf(name: string): Role | null {
@@ -65,8 +65,8 @@ function toContentPages({ revision, pageBodies }: SpaceContent): content.Content
     body: pageBodies.get(page.id) ?? '',
     bodyHash: page.bodyHash,
     kind: page.computed ? 'computed' : 'document',
-    noIndex: page.noIndex === true,
-    noRobotsIndex: page.noRobotsIndex === true,
+    noIndex: pageFlag(page, 'noIndex'),
+    noRobotsIndex: pageFlag(page, 'noRobotsIndex'),
   }));
 }
 
@@ -97,7 +97,7 @@ function toSearchHit(hit: PageHit): content.SearchHit {
     description: hit.page.description,
     sections: hit.sections.map(({ section, body }) => ({
       anchor: section.anchor ?? '',
-      title: section.anchor === null ? hit.page.title : section.heading,
+      title: sectionTitle(hit, section),
       body,
     })),
   };

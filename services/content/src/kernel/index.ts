@@ -5,7 +5,6 @@
  */
 export type { ContentContext, ContentModels } from './context';
 export { withLock, spaceLock, changeRequestLock, collectionLock, lockConfigSchema } from './locks';
-export { LruCache } from '@quire/runtime';
 export { announce } from './announce';
 export { structureModelDefinitions, type CollectionDoc, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from './structure-store';
 export { loadUsers, viewerWithOrgRole, type PresentedUser, type UserViewer } from './users';

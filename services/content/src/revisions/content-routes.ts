@@ -16,7 +16,7 @@ import {
   type LinksQuery,
   type PageQuery,
 } from './content-schemas';
-import { evaluateMarkdown } from './expressions';
+import { revisionEvaluator } from './expressions';
 import { linksOfRevision, spaceLinkReport, type LinkGroup } from './links';
 import { presentBacklink, presentLinkItem } from './link-presenter';
 import { computedPageBodies } from './openapi-pages';
@@ -103,12 +103,7 @@ async function presentationFor(ctx: ContentContext, source: ContentSource, pages
     computedBodies,
   };
   const mode = query.evaluated ?? false;
-  if (mode !== false) {
-    const now = new Date().toISOString();
-    const space = { title: source.access.space.title, vars: revision.variables ?? {} };
-    presentation.rewrite = (page, markdown) =>
-      evaluateMarkdown(markdown, { space, page: { title: page.title, path: paths.get(page.id) ?? page.slug, vars: page.variables ?? {} }, now }, mode);
-  }
+  if (mode !== false) presentation.rewrite = revisionEvaluator(source.access.space.title, revision, paths, mode);
   return presentation;
 }
 

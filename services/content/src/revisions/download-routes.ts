@@ -1,4 +1,4 @@
-import { route, verifySignedUrl, type Route } from '@quire/http';
+import { route, verifyRevisionFileUrl, verifySignedUrl, type Route } from '@quire/http';
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { ContentContext } from '../kernel';
@@ -19,7 +19,7 @@ const text = z
   .unknown()
   .optional()
   .transform((value) => (typeof value === 'string' ? value : ''));
-/** The signature's own parameters, checked by verifySignedUrl. */
+/** The signature's own parameters (the signed-address checks read them). */
 const signature = { expires: z.unknown().optional(), signature: z.unknown().optional() };
 
 const fileParams = z.object({ fileId: anything });
@@ -56,7 +56,7 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
       params: fileParams,
       query: fileQuery,
       handler: async ({ params: { fileId }, query, res }) => {
-        verifySignedUrl(ctx.config, `/v1/public/content/files/${fileId}`, [query.revision], query);
+        verifyRevisionFileUrl(ctx.config, fileId, query);
         const { file, data } = await loadRevisionFile(ctx, query.revision, fileId);
         send(
           res,

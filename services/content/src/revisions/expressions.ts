@@ -1,4 +1,5 @@
 import { checkExpression, evaluateExpression, expressionText } from '@quire/runtime';
+import type { RevisionDoc, RevisionPageDoc } from './revision-store';
 
 /*
  * `{{ expression }}` in page markdown (query `evaluated` on page reads). Expressions are
@@ -58,4 +59,21 @@ export function evaluateMarkdown(markdown: string, inputs: ExpressionInputs, mod
     if (expression === undefined) return match;
     return evaluatePageExpression(expression, inputs, mode) ?? match;
   });
+}
+
+/**
+ * Evaluates bodies of one revision's pages as one response does: the space's title and the
+ * revision's variables, each page's title, path (in `paths`, else its slug) and variables, and
+ * one instant for every page.
+ */
+export function revisionEvaluator(
+  spaceTitle: string,
+  revision: Pick<RevisionDoc, 'variables'>,
+  paths: Map<string, string>,
+  mode: EvaluationMode,
+): (page: Pick<RevisionPageDoc, 'id' | 'title' | 'slug' | 'variables'>, markdown: string) => string {
+  const now = new Date().toISOString();
+  const space = { title: spaceTitle, vars: revision.variables ?? {} };
+  return (page, markdown) =>
+    evaluateMarkdown(markdown, { space, page: { title: page.title, path: paths.get(page.id) ?? page.slug, vars: page.variables ?? {} }, now }, mode);
 }

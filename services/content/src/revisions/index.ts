@@ -23,6 +23,7 @@ export {
   loadBodies,
   loadRevision,
   PAGE_FLAGS,
+  pageFlag,
   setPageFlag,
   storeBodies,
   writeBuiltRevision,

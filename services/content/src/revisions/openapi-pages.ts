@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
-import { LruCache, type ContentContext } from '../kernel';
+import { LruCache } from '@quire/runtime';
+import type { ContentContext } from '../kernel';
 import type { FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 
 /*

@@ -2,7 +2,7 @@ import { httpError, slugify } from '@quire/http';
 import { uniqueSlug } from './content-changes';
 import { childrenOf, flattenTree, type PageTree } from './page-tree';
 import type { RevisionDoc, RevisionPageDoc } from './revision-store';
-import { contentHash, EMPTY_BODY_HASH, PAGE_FLAGS, setPageFlag } from './revisions';
+import { contentHash, EMPTY_BODY_HASH, PAGE_FLAGS, pageFlag, setPageFlag } from './revisions';
 
 /*
  * A whole page tree written by another service (WriteSpacePages: a translation): some
@@ -51,7 +51,7 @@ function withChanges(page: RevisionPageDoc, changes: Partial<RevisionPageDoc>, n
 
 /** `page` with the indexing flags `content` gives (the others kept), or `page` itself when they are its own. */
 function withFlags(page: RevisionPageDoc, content: PageContentWrite, now: Date): RevisionPageDoc {
-  const changed = PAGE_FLAGS.filter((flag) => content[flag] !== undefined && content[flag] !== (page[flag] === true));
+  const changed = PAGE_FLAGS.filter((flag) => content[flag] !== undefined && content[flag] !== pageFlag(page, flag));
   if (changed.length === 0) return page;
   const next = { ...page, updatedAt: now };
   for (const flag of changed) setPageFlag(next, flag, content[flag]);

@@ -2,6 +2,7 @@ import { apiUrl, revisionFileUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
 import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, pagePaths, treeOf, type PageTree } from './page-tree';
+import { pageFlag } from './revisions';
 
 /*
  * Revision, Page and File objects (spec "Revision", "Page", "File"; OpenAPI Revision,
@@ -83,8 +84,8 @@ function presentPageNode(page: RevisionPageDoc, children: unknown[], p: PagePres
     layout: DEFAULT_LAYOUT,
     tags: [],
     hidden: page.hidden,
-    noIndex: page.noIndex === true,
-    noRobotsIndex: page.noRobotsIndex === true,
+    noIndex: pageFlag(page, 'noIndex'),
+    noRobotsIndex: pageFlag(page, 'noRobotsIndex'),
     variables: page.variables ?? {},
     ...(page.git && p.metadata !== false ? { git: page.git } : {}),
     ...(page.computed ? { computed: page.computed, computedSeed: page.computedSeed ?? page.id } : {}),

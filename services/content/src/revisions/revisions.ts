@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { newId } from '@quire/runtime';
+import { LruCache, newId } from '@quire/runtime';
 import { httpError } from '@quire/http';
-import { LruCache, type ContentContext } from '../kernel';
+import type { ContentContext } from '../kernel';
 import type { BodyPackDoc, FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc, StoredRevisionDoc } from './revision-store';
 
 /** Key of a page body or a file blob in the content-addressed stores. */
@@ -15,6 +15,9 @@ export const EMPTY_BODY_HASH = contentHash('');
 /** A page's indexing flags (GitBook's `noIndex`, `noRobotsIndex`): booleans, absent = false. */
 export const PAGE_FLAGS = ['noIndex', 'noRobotsIndex'] as const;
 export type PageFlag = (typeof PAGE_FLAGS)[number];
+
+/** A flag of `page`: held as present when true, absent when false. */
+export const pageFlag = (page: Pick<RevisionPageDoc, PageFlag>, flag: PageFlag): boolean => page[flag] === true;
 
 /** Sets a flag on `page` the one way pages hold it: present when true, absent when false. */
 export function setPageFlag(page: RevisionPageDoc, flag: PageFlag, value: boolean | undefined): void {

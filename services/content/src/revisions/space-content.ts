@@ -1,7 +1,8 @@
 import { EVENT_TYPES } from '@quire/async';
 import { httpError } from '@quire/http';
+import { documentCacheOf } from '@quire/runtime';
 import { announce, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
-import { evaluateMarkdown } from './expressions';
+import { revisionEvaluator } from './expressions';
 import { pagePaths } from './page-tree';
 import { buildWrittenPages, type PageWriteInput } from './page-writes';
 import type { RevisionDoc } from './revision-store';
@@ -90,8 +91,11 @@ async function moveSpaceToRevision(ctx: ContentContext, space: SpaceDoc, revisio
 }
 
 /** A live space (404 when it is unknown, deleted or purged). */
-async function findLiveSpace(ctx: ContentContext, spaceId: string): Promise<SpaceDoc> {
-  const space = await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
+/** The space unless deleted; `cached`: read through the document cache (for reads, never before a write). */
+async function findLiveSpace(ctx: ContentContext, spaceId: string, options: { cached?: boolean } = {}): Promise<SpaceDoc> {
+  const space = options.cached
+    ? await documentCacheOf(ctx.redis, ctx.logger).findById<SpaceDoc>(ctx.models.Space, spaceId)
+    : await ctx.models.Space.findById(spaceId).lean<SpaceDoc>();
   if (!space || space.deletedAt) throw httpError.notFound('Space');
   return space;
 }
@@ -109,7 +113,7 @@ export interface SpaceContent {
  * 404 for an unknown, deleted or purged space, and for a revision that is not the space's.
  */
 export async function findSpaceRevision(ctx: ContentContext, spaceId: string, revisionId?: string): Promise<{ space: SpaceDoc; revision: RevisionDoc }> {
-  const space = await findLiveSpace(ctx, spaceId);
+  const space = await findLiveSpace(ctx, spaceId, { cached: true });
   const revision = await loadRevision(ctx, revisionId || space.revisionId);
   if (revision.spaceId !== space._id) throw httpError.notFound('Revision');
   return { space, revision };
@@ -129,21 +133,11 @@ export async function readSpaceContent(
 ): Promise<SpaceContent> {
   const { space, revision } = await findSpaceRevision(ctx, spaceId, revisionId);
   const bodies = await loadBodies(ctx, revision.pages);
-  const paths = options.evaluated ? pagePaths(revision.pages) : null;
-  // One instant for the whole read, as a REST response has.
-  const now = new Date().toISOString();
-  const spaceInputs = { title: space.title, vars: revision.variables ?? {} };
+  const evaluate = options.evaluated ? revisionEvaluator(space.title, revision, pagePaths(revision.pages), true) : null;
   const pageBodies = new Map<string, string>();
   for (const page of revision.pages) {
     const stored = page.computed ? '' : (bodies.get(page.bodyHash) ?? '');
-    const body = paths
-      ? evaluateMarkdown(
-          stored,
-          { space: spaceInputs, page: { title: page.title, path: paths.get(page.id) ?? page.slug, vars: page.variables ?? {} }, now },
-          true,
-        )
-      : stored;
-    pageBodies.set(page.id, body);
+    pageBodies.set(page.id, evaluate ? evaluate(page, stored) : stored);
   }
   return { space, revision, pageBodies };
 }

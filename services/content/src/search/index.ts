@@ -6,7 +6,7 @@
 export { subscribeSearchWarmup } from './search-events';
 export { searchRoutes } from './search-routes';
 // For content's gRPC server (SearchSpaceContent): the REST search's ranking and its query rule.
-export { searchRevision, type PageHit } from './search';
+export { searchRevision, sectionTitle, type PageHit } from './search';
 export { searchQuery } from './search-schemas';
 export { FORMAT, purgeSpaceSearchIndexes, readIndexData, searchModelDefinitions, storeIndexData } from './search-store';
 // For the end-to-end suite, which checks stored indexes and scores against a fresh MiniSearch.

@@ -1,6 +1,6 @@
 import { httpError } from '@quire/http';
-import { withRedisLock } from '@quire/runtime';
-import { LruCache, type ContentContext } from '../kernel';
+import { LruCache, withRedisLock } from '@quire/runtime';
+import type { ContentContext } from '../kernel';
 import { loadRevision, type RevisionDoc, type RevisionPageDoc } from '../revisions';
 import { applyChanges, averageInternals, buildIndex, changesFrom, cutSections, phases, sourceOf, tooMany, type SearchIndex } from './search-engine';
 import { readIndexHead } from './search-store';

@@ -1,6 +1,6 @@
 import { apiUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
-import type { PageHit } from './search';
+import { sectionTitle, type PageHit } from './search';
 
 /** A ranked page (OpenAPI SearchPageResult) of a space's revision, with its matching sections (SearchSectionResult). */
 export function presentHit(
@@ -18,7 +18,7 @@ export function presentHit(
     resultType: hit.resultType,
     sections: hit.sections.map(({ section, score, resultType, body }) => ({
       id: section.anchor ?? hit.page.id,
-      title: section.anchor === null ? hit.page.title : section.heading,
+      title: sectionTitle(hit, section),
       path: section.anchor === null ? hit.page.path : `${hit.page.path}#${section.anchor}`,
       body,
       score,

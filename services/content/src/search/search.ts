@@ -1,6 +1,7 @@
 import type { SearchOptions } from 'minisearch';
 import { HttpError, httpError } from '@quire/http';
-import { LruCache, type ContentContext } from '../kernel';
+import { LruCache } from '@quire/runtime';
+import type { ContentContext } from '../kernel';
 import { loadRevision, type RevisionDoc } from '../revisions';
 import { sectionRef, type IndexedPage, type IndexedSection, type SearchEngine, type SearchIndex } from './search-engine';
 import { revisionSearchIndex } from './search-index';
@@ -33,6 +34,9 @@ export interface SectionHit {
   /** Plain-text excerpt around the match. */
   body: string;
 }
+
+/** A section's title as results show it: the page's title for the text before its first heading. */
+export const sectionTitle = (hit: PageHit, section: IndexedSection): string => (section.anchor === null ? hit.page.title : section.heading);
 
 export interface PageHit {
   page: IndexedPage;
