@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import type { Database } from '@quire/runtime';
-import { assertMatchesOpenApi, expectError, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectError, expectOk, isolatedGit, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
 import type { IntegrationDoc } from '../db/models';
 import { integrationSigningSecret } from '../domain/secrets';
 import { startTunnelRecorder, verifySignature, type TunnelRecorder } from './tunnel-recorder';
@@ -23,13 +22,7 @@ const SCRIPT = `export default {
 };`;
 
 /** Runs git without the machine's configuration. */
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=Quire tests', '-c', 'user.email=tests@quire.test', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: os.tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: os.devNull },
-    encoding: 'utf8',
-    stdio: 'pipe',
-  }).trim();
+const git = isolatedGit(os.tmpdir(), { name: 'Quire tests', email: 'tests@quire.test' }).run;
 
 /** Events of integrations, their delivery to a dev tunnel or the script, and dev mode, through the gateway. */
 describe('integrations: events and dev mode through the gateway', () => {
