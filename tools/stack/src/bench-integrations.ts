@@ -32,7 +32,7 @@ const WRITERS = 8;
 const RECEIPT_TIMEOUT_MS = 60_000;
 
 /** The script: tells the receiver which event it handled (the revision of a content update). */
-const script = (receiver: string) => `const RECEIVER = ${JSON.stringify(receiver)};
+export const receiptScript = (receiver: string) => `const RECEIVER = ${JSON.stringify(receiver)};
 export default {
   async fetch(request) {
     const form = await request.formData();
@@ -47,13 +47,13 @@ export default {
 };`;
 
 /** Receipt times (performance.now()) by key, and a way to wait for one. */
-interface Receiver {
+export interface Receiver {
   url: string;
   received(key: string): Promise<number>;
   close(): Promise<void>;
 }
 
-async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(): Promise<Receiver> {
   const times = new Map<string, number>();
   const waiters = new Map<string, (at: number) => void>();
   const server: Server = createServer((req, res) => {
@@ -146,7 +146,7 @@ async function quireEmitter(stack: Pick<TestStack, 'baseUrl' | 'cli'>, receiver:
       title: 'Bench recorder',
       description: 'Tells a receiver which event it handled',
       scopes: ['space:content:read'],
-      script: script(receiver.url),
+      script: receiptScript(receiver.url),
     }),
     'publish the integration',
   );
