@@ -51,6 +51,14 @@ h template quire "$CHART" "${BASE[@]}" --set global.internalSecret.value=0123456
   --set global.publicBaseUrl=https://api.example.com > "$WORK/explicit.yaml" || fail "helm template with explicit secret"
 grep -q 'PUBLIC_BASE_URL: "https://api.example.com"' "$WORK/explicit.yaml" || fail "PUBLIC_BASE_URL not set from global.publicBaseUrl"
 
+step "files host: FILES_BASE_URL and an Ingress rule of its own, downloads only"
+grep -q 'FILES_BASE_URL: "https://files.quire.test"' "$WORK/all.yaml" || fail "FILES_BASE_URL not derived from gateway.ingress.filesHost"
+h template quire "$CHART" -f "$ALL_FEATURES" --show-only charts/gateway/templates/ingress.yaml > "$WORK/ingress.yaml" || fail "ingress did not render"
+grep -A4 'host: "files.quire.test"' "$WORK/ingress.yaml" | grep -q 'path: /v1/public/content$' || fail "the files host is not routed to the downloads only"
+if grep -q 'FILES_BASE_URL' "$WORK/base.yaml"; then fail "FILES_BASE_URL set without a files host"; fi
+h template quire "$CHART" "${BASE[@]}" --set global.filesBaseUrl=https://files.example.net/ > "$WORK/files.yaml" || fail "helm template with global.filesBaseUrl"
+grep -q 'FILES_BASE_URL: "https://files.example.net"' "$WORK/files.yaml" || fail "FILES_BASE_URL not set from global.filesBaseUrl"
+
 step "helm template (only some services enabled)"
 h template quire "$CHART" "${BASE[@]}" --set content.enabled=false --set insights.enabled=false > "$WORK/partial.yaml" \
   || fail "helm template with services disabled"
@@ -95,6 +103,10 @@ expect_rejected "no Redis settings" --set global.mongodb.uri=mongodb://mongo:270
 expect_rejected "malformed Redis URL" "${BASE[@]}" --set global.redis.url=redis.example:6379
 expect_rejected "internal secret shorter than 32 characters" "${BASE[@]}" --set global.internalSecret.value=short
 expect_rejected "unknown log level" "${BASE[@]}" --set global.logLevel=verbose
+expect_rejected "malformed files URL" "${BASE[@]}" --set global.filesBaseUrl=files.example.com
+expect_rejected "files URL on the API's host" "${BASE[@]}" --set global.publicBaseUrl=https://api.example.com --set global.filesBaseUrl=https://API.example.com:8443
+expect_rejected "Ingress without a files host" "${BASE[@]}" --set gateway.ingress.enabled=true --set gateway.ingress.filesHost=
+expect_rejected "files host among the Ingress hosts" "${BASE[@]}" --set gateway.ingress.enabled=true --set gateway.ingress.filesHost=api.example.com
 expect_rejected "unknown translation provider" "${BASE[@]}" --set insights.providers.translation.type=deepl
 expect_rejected "translation provider without its URL" "${BASE[@]}" --set insights.providers.translation.type=openai
 

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import type { Logger } from '@quire/runtime';
+import { FairQueue, type Fairness } from './fairness';
 
 export interface JobState<Result = unknown> {
   id: string;
@@ -13,22 +14,39 @@ export interface JobState<Result = unknown> {
   finishedAt?: string;
 }
 
+export interface WorkOptions {
+  /** Jobs this worker runs at once. */
+  concurrency?: number;
+  /**
+   * A fair queue's cap: jobs of one tenant running at once over every worker of the queue (every
+   * replica); 0 or absent: no cap. Give every worker of a queue the same cap.
+   */
+  maxActivePerTenant?: number;
+}
+
 export interface JobQueue<Data, Result> {
-  /** Enqueues a job; a given `jobId` is enqueued at most once while it exists. */
+  /**
+   * Enqueues a job; a given `jobId` is enqueued at most once while it exists. On a fair queue
+   * the job's priority is its tenant's turn (a `priority` given here is ignored).
+   */
   add(data: Data, options?: JobsOptions): Promise<string>;
   /** Starts processing in this process. */
-  work(processor: (job: Job<Data, Result>) => Promise<Result>, options?: { concurrency?: number }): Worker<Data, Result>;
+  work(processor: (job: Job<Data, Result>) => Promise<Result>, options?: WorkOptions): Worker<Data, Result>;
   state(jobId: string): Promise<JobState<Result> | undefined>;
   close(): Promise<void>;
 }
 
+/** How often a worker forgets the ids its queue lost from the tenants' turns (fairness.ts, sweep). */
+const SWEEP_INTERVAL_MS = 5 * 60_000;
+
 /**
  * A BullMQ queue under the deployment's Redis prefix, retried with exponential backoff
  * by default and keeping finished jobs long enough for status endpoints to report them.
+ * With `fairness`, jobs of different tenants take turns (see fairness.ts).
  */
 export function createJobQueue<Data, Result = unknown>(
   name: string,
-  options: { redisUrl: string; prefix: string; logger: Logger; defaultJobOptions?: JobsOptions },
+  options: { redisUrl: string; prefix: string; logger: Logger; defaultJobOptions?: JobsOptions; fairness?: Fairness<Data> },
 ): JobQueue<Data, Result> {
   // BullMQ's blocking commands need maxRetriesPerRequest null; it must not use a keyPrefix.
   const connection = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
@@ -46,18 +64,28 @@ export function createJobQueue<Data, Result = unknown>(
     },
   });
   const workers: Array<{ worker: Worker<Data, Result>; redis: Redis }> = [];
+  const timers: NodeJS.Timeout[] = [];
+  const fair = options.fairness && new FairQueue(queue, queueConnection, `${options.prefix}fair:${name}:`, options.fairness, options.logger);
 
   return {
-    async add(data, jobOptions) {
+    async add(data, jobOptions = {}) {
+      if (fair) return fair.add(data, jobOptions);
       const job = await queue.add(name as never, data as never, jobOptions);
       return job.id!;
     },
     work(processor, workOptions = {}) {
       const redis = connection();
-      const worker = new Worker<Data, Result>(name, processor, { connection: redis, prefix, concurrency: workOptions.concurrency ?? 1 });
+      const run = fair ? fair.processor(processor, workOptions.maxActivePerTenant ?? 0) : processor;
+      const worker = new Worker<Data, Result>(name, run, { connection: redis, prefix, concurrency: workOptions.concurrency ?? 1 });
       worker.on('failed', (job, error) => options.logger.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'));
       worker.on('error', (error) => options.logger.warn({ queue: name, err: error.message }, 'worker error'));
       workers.push({ worker, redis });
+      if (fair && workers.length === 1) {
+        void fair.sweep();
+        const timer = setInterval(() => void fair.sweep(), SWEEP_INTERVAL_MS);
+        timer.unref();
+        timers.push(timer);
+      }
       return worker;
     },
     async state(jobId) {
@@ -81,6 +109,7 @@ export function createJobQueue<Data, Result = unknown>(
       };
     },
     async close() {
+      for (const timer of timers) clearInterval(timer);
       await Promise.all(workers.map(({ worker }) => worker.close()));
       await queue.close();
       for (const { redis } of workers) redis.disconnect();
@@ -106,7 +135,11 @@ export interface QueuePerInstance<Data, Result> {
  * The one way a service declares a queue: one per service instance (its context), so two
  * instances in one process (the tests') never share a connection, made on first use.
  */
-export function queuePerInstance<Data, Result = unknown>(name: string, defaultJobOptions?: JobsOptions): QueuePerInstance<Data, Result> {
+export function queuePerInstance<Data, Result = unknown>(
+  name: string,
+  defaultJobOptions?: JobsOptions,
+  fairness?: Fairness<Data>,
+): QueuePerInstance<Data, Result> {
   const queues = new WeakMap<QueueHost, JobQueue<Data, Result>>();
   return {
     of(host) {
@@ -117,6 +150,7 @@ export function queuePerInstance<Data, Result = unknown>(name: string, defaultJo
           prefix: host.config.REDIS_PREFIX,
           logger: host.logger,
           defaultJobOptions,
+          fairness,
         });
         queues.set(host, queue);
       }

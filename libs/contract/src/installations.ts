@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { timestamp, url } from './common';
+import { integrationScope } from './integrations';
 import { site } from './sites';
 import { space } from './spaces';
 
-/** GitBook's IntegrationInstallationStatus: `pending` until the configuration its schema requires is given. */
+/**
+ * GitBook's IntegrationInstallationStatus: `pending` until the configuration its schema requires
+ * is given, and while its integration asks for scopes its installer has not approved yet.
+ */
 export const installationStatus = z.enum(['active', 'pending', 'paused']).meta({ id: 'IntegrationInstallationStatus' });
 
 /** GitBook's IntegrationInstallationSpaceSelection / SiteSelection. */
@@ -32,6 +36,11 @@ export const integrationInstallation = z
     urls: z.object({ location: url, app: url, publicEndpoint: url, publicContentEndpoint: url }),
     externalIds: installationExternalIds,
     target: z.object({ organization: z.string() }),
+    scopes: z
+      .array(integrationScope)
+      .describe(
+        "The scopes the installation's tokens act with: those its installer approved that the integration still asks for. The integration's other scopes await the approval of an admin of the installing organization (`PATCH` with `scopes`); the installation is `pending` meanwhile.",
+      ),
   })
   .meta({ id: 'IntegrationInstallation' });
 

@@ -5,6 +5,7 @@ import {
   outsideTokenScope,
   roleAtLeast,
   type CachedMembership,
+  type InstallationReach,
   type Logger,
   type RedisClient,
   type Role,
@@ -24,6 +25,8 @@ export interface OrgAccess {
   organizationId: string;
   userId: string;
   role: Role;
+  /** Set for an integration installation's user: the only spaces and sites it may act on (`reaches`). */
+  installationReach?: InstallationReach;
 }
 
 /** The role of an active member; null for guests, disabled members and non-members. */
@@ -43,7 +46,8 @@ export async function findOrgAccess(deps: OrgAccessDeps, userId: string, organiz
     membershipFromProto((await fromService('Identity', deps.clients.identity.getMembership({ organizationId, userId }))).membership),
   );
   const role = activeRole(membership);
-  return role ? { organizationId, userId, role } : null;
+  if (!role) return null;
+  return membership.installationReach ? { organizationId, userId, role, installationReach: membership.installationReach } : { organizationId, userId, role };
 }
 
 /** {@link findOrgAccess}, or 404: outsiders never learn what an organization holds. */

@@ -2,7 +2,7 @@ import express, { Router, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { requestContext, type Principal } from '@quire/runtime';
 import { httpError } from './errors';
-import { parseInput } from './validate';
+import { assertNoNul, parseInput } from './validate';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -93,8 +93,8 @@ export interface Route {
 
 /**
  * Declares an endpoint: its input is parsed with its schemas (a 400 naming the field when it
- * does not fit), the caller is required unless the route is public, and the handler gets
- * typed input and returns the answer.
+ * does not fit, or when any string of it holds a NUL character), the caller is required
+ * unless the route is public, and the handler gets typed input and returns the answer.
  */
 export function route<
   P extends Schema | undefined = undefined,
@@ -119,6 +119,10 @@ export function route<
     async handle(req, res) {
       const principal = requestContext.getStore()?.principal;
       if (access === 'caller' && !principal) throw httpError.unauthorized();
+      // Whether or not the route declares them: a handler may still read req.query or req.body.
+      assertNoNul(req.params, 'params');
+      assertNoNul(req.query, 'query');
+      assertNoNul(req.body, 'body');
       const input = {
         params: spec.params ? parseInput(spec.params, req.params, 'params') : undefined,
         query: spec.query ? parseInput(spec.query, req.query, 'query') : undefined,

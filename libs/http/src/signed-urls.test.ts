@@ -15,4 +15,14 @@ describe('signed download addresses', () => {
     assert.throws(() => verifySignedUrl(config, '/v1/public/content/files/f1', ['r2'], query, now), /not valid/);
     assert.throws(() => verifySignedUrl(config, '/v1/public/content/files/f2', ['r1'], query, now), /not valid/);
   });
+
+  it('are on the files origin when one is set, else on the public one', () => {
+    assert.equal(new URL(signedUrl(config, '/v1/public/content/files/f1', ['r1'])).origin, 'https://docs.example.com');
+    const files = { ...config, FILES_BASE_URL: 'https://files.example.net/' };
+    const url = new URL(signedUrl(files, '/v1/public/content/files/f1', ['r1']));
+    assert.equal(url.origin, 'https://files.example.net');
+    assert.equal(url.pathname, '/v1/public/content/files/f1');
+    // The host is not signed: the same address verifies whichever origin carried it.
+    verifySignedUrl(config, '/v1/public/content/files/f1', ['r1'], Object.fromEntries(url.searchParams));
+  });
 });

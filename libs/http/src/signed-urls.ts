@@ -1,14 +1,17 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { httpError } from './errors';
+import { filesBaseUrl, type BackendConfig } from '@quire/runtime';
 import { apiUrl } from './urls';
-import type { BackendConfig } from '@quire/runtime';
 
 /*
  * Download addresses that work without a token (files, PDFs): the gateway forwards
  * /v1/public/content/** unauthenticated, so the address itself carries the proof — an
  * HMAC over what it designates and its expiry, keyed by a key derived from the internal
- * secret (never the secret itself, which also signs principals).
+ * secret (never the secret itself, which also signs principals). The addresses are on the files
+ * origin (FILES_BASE_URL), where no cookie or token lives; the signature does not name the host.
  */
+
+type SigningConfig = Pick<BackendConfig, 'INTERNAL_HMAC_SECRET' | 'PUBLIC_BASE_URL' | 'FILES_BASE_URL'>;
 
 export const DOWNLOAD_URL_LIFETIME_MS = 60 * 60 * 1000;
 
@@ -22,9 +25,9 @@ function sign(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>, parts: string
     .digest('base64url');
 }
 
-/** An absolute public address for `path`, signed over `parts` (the ids the path names). */
+/** An absolute address on the files origin for `path`, signed over `parts` (the ids the path names). */
 export function signedUrl(
-  config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET' | 'PUBLIC_BASE_URL'>,
+  config: SigningConfig,
   path: string,
   parts: string[],
   query: Record<string, string> = {},
@@ -32,7 +35,7 @@ export function signedUrl(
 ): string {
   const expires = Math.floor((now + DOWNLOAD_URL_LIFETIME_MS) / 1000);
   const params = new URLSearchParams({ ...query, expires: String(expires), signature: sign(config, [path, ...parts], expires) });
-  return `${apiUrl(config.PUBLIC_BASE_URL, path)}?${params.toString()}`;
+  return `${apiUrl(filesBaseUrl(config), path)}?${params.toString()}`;
 }
 
 /** 403 unless the signature matches `parts` and has not expired. */
@@ -55,7 +58,7 @@ export function verifySignedUrl(
 const revisionFilePath = (fileId: string) => `/v1/public/content/files/${fileId}`;
 
 /** The public address of a file of a revision (content serves it; published sites send visitors to it). */
-export function revisionFileUrl(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET' | 'PUBLIC_BASE_URL'>, revisionId: string, fileId: string): string {
+export function revisionFileUrl(config: SigningConfig, revisionId: string, fileId: string): string {
   return signedUrl(config, revisionFilePath(fileId), [revisionId], { revision: revisionId });
 }
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { NUL_MESSAGE, nulFieldName, nulPath } from '@quire/runtime';
 import { HttpError } from './errors';
 
 type Location = 'body' | 'query' | 'params';
@@ -20,4 +21,13 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, locat
   if (!result.success)
     throw new HttpError(400, `Invalid ${location}: ${field ? `${field}: ${result.error.issues[0]?.message}` : zodMessage(result.error, location)}`);
   return result.data;
+}
+
+/**
+ * 400 naming the first field (at any depth, object keys included) whose string holds a NUL
+ * character: the datastore refuses those, so they are stopped here with the rest of the input.
+ */
+export function assertNoNul(value: unknown, location: Location): void {
+  const path = nulPath(value);
+  if (path) throw new HttpError(400, `Invalid ${location}: ${nulFieldName(path, location)}: ${NUL_MESSAGE}`);
 }

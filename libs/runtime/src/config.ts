@@ -26,6 +26,14 @@ export const baseConfigSchema = z.object({
   REDIS_PREFIX: z.string().default('quire:'),
   INTERNAL_HMAC_SECRET: z.string().min(32, 'must be at least 32 characters'),
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
+  /**
+   * Where signed file downloads are served (design.md §4): a host of its own (no cookie, no
+   * token, no page of ours lives there), routed to the gateway, which answers only downloads on
+   * it. Unset or empty: PUBLIC_BASE_URL's (development).
+   */
+  FILES_BASE_URL: z
+    .union([z.literal(''), z.string().url().regex(/^https?:\/\/[^/]/, 'must be an http(s) URL')])
+    .optional(),
   IDENTITY_GRPC_ADDR: z.string().optional(),
   CONTENT_GRPC_ADDR: z.string().optional(),
   PUBLISHING_GRPC_ADDR: z.string().optional(),
@@ -44,6 +52,11 @@ export const baseConfigSchema = z.object({
     .optional(),
 });
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/** The base of signed file addresses: FILES_BASE_URL, else PUBLIC_BASE_URL. */
+export function filesBaseUrl(config: Pick<BaseConfig, 'PUBLIC_BASE_URL' | 'FILES_BASE_URL'>): string {
+  return config.FILES_BASE_URL || config.PUBLIC_BASE_URL;
+}
 
 /** A backend service: REST on HTTP_PORT, gRPC on GRPC_PORT (0 picks a free port). */
 export const backendConfigSchema = baseConfigSchema.extend({

@@ -46,6 +46,24 @@ describe('egress policy', () => {
       // IPv6 forms that reach IPv4 through a translator are not global unicast either.
       ['64:ff9b::a00:1', 'rfc6052'],
       ['2002:a00:1::1', '6to4'],
+      ['2001:0:4136:e378::1', 'teredo'],
+      ['::ffff:0:a00:1', 'rfc6145'],
+      // IPv4-compatible IPv6 (deprecated, ::/96): ipaddr.js calls it unicast, it is not global.
+      ['::7f00:1', 'ipv4Compatible'],
+      ['[::7f00:1]', 'ipv4Compatible'],
+      ['::a00:1', 'ipv4Compatible'],
+      ['::808:808', 'ipv4Compatible'],
+      ['::2', 'ipv4Compatible'],
+      // IPv6 outside 2000::/3 is not assigned as global unicast (ipaddr.js calls it unicast too).
+      ['4000::1', 'unassigned'],
+      ['e000::1', 'unassigned'],
+      ['100::1', 'discard'],
+      ['2001:db8::1', 'reserved'],
+      ['3fff::1', 'reserved'],
+      ['5f00::1', 'segmentRouting'],
+      ['fec0::1', 'deprecatedSiteLocal'],
+      ['192.0.2.1', 'reserved'],
+      ['198.18.0.1', 'reserved'],
       ['169.254.169.254', 'metadata'],
       ['fd00:ec2::254', 'metadata'],
       ['::ffff:169.254.169.254', 'metadata'],
@@ -59,11 +77,11 @@ describe('egress policy', () => {
     }
   });
 
-  it('allows private networks only when told to, and never cloud metadata nor unspecified or multicast', () => {
+  it('allows private networks only when told to, and never cloud metadata, unspecified, multicast nor other special ranges', () => {
     for (const address of ['127.0.0.1', '::1', '10.0.0.1', '192.168.0.10', '169.254.1.1', '100.64.1.1', 'fd12::1', '::ffff:10.1.2.3']) {
       assert.equal(isAllowedAddress(address, PRIVATE_TOO), true, address);
     }
-    for (const address of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0', '::', '224.0.0.1', '255.255.255.255']) {
+    for (const address of ['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0', '::', '224.0.0.1', '255.255.255.255', '::7f00:1', '4000::1']) {
       assert.equal(isAllowedAddress(address, PRIVATE_TOO), false, address);
     }
   });
@@ -74,6 +92,7 @@ describe('egress policy', () => {
       'split.example.test': ['140.82.112.3', '10.0.0.7'],
       'metadata.example.test': ['169.254.169.254'],
       'empty.example.test': [],
+      'compat.example.test': ['::7f00:1'],
     });
     assert.deepEqual(await resolveEgressAddresses('git.example.test', PUBLIC_ONLY, lookup), ['140.82.112.3', '2606:4700:4700::1111']);
     // One private answer is enough to refuse the name: the client could pick it.
@@ -85,12 +104,14 @@ describe('egress policy', () => {
     });
     assert.deepEqual(await resolveEgressAddresses('split.example.test', PRIVATE_TOO, lookup), ['140.82.112.3', '10.0.0.7']);
     await assert.rejects(resolveEgressAddresses('metadata.example.test', PRIVATE_TOO, lookup), EgressRefusedError);
+    await assert.rejects(resolveEgressAddresses('compat.example.test', PRIVATE_TOO, lookup), EgressRefusedError);
     await assert.rejects(resolveEgressAddresses('nowhere.example.test', PUBLIC_ONLY, lookup), EgressLookupError);
     await assert.rejects(resolveEgressAddresses('empty.example.test', PUBLIC_ONLY, lookup), EgressLookupError);
 
     const never: AddressLookup = async () => assert.fail('a literal is not looked up');
     await assert.rejects(resolveEgressAddresses('127.0.0.1', PUBLIC_ONLY, never), EgressRefusedError);
     await assert.rejects(resolveEgressAddresses('[::1]', PUBLIC_ONLY, never), EgressRefusedError);
+    await assert.rejects(resolveEgressAddresses('[::7f00:1]', PUBLIC_ONLY, never), EgressRefusedError);
     assert.deepEqual(await resolveEgressAddresses('[::1]', PRIVATE_TOO, never), ['::1']);
     assert.deepEqual(await resolveEgressAddresses('140.82.112.3', PUBLIC_ONLY, never), ['140.82.112.3']);
   });

@@ -4,13 +4,15 @@ import ipaddr from 'ipaddr.js';
 
 /*
  * Outbound connections to addresses a user chose (Git sync repositories, webhook targets):
- * which addresses the server may connect to. The ranges come from ipaddr.js (a maintained
- * list of the special-purpose registries), not from hand-written masks: only global
- * unicast is public. Everything else (loopback, RFC 1918, link-local, CGNAT, unique-local,
- * multicast, unspecified, reserved, and the IPv6 forms that embed an IPv4 address such as
- * IPv4-mapped, NAT64, 6to4 and Teredo) is refused unless private networks are allowed
- * explicitly. Cloud metadata services are refused even then: they hand out the machine's
- * credentials to whoever asks.
+ * which addresses the server may connect to. An allow-list: only global unicast is public,
+ * that is IPv4 outside every special-purpose range and IPv6 inside 2000::/3 outside them
+ * (the ranges come from ipaddr.js, a maintained list of the special-purpose registries, not
+ * from hand-written masks). Everything else (loopback, RFC 1918, link-local, CGNAT,
+ * unique-local, multicast, unspecified, reserved, unassigned IPv6 space, and the IPv6 forms
+ * that embed an IPv4 address such as IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo)
+ * is refused unless private networks are allowed explicitly, and then only the private
+ * ranges named below. Cloud metadata services are refused even then: they hand out the
+ * machine's credentials to whoever asks.
  *
  * Callers must connect to the addresses `resolveEgressAddresses` checked (pin them), not
  * resolve the name again: a DNS answer may change between the check and the connection.
@@ -45,8 +47,17 @@ const METADATA_ADDRESSES = ['169.254.169.254', '169.254.170.2', 'fd00:ec2::254',
   ipaddr.parse(address).toNormalizedString(),
 );
 
+/** The one range allowed by default. */
+const GLOBAL_UNICAST = 'unicast';
+
 // Ranges that only reach this machine or its private networks: allowed with allowPrivateNetworks.
 const PRIVATE_RANGES = new Set(['loopback', 'private', 'linkLocal', 'carrierGradeNat', 'uniqueLocal']);
+
+// ipaddr.js calls every IPv6 address outside its special ranges 'unicast', unassigned space
+// included, and the deprecated IPv4-compatible ::/96 with it (::7f00:1 is 127.0.0.1 to a
+// stack that still routes those): only 2000::/3 is assigned as global unicast.
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /** An IP literal parsed, with an IPv4-mapped IPv6 address (::ffff:10.0.0.1) seen as the IPv4 it is. */
 function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
@@ -56,17 +67,22 @@ function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
 }
 
-/** The special-purpose range of an IP address ('unicast' for a public one), 'invalid' for anything else. */
+/** The special-purpose range of an IP address ('unicast' for a global unicast one), 'invalid' for anything else. */
 export function addressRange(address: string): string {
   const parsed = parseAddress(address);
   if (!parsed) return 'invalid';
-  return METADATA_ADDRESSES.includes(parsed.toNormalizedString()) ? 'metadata' : parsed.range();
+  if (METADATA_ADDRESSES.includes(parsed.toNormalizedString())) return 'metadata';
+  const range = parsed.range();
+  if (range !== GLOBAL_UNICAST || parsed.kind() === 'ipv4') return range;
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.match(IPV6_GLOBAL_UNICAST)) return range;
+  return v6.match(IPV4_COMPATIBLE) ? 'ipv4Compatible' : 'unassigned';
 }
 
-/** True when the policy lets the server connect to this IP address. */
+/** True when the policy lets the server connect to this IP address: global unicast, or a private range when allowed. */
 export function isAllowedAddress(address: string, policy: EgressPolicy): boolean {
   const range = addressRange(address);
-  return range === 'unicast' || (policy.allowPrivateNetworks && PRIVATE_RANGES.has(range));
+  return range === GLOBAL_UNICAST || (policy.allowPrivateNetworks && PRIVATE_RANGES.has(range));
 }
 
 export type AddressLookup = (hostname: string) => Promise<string[]>;

@@ -4,7 +4,8 @@ import { afterAll, describe, it } from '@jest/globals';
 import path from 'node:path';
 import { loadSync } from '@grpc/proto-loader';
 import { ClientError, createChannel, createClient, Status } from 'nice-grpc';
-import { createGrpcServer, createHealthClient } from './grpc';
+import { identity } from '@quire/proto';
+import { createGrpcClient, createGrpcServer, createHealthClient } from './grpc';
 import { createLogger } from './logger';
 
 const SECRET = 'grpc-test-secret-grpc-test-secret-000001';
@@ -62,6 +63,32 @@ describe('gRPC clients', () => {
     server.health.setStatus('unhealthy');
     assert.equal((await client.check({ service: '' })).status, 2, 'NOT_SERVING');
     await server.shutdown();
+  });
+
+  it('refuse a string holding a NUL with INVALID_ARGUMENT naming the field, before the method runs', async () => {
+    const port = await freePort();
+    const server = createGrpcServer({ host: '127.0.0.1', port, secret: SECRET, logger });
+    const asked: string[][] = [];
+    // Every method must have a handler: only one is ever called.
+    const unused = Object.fromEntries(Object.keys(identity.IdentityServiceDefinition.methods).map((name) => [name, async () => assert.fail(name)]));
+    server.add(identity.IdentityServiceDefinition, {
+      ...unused,
+      async batchGetUsers(request: { ids: string[] }) {
+        asked.push(request.ids);
+        return { users: [] };
+      },
+    } as never);
+    await server.listen();
+    cleanups.push(() => server.shutdown());
+    const client = createGrpcClient(identity.IdentityServiceDefinition, { address: `127.0.0.1:${port}`, secret: SECRET, caller: 'test', deadlineMs: 3_000 });
+    assert.deepEqual(await client.batchGetUsers({ ids: ['u1'], organizationId: 'o1' }), { users: [] });
+    await assert.rejects(client.batchGetUsers({ ids: ['u1', 'u\u00002'], organizationId: 'o1' }), (error: ClientError) => {
+      assert.equal(error.code, Status.INVALID_ARGUMENT);
+      assert.equal(error.details, 'ids.1: must not contain NUL characters');
+      return true;
+    });
+    await assert.rejects(client.batchGetUsers({ ids: [], organizationId: '\u0000' }), (error: ClientError) => error.code === Status.INVALID_ARGUMENT);
+    assert.deepEqual(asked, [['u1']], 'the method ran only for the clean request');
   });
 
   it('answer server reflection without a caller signature: every service of protos/ is listed and described', async () => {

@@ -26,6 +26,7 @@ import { retryMiddleware, type RetryOptions } from 'nice-grpc-client-middleware-
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import { currentRequestId, requestContext } from './context';
 import type { Logger } from './logger';
+import { NUL_MESSAGE, nulFieldName, nulPath } from './nul';
 import { REQUEST_ID_HEADER, signCaller, verifyCaller } from './principal';
 
 export const grpcStatus = Status;
@@ -60,7 +61,8 @@ export interface GrpcServerHandle {
 /**
  * A gRPC server with the standard health service, caller authentication (HMAC-signed
  * service assertion in metadata; health checks exempt), request ids carried into the
- * handler's context and logs, and unexpected errors turned into a bare INTERNAL.
+ * handler's context and logs, strings holding a NUL refused with INVALID_ARGUMENT, and
+ * unexpected errors turned into a bare INTERNAL.
  */
 export function createGrpcServer(options: {
   host: string;
@@ -81,6 +83,9 @@ export function createGrpcServer(options: {
     if (!isHealth && !caller) throw new ServerError(Status.UNAUTHENTICATED, 'missing or invalid caller signature');
     // The handler's request context names the verified caller (methods only some services may call).
     if (caller) verifiedCallers.set(context, caller);
+    // The datastore refuses strings with a NUL: refused here, naming the field, for every method at once.
+    const nul = call.method.requestStream ? undefined : nulPath(call.request);
+    if (nul) throw new ServerError(Status.INVALID_ARGUMENT, `${nulFieldName(nul, 'request')}: ${NUL_MESSAGE}`);
     if (!isHealth && options.available && !options.available()) throw new ServerError(Status.UNAVAILABLE, 'datastore unavailable');
     const requestId = context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID();
     const started = Date.now();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
 import { checkExpression } from './expressions';
 import { isUnavailableError } from './faults';
+import { nulFieldName, nulPath } from './nul';
 
 const rules = { roots: { visitor: false, space: true }, binary: new Set(['&&', '||', '==', '!=']) };
 
@@ -34,5 +35,26 @@ describe('datastore faults', () => {
     assert.equal(isUnavailableError(new Error('wrapped', { cause: new Error('boom') })), false);
     assert.equal(isUnavailableError(new Error('boom')), false);
     assert.equal(isUnavailableError(named('MongoServerError', 'E11000 duplicate key')), false);
+  });
+});
+
+describe('NUL characters in input', () => {
+  it('finds the first string or key holding one, at any depth, and nothing in clean or binary values', () => {
+    assert.deepEqual(nulPath({ title: 'a\u0000b' }), ['title']);
+    assert.deepEqual(nulPath({ a: 'ok', b: [{ c: 'ok' }, { d: { e: '\u0000' } }], z: '\u0000' }), ['b', 1, 'd', 'e']);
+    assert.deepEqual(nulPath({ first: '\u0000', second: '\u0000' }), ['first']);
+    assert.deepEqual(nulPath({ nested: { 'k\u0000': 1 } }), ['nested', 'k\u0000']);
+    assert.deepEqual(nulPath('\u0000'), []);
+    assert.equal(nulPath({ a: 'fine', n: 0, b: null, t: true, list: ['x', 1] }), undefined);
+    assert.equal(nulPath({ bytes: Buffer.from([0, 0, 0]), view: new Uint8Array(4) }), undefined);
+    let deep: unknown = '\u0000';
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    assert.equal(nulPath(deep)?.length, 20_000, 'iterative: no stack overflow');
+  });
+
+  it('names the field as messages do, the NUL shown escaped', () => {
+    assert.equal(nulFieldName(['items', 2, 'name'], 'body'), 'items.2.name');
+    assert.equal(nulFieldName([], 'query'), 'query');
+    assert.equal(nulFieldName(['k\u0000'], 'body'), 'k\\0');
   });
 });

@@ -1,4 +1,4 @@
-export { loadConfig, baseConfigSchema, backendConfigSchema, envBoolean, type BaseConfig, type BackendConfig } from './config';
+export { loadConfig, baseConfigSchema, backendConfigSchema, envBoolean, filesBaseUrl, type BaseConfig, type BackendConfig } from './config';
 export { requestContext, currentRequestId, runWithContext, type RequestContext } from './context';
 export { createLogger, type Logger } from './logger';
 export { newId, idOfKey, hashSecret, newSecret } from './ids';
@@ -16,6 +16,7 @@ export {
   type Principal,
 } from './principal';
 export { tokenScope, outsideTokenScope, installationScopes } from './token-scope';
+export { reaches, reachedIds, reachFromProto, type InstallationReach } from './installation-reach';
 export { isDuplicateKeyError, retryOnDuplicateKey } from './duplicate-keys';
 export { connectDatabase, databaseUri, defineModels, type Database, type ModelDefinitions } from './mongo';
 export { createRedis, type RedisClient } from './redis';
@@ -33,11 +34,12 @@ export {
   MAX_GRPC_BATCH,
   type GrpcServerHandle,
 } from './grpc';
-export { runService, runMain, type ServiceHandle } from './lifecycle';
+export { runService, runMain, MAX_HEADER_BYTES, MAX_URL_BYTES, type ServiceHandle } from './lifecycle';
 export { ROLES, roleAtLeast, strongestRole, roleToProto, roleFromProto, type Role } from './roles';
 export { createServiceClients, type ServiceClients } from './clients';
 export { checkExpression, evaluateExpression, expressionText, type Expression, type ExpressionCheck, type ExpressionRules } from './expressions';
 export { isUnavailableError } from './faults';
+export { nulPath, nulFieldName, NUL_MESSAGE } from './nul';
 export { ensureFerretDbGinIndexes, indexedFields } from './ferretdb-indexes';
 export { findByIds } from './find-by-ids';
 export { DocumentCache, documentCacheOf } from './document-cache';

@@ -1,5 +1,51 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from './logger';
+
+/**
+ * How many bytes the request line and headers of one request may take. Above node's 16 KB
+ * default so that a URL up to MAX_URL_BYTES passes with ordinary headers (and, through the
+ * gateway, with the headers it adds); larger requests get a 431.
+ */
+export const MAX_HEADER_BYTES = 32 * 1024;
+
+/** The longest URL (path and query) the gateway takes: longer ones get a 414. */
+export const MAX_URL_BYTES = 16 * 1024;
+
+const STATUS_OF: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, `Request header fields too large: the request line and headers are limited to ${MAX_HEADER_BYTES} bytes`],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout'],
+};
+
+const answered = new WeakSet<Duplex>();
+
+/**
+ * Answers a request node's HTTP parser refused (headers too large, malformed) with the API's
+ * error body instead of node's bare answer. The connection is ended, not destroyed: destroying
+ * it with the rest of the request still unread makes the kernel reset it, and the client sees
+ * a reset instead of the answer. What the client still sends is read and dropped until it
+ * closes, for a few seconds at most.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // The parser reports every later chunk of the same request too: answered once.
+  if (answered.has(socket)) return;
+  // Nothing to say to a peer that is gone, nor inside a response that has begun.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] = STATUS_OF[error.code ?? ''] ?? [400, 'Bad request: the request is not valid HTTP'];
+  const body = JSON.stringify({ error: { code: status, message } });
+  answered.add(socket);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  socket.resume();
+  const timer = setTimeout(() => socket.destroy(), 5_000).unref();
+  socket.once('close', () => clearTimeout(timer));
+}
 
 export interface ServiceHandle {
   httpPort?: number;
@@ -29,8 +75,9 @@ export async function runService(options: {
   const { logger } = options;
   let httpServer: http.Server | undefined;
   if (options.httpHandler && options.httpPort !== undefined) {
-    httpServer = http.createServer(options.httpHandler);
+    httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, options.httpHandler);
     httpServer.keepAliveTimeout = 65_000;
+    httpServer.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       httpServer!.once('error', reject);
       httpServer!.listen(options.httpPort, options.host, () => resolve());

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { identity } from '@quire/proto';
+import { reachFromProto, type InstallationReach } from './installation-reach';
 import type { Logger } from './logger';
 import type { RedisClient } from './redis';
 import { roleFromProto, type Role } from './roles';
@@ -170,15 +171,21 @@ export interface CachedMembership {
   role: Role | null;
   disabled: boolean;
   teamIds: readonly string[];
+  /** Set for an integration installation's user: the spaces and sites it may act on. */
+  installationReach?: InstallationReach;
 }
 
-export function membershipFromProto(membership: Pick<identity.Membership, 'member' | 'role' | 'disabled' | 'teamIds'> | undefined): CachedMembership {
+export function membershipFromProto(
+  membership: (Pick<identity.Membership, 'member' | 'role' | 'disabled' | 'teamIds'> & Partial<Pick<identity.Membership, 'installationReach'>>) | undefined,
+): CachedMembership {
   if (!membership) return NOT_A_MEMBER;
+  const installationReach = reachFromProto(membership.installationReach);
   return Object.freeze({
     member: membership.member,
     role: roleFromProto(membership.role),
     disabled: membership.disabled,
     teamIds: Object.freeze([...membership.teamIds]),
+    ...(installationReach ? { installationReach } : {}),
   });
 }
 

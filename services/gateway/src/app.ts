@@ -5,6 +5,7 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import { HttpError, sendError } from '@quire/http';
 import {
   INTERNAL_HEADERS,
+  MAX_URL_BYTES,
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
   REQUEST_ID_PATTERN,
@@ -16,6 +17,7 @@ import {
 } from '@quire/runtime';
 import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
 import { docsRouter } from './docs';
+import { filesHostGuard, onFilesHost, separateFilesHost } from './files-host';
 import type { ApiDocument } from './openapi';
 import { routeFor, siteRequestPath } from './routes';
 
@@ -27,10 +29,10 @@ export interface GatewayParts {
   ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
   /** The OpenAPI document of every operation callers can reach (openapi.ts). */
   apiDocument(): Promise<ApiDocument>;
-  metrics: { registry: { contentType: string; metrics(): Promise<string> }; observe(service: string, method: string, status: number, seconds: number): void };
+  metrics: { observe(service: string, method: string, status: number, seconds: number): void };
 }
 
-/** The gateway's request pipeline: ids → health → auth → rate limit → route → proxy. */
+/** The gateway's request pipeline: ids → URL length → health → auth → rate limit → route → proxy. */
 export function createGatewayApp(parts: GatewayParts): Express {
   const { config, logger } = parts;
   const app = express();
@@ -51,6 +53,15 @@ export function createGatewayApp(parts: GatewayParts): Express {
     });
     requestContext.run({ requestId }, () => next());
   });
+  // Longer URLs than this are refused here, with the error body, before anything reads them.
+  app.use((req, _res, next) => {
+    if (Buffer.byteLength(req.originalUrl) > MAX_URL_BYTES) throw new HttpError(414, `URI too long: the URL is limited to ${MAX_URL_BYTES} bytes`);
+    next();
+  });
+
+  // On the files host, signed downloads only; downloads nowhere else (files-host.ts).
+  const filesHost = separateFilesHost(config);
+  app.use(filesHostGuard(filesHost));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -59,9 +70,7 @@ export function createGatewayApp(parts: GatewayParts): Express {
     const { ready, checks } = await parts.ready();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
   });
-  app.get('/metrics', async (_req, res) => {
-    res.type(parts.metrics.registry.contentType).send(await parts.metrics.registry.metrics());
-  });
+  // /metrics is not here: it is served on its own internal listener (METRICS_PORT, service.ts).
 
   const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, config, logger)])) as Record<ServiceName, RequestHandler>;
 
@@ -69,7 +78,7 @@ export function createGatewayApp(parts: GatewayParts): Express {
   // hostnames, the sites domain). No token: the publishing service applies each site's audience.
   const apiHost = new URL(config.PUBLIC_BASE_URL).hostname;
   app.use(async (req, res, next) => {
-    const path = siteRequestPath(req.hostname, apiHost, req.originalUrl);
+    const path = onFilesHost(req, filesHost) ? undefined : siteRequestPath(req.hostname, apiHost, req.originalUrl);
     if (path === undefined) return next();
     await parts.consumeRate(`ip:${req.ip}`, res);
     req.originalUrl = path;

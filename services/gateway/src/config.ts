@@ -6,6 +6,11 @@ export type ServiceName = (typeof SERVICES)[number];
 
 export const gatewayConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /**
+   * The port of the internal listener serving Prometheus metrics at /metrics (on BIND_HOST; 0:
+   * any free port). Unset or empty: no metrics are served. Never on PORT, which the public reaches.
+   */
+  METRICS_PORT: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
   IDENTITY_HTTP_URL: z.string().url(),
   CONTENT_HTTP_URL: z.string().url(),
   PUBLISHING_HTTP_URL: z.string().url(),

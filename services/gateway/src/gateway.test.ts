@@ -23,7 +23,7 @@ describe('gateway', () => {
     env = await testEnvironment();
     const backend = testBackendConfig(env);
     identityService = await startIdentity(backend, { handleSignals: false });
-    config = await gatewayConfigBeforeIdentity(backend, identityService, { RATE_LIMIT_POINTS: '40', BODY_LIMIT_BYTES: '1000' });
+    config = await gatewayConfigBeforeIdentity(backend, identityService, { RATE_LIMIT_POINTS: '40', BODY_LIMIT_BYTES: '1000', METRICS_PORT: '0' });
     gateway = await startGateway(config, { handleSignals: false });
     admin = await withIdentityAdmin(backend, (ctx) => bootstrapAdmin(ctx, { email: 'gw@example.com', organizationTitle: 'Gateway Org' }));
   });
@@ -114,16 +114,46 @@ describe('gateway', () => {
     assert.equal(response.body.error.code, 413);
   });
 
-  it('is alive but not ready while services are down, and exports metrics', async () => {
+  it('is alive but not ready while services are down, and exports metrics on its internal listener only', async () => {
     assert.equal((await api().get('/healthz')).status, 200);
     const ready = await api().get('/readyz');
     assert.equal(ready.status, 503);
     assert.equal(ready.body.checks.identity, true);
     assert.equal(ready.body.checks.redis, true);
     assert.equal(ready.body.checks.content, false);
-    const metrics = await api().get('/metrics');
+    assert.ok(gateway.metricsPort && gateway.metricsPort !== gateway.port, 'a port of its own');
+    const internal = apiClient(`http://127.0.0.1:${gateway.metricsPort}`);
+    const metrics = await internal.get('/metrics');
     assert.equal(metrics.status, 200);
     assert.match(metrics.body, /quire_http_requests_total\{service="identity",method="GET",status="200"\}/);
+    assert.equal((await internal.get('/v1/user')).status, 404, 'nothing else is served there');
+    // The public listener has no /metrics, with or without a token.
+    for (const token of [undefined, admin.token]) {
+      const open = await api(token).get('/metrics');
+      assert.equal(open.status, 404);
+      assert.equal(open.body.error.code, 404);
+    }
+  });
+
+  it('answers a URL over the limit with 414 and longer request lines with 431, both with the error body, never a reset', async () => {
+    const query = (count: number) => Array.from({ length: count }, (_, i) => `p${i}=${'x'.repeat(9 * 1024)}`).join('&');
+    // 2 × 9 KB: the URL limit (16 KB); 4 × 9 KB: over what the server reads as a request line and headers (32 KB).
+    for (const [count, status] of [
+      [2, 414],
+      [3, 414],
+      [4, 431],
+      [10, 431],
+    ]) {
+      for (const token of [undefined, admin.token]) {
+        const response = await api(token).get(`/v1/user?${query(count)}`);
+        assert.equal(response.status, status, `${count} parameters of 9 KB`);
+        assert.equal(response.body.error.code, status);
+        assert.match(response.body.error.message, /too (long|large)/);
+      }
+    }
+    // Just under the limit still reaches the service.
+    const fits = await api(admin.token).get(`/v1/user?p=${'x'.repeat(15 * 1024)}`);
+    assert.equal(fits.status, 200);
   });
 
   // Last: it spends this token's budget.

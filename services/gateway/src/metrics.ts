@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of the gateway: default process metrics plus per-route traffic. */
@@ -23,5 +24,24 @@ export function createMetrics() {
       requests.inc({ service, method, status: String(status) });
       duration.observe({ service, method }, seconds);
     },
+  };
+}
+
+/**
+ * The internal metrics listener's handler: GET /metrics, and a 404 for anything else. It runs
+ * on METRICS_PORT, apart from the public listener, so that only the network that can reach
+ * that port (the scraper) reads the gateway's traffic figures.
+ */
+export function metricsListener(registry: Pick<Registry, 'contentType' | 'metrics'>): RequestListener {
+  return (req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code: 404, message: `No route for ${req.method} ${path}` } }));
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      () => res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code: 500, message: 'Internal error' } })),
+    );
   };
 }

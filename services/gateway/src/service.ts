@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { createRateLimiter } from '@quire/http';
 import {
   createHealthClient,
   createLogger,
@@ -9,15 +10,15 @@ import {
   runService,
   type Logger,
   type Principal,
+  type ServiceHandle,
 } from '@quire/runtime';
 import { createGatewayApp } from './app';
 import { createAuthenticator } from './auth';
 import { grpcAddrOf, SERVICES, type GatewayConfig } from './config';
-import { createMetrics } from './metrics';
+import { createMetrics, metricsListener } from './metrics';
 import { createApiDocument } from './openapi';
-import { createRateLimiter } from './rate-limit';
 
-/** Starts the gateway on config.PORT; resolves once it listens. */
+/** Starts the gateway on config.PORT, and its metrics on config.METRICS_PORT when set; resolves once they listen. */
 export async function startGateway(config: GatewayConfig, options: { handleSignals?: boolean; logger?: Logger } = {}) {
   const logger = options.logger ?? createLogger('gateway', config.LOG_LEVEL);
   const redis = createRedis(config, logger);
@@ -27,12 +28,14 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
   const memory = config.AUTH_CACHE_SECONDS > 0 ? createTokenCache<Principal>(redis, { ttlMs: config.AUTH_CACHE_SECONDS * 1000, logger }) : undefined;
   const health = SERVICES.map((service) => ({ service, client: createHealthClient({ address: grpcAddrOf(config, service), secret, caller: 'gateway' }) }));
 
+  const metrics = createMetrics();
+
   const app = createGatewayApp({
     config,
     logger,
     authenticate: createAuthenticator({ identity: identityClient, redis, cacheSeconds: config.AUTH_CACHE_SECONDS, memory }),
     consumeRate: createRateLimiter({ redis, points: config.RATE_LIMIT_POINTS, durationSeconds: config.RATE_LIMIT_DURATION_SECONDS }),
-    metrics: createMetrics(),
+    metrics,
     apiDocument: createApiDocument(config, logger),
     async ready() {
       const [redisOk, ...services] = await Promise.all([
@@ -49,6 +52,7 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
   });
   app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
 
+  let metricsServer: ServiceHandle | undefined;
   const handle = await runService({
     name: 'gateway',
     logger,
@@ -57,9 +61,26 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
     httpHandler: app as unknown as http.RequestListener,
     handleSignals: options.handleSignals,
     onStop: async () => {
+      await metricsServer?.stop();
       memory?.close();
       redis.disconnect();
     },
   });
-  return { port: handle.httpPort!, stop: handle.stop };
+  if (config.METRICS_PORT !== undefined) {
+    try {
+      metricsServer = await runService({
+        name: 'gateway metrics',
+        logger,
+        host: config.BIND_HOST,
+        httpPort: config.METRICS_PORT,
+        httpHandler: metricsListener(metrics.registry),
+        // The gateway's own stop (signals included) stops it.
+        handleSignals: false,
+      });
+    } catch (error) {
+      await handle.stop();
+      throw error;
+    }
+  } else logger.info('metrics are not served: METRICS_PORT is not set');
+  return { port: handle.httpPort!, metricsPort: metricsServer?.httpPort, stop: handle.stop };
 }

@@ -25,5 +25,15 @@ export const insightsConfigSchema = backendConfigSchema.extend({
   TRANSLATION_PROVIDER_MODEL: z.string().default('gpt-4o-mini'),
   /** How long one provider call may take. */
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Conversations one organization may ingest per minute, across all processes (a batch counts each one); past it 429 with Retry-After. At least a full batch. */
+  CONVERSATION_INGEST_PER_MINUTE: z.coerce.number().int().min(100).max(1_000_000).default(600),
+  /** Conversation processings each process runs at once. */
+  CONVERSATION_PROCESSING_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Processings of one organization's conversations running at once, across all processes (its clustering runs one at a time anyway); the others wait their turn behind other organizations'. */
+  CONVERSATION_PROCESSING_ACTIVE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(64).default(2),
+  /** Translation runs each process runs at once. */
+  TRANSLATION_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Translation runs of one organization under way at once, across all processes; its others wait their turn behind other organizations'. */
+  TRANSLATION_RUNS_ACTIVE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(64).default(1),
 });
 export type InsightsConfig = z.infer<typeof insightsConfigSchema>;

@@ -11,6 +11,22 @@ export const integrationsConfigSchema = backendConfigSchema.extend({
   SCRIPT_MEMORY_LIMIT_MB: z.coerce.number().int().min(8).max(1024).default(64),
   /** CPU time one script run may take. */
   SCRIPT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(5_000),
+  /** Worker threads running scripts in each process: the main thread never runs guest code. */
+  SCRIPT_WORKERS: z.coerce.number().int().min(1).max(64).default(2),
+  /** V8 heap of each script worker (the script's own heap is SCRIPT_MEMORY_LIMIT_MB, apart): past it the worker is replaced. */
+  SCRIPT_WORKER_HEAP_MB: z.coerce.number().int().min(32).max(4096).default(128),
+  /** Runs waiting for a free worker in each process; past it a run is refused as busy (503, or a delivery retried later). */
+  SCRIPT_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(64),
+  /** Script runs of one integration at once, across all processes. */
+  SCRIPT_CONCURRENCY_PER_INTEGRATION: z.coerce.number().int().min(1).max(1000).default(4),
+  /** Script runs for one organization at once (its deliveries, and its integrations' public endpoints), across all processes. */
+  SCRIPT_CONCURRENCY_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1000).default(8),
+  /** Calls to one integration's public endpoint per minute, across all processes; past it 429 with Retry-After. */
+  INTEGRATION_ENDPOINT_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  /** Event deliveries each process runs at once (mostly waiting: on the script's worker, a tunnel, the datastore). */
+  DELIVERY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Event deliveries of one organization running at once, across all processes; its others wait their turn behind other organizations'. */
+  DELIVERY_ACTIVE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1000).default(4),
   /** Largest icon or preview image a publish may carry, decoded. */
   INTEGRATION_IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Largest script a publish may carry. */

@@ -5,6 +5,7 @@ import { modelsOf, registerModels } from './db/models';
 import type { IntegrationsContext } from './domain/context';
 import { startDeliveryWorker } from './domain/delivery';
 import { subscribeToStreamEvents } from './domain/event-intake';
+import { closeScriptRuns } from './domain/script-runs';
 import { integrationsRoutes } from './http';
 
 /** Starts the integrations service (REST, event intake and delivery) against its own database. */
@@ -18,14 +19,16 @@ export function startIntegrations(
     models: registerModels,
     context: (deps): IntegrationsContext => ({ ...deps, models: modelsOf(deps.db) }),
     routes: integrationsRoutes,
-    // Events from the stream become integration events; the worker delivers them.
+    // Events from the stream become integration events; the worker delivers them. The script
+    // workers (started on the first run) stop last, once nothing can ask for a run.
     background: async (ctx) => {
-      if (options.background === false) return;
+      if (options.background === false) return () => closeScriptRuns(ctx);
       const stopWorker = await startDeliveryWorker(ctx);
       const subscription = await subscribeToStreamEvents(ctx);
       return async () => {
         await subscription.stop();
         await stopWorker();
+        await closeScriptRuns(ctx);
       };
     },
     handleSignals: options.handleSignals,

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
+import { apiClient, expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** Nested `depth` levels: { nodes: [ { nodes: [ … ] } ] }-like, built without recursion. */
 function nested(depth: number): unknown {
@@ -9,9 +11,16 @@ function nested(depth: number): unknown {
   return value;
 }
 
+/** A 400 naming `field` for a NUL character in it. */
+function expectNul(answer: { status: number; body: any }, field: string): void {
+  expectError(answer, 400, field);
+  assert.match(answer.body.error.message, /must not contain NUL characters/);
+}
+
 /**
- * Hostile input through the gateway: forged list cursors and deeply nested bodies get a 400
- * naming what is wrong, never a 500 (issue: "bad input that still reaches a 500").
+ * Hostile input through the gateway: forged list cursors, deeply nested bodies and NUL
+ * characters get a 400 naming what is wrong, over-long URLs a 414 or 431, never a 500, a 503
+ * or a reset connection (issue: "bad input that still reaches a 500").
  */
 describe('hostile input through the gateway', () => {
   let stack: TestStack;
@@ -84,6 +93,89 @@ describe('hostile input through the gateway', () => {
     expectError(await org.admin.api.patch(`/v1/orgs/${org.id}`, { mergeRules: nested(200) }), 400, 'mergeRules');
     // The same fields at an ordinary depth are fine.
     expectOk(await org.admin.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Shallow', description: nested(5) }), 201);
+  });
+
+  it('refuses a NUL character in a body, a path id or a query value with a 400 naming the field, anonymous callers included', async () => {
+    const { admin } = org;
+    const reader = org.members.read;
+    // JSON bodies: a value, a nested value, a key.
+    expectNul(await admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'a\u0000b' }), 'title');
+    expectNul(await admin.api.patch(`/v1/spaces/${spaceId}`, { title: 'ok', visibility: '\u0000' }), 'visibility');
+    expectNul(await reader.api.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: 'x\u0000' } }), 'body.markdown');
+    expectNul(await admin.api.patch(`/v1/orgs/${org.id}`, { mergeRules: { 'k\u0000': 1 } }), 'mergeRules');
+    // Path ids and query values, as sent (%00) and as they decode.
+    expectNul(await reader.api.get(`/v1/spaces/${spaceId}%00`), 'spaceId');
+    expectNul(await reader.api.get(`/v1/orgs/${org.id}%00/spaces`), 'organizationId');
+    expectNul(await reader.api.get(`/v1/orgs/${org.id}/spaces?limit=1&page=%00`), 'page');
+    expectNul(await reader.api.get(`/v1/orgs/${org.id}/spaces?unknown=a%00b`), 'unknown');
+    expectNul(await reader.api.get(`/v1/orgs/${org.id}/spaces?a[b]=%00`), 'a.b');
+    // No token: public routes and published sites.
+    const anonymous = apiClient(stack.baseUrl);
+    expectNul(await anonymous.get(`/v1/public/saml/p%00/start`), 'samlProviderId');
+    expectNul(await anonymous.get(`/sites/o%00/s`), 'org');
+    expectNul(await anonymous.get(`/sites/o/s/~/search?q=%00`), 'q');
+    // Nothing of it was stored, and the same requests without the NUL work.
+    expectOk(await admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'ab' }), 201);
+    expectOk(await reader.api.get(`/v1/spaces/${spaceId}`));
+  });
+
+  it('refuses a NUL in every path parameter and in the body of every operation of the API document with a 400', async () => {
+    const document = (await (await fetch(`${stack.baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
+    // Someone with no access to anything: the check comes before any permission or lookup.
+    const caller = org.outsider.api;
+    const failures: string[] = [];
+    let sent = 0;
+    for (const [template, operations] of Object.entries(document.paths)) {
+      const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const method of Object.keys(operations)) {
+        const cases: Array<{ field: string; path: string; body?: unknown }> = names.map((name) => ({
+          field: name,
+          path: template.replace(/\{([^}]+)\}/g, (_, other: string) => (other === name ? 'x%00y' : 'x')),
+        }));
+        if (method !== 'get' && method !== 'delete')
+          cases.push({ field: 'zz', path: template.replace(/\{([^}]+)\}/g, 'x'), body: { zz: ['ok', 'a\u0000'] } });
+        for (const { field, path: url, body } of cases) {
+          sent += 1;
+          const answer = await caller.request(method.toUpperCase(), url, { body: body ?? (method === 'get' || method === 'delete' ? undefined : {}) });
+          const message = String(answer.body?.error?.message ?? '');
+          // Downloads answer only on the files host when there is one of its own (a 404 elsewhere, before any input is read).
+          if (answer.status === 404 && template.startsWith('/v1/public/content/')) continue;
+          if (answer.status !== 400 || !message.includes(field) || !message.includes('NUL'))
+            failures.push(`${method.toUpperCase()} ${url}: ${answer.status} ${message || JSON.stringify(answer.body).slice(0, 200)}`);
+        }
+      }
+    }
+    assert.ok(sent > 100, `only ${sent} requests: the document lists too few operations`);
+    assert.deepEqual(failures, []);
+  });
+
+  it('answers over-long URLs with 414 or 431 and the error body, and takes long ones that fit, through to the services', async () => {
+    const query = (count: number, size = 9 * 1024) => Array.from({ length: count }, (_, i) => `p${i}=${'x'.repeat(size)}`).join('&');
+    const list = `/v1/orgs/${org.id}/spaces`;
+    for (const [count, status] of [
+      [2, 414],
+      [3, 414],
+      [5, 431],
+    ]) {
+      for (const client of [org.members.read.api, apiClient(stack.baseUrl)]) {
+        const answer = await client.get(`${list}?${query(count)}`);
+        expectError(answer, status);
+        assert.match(answer.body.error.message, /too (long|large)/);
+      }
+      // A site page too (no token, its own route at the gateway).
+      expectError(await apiClient(stack.baseUrl).get(`/sites/o/s?${query(count)}`), status);
+    }
+    // 15 KB of query: under the gateway's limit, and the service behind it reads it with the headers the gateway adds.
+    expectOk(await org.members.read.api.get(`${list}?limit=1&${query(1, 15 * 1024)}`));
+  });
+
+  it('serves the gateway metrics on their own listener only (the address in stack.json), never on the public one', async () => {
+    const state = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as { gatewayUrl: string; gatewayMetricsUrl: string };
+    assert.notEqual(new URL(state.gatewayMetricsUrl).port, new URL(state.gatewayUrl).port);
+    const metrics = await fetch(state.gatewayMetricsUrl);
+    assert.equal(metrics.status, 200);
+    assert.match(await metrics.text(), /quire_http_requests_total\{service="content"/);
+    for (const client of [apiClient(stack.baseUrl), org.admin.api]) expectError(await client.get('/metrics'), 404);
   });
 
   it('refuses deeply nested site conditions with a 400 naming the field', async () => {

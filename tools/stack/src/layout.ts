@@ -23,6 +23,8 @@ export function persistentSecret(dataDir: string, name: string, bytes = 32): str
 export interface StackState {
   pid: number;
   gatewayUrl: string;
+  /** Where the gateway serves its Prometheus metrics (an internal listener, not the public one). */
+  gatewayMetricsUrl: string;
   mongodbUri: string;
   dbPrefix: string;
   redisUrl: string;

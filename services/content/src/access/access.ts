@@ -1,5 +1,5 @@
 import { httpError } from '@quire/http';
-import { documentCacheOf, roleAtLeast, type Role } from '@quire/runtime';
+import { documentCacheOf, reaches, roleAtLeast, type Role } from '@quire/runtime';
 import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
 import type { GrantDoc } from './grant-store';
 import { getStanding, type MemberStanding } from './membership';
@@ -73,6 +73,8 @@ export function subjectClauses(standing: MemberStanding): Array<Record<string, u
 
 /** The member's effective role on a space whose collection chain is known. */
 export function spaceRoleFor(standing: MemberStanding, space: SpaceDoc, chain: CollectionDoc[], grants: GrantDoc[]): Role | null {
+  // An installation acts only on the spaces its installation covers: the others are as invisible to it as to an outsider.
+  if (!reaches(standing.installationReach, 'spaces', space._id)) return null;
   const relevant = new Set([space._id, ...chain.map((c) => c._id)]);
   return resolveSpaceRole({
     standing,

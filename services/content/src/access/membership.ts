@@ -1,5 +1,13 @@
 import { fromService } from '@quire/http';
-import { membershipCacheOf, membershipFromProto, outsideTokenScope, requestContext, type CachedMembership, type RequestContext } from '@quire/runtime';
+import {
+  membershipCacheOf,
+  membershipFromProto,
+  outsideTokenScope,
+  requestContext,
+  type CachedMembership,
+  type InstallationReach,
+  type RequestContext,
+} from '@quire/runtime';
 import type { ContentContext } from '../kernel';
 import type { Standing } from './roles';
 
@@ -8,6 +16,8 @@ export interface MemberStanding extends Standing {
   organizationId: string;
   userId: string;
   teamIds: string[];
+  /** Set for an integration installation's user: the only spaces it may act on (the others are invisible to it). */
+  installationReach?: InstallationReach;
 }
 
 // Per request, a caller's membership is asked at most once, however many spaces the request touches.
@@ -62,5 +72,7 @@ export function nonMember(organizationId: string, userId: string): MemberStandin
 
 function toStanding(organizationId: string, userId: string, membership: CachedMembership): MemberStanding {
   if (!membership.member || membership.disabled) return nonMember(organizationId, userId);
-  return { organizationId, userId, member: true, orgRole: membership.role, teamIds: [...membership.teamIds] };
+  const standing: MemberStanding = { organizationId, userId, member: true, orgRole: membership.role, teamIds: [...membership.teamIds] };
+  if (membership.installationReach) standing.installationReach = membership.installationReach;
+  return standing;
 }

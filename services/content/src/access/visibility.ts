@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '@quire/runtime';
+import { reachedIds, ROLES, type Role } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
 import type { CollectionDoc, ContentContext, SpaceDoc } from '../kernel';
 import { collectionLevelFor, collectionRoleFor, spaceLevelFor, spaceRoleFor, subjectClauses } from './access';
@@ -68,7 +68,9 @@ export function collectionLevelIn(view: Pick<OrgView, 'collections'>, collection
  */
 export function visibleSpacesFilter(view: OrgView): QueryFilter<SpaceDoc> {
   const { standing } = view;
-  const base = { organizationId: standing.organizationId, deletedAt: null };
+  // An installation's user: only among the spaces its installation covers.
+  const reached = reachedIds(standing.installationReach, 'spaces');
+  const base = { organizationId: standing.organizationId, deletedAt: null, ...(reached ? { _id: { $in: [...reached] } } : {}) };
   if (!standing.member) return { ...base, _id: { $in: [] } };
   if (standing.orgRole === 'admin') return base;
   const grantedResources = new Set(view.grants.map((g) => g.resourceId));

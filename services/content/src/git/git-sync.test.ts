@@ -188,8 +188,14 @@ describe('git sync: the git binary', () => {
         assert.match(error.detail ?? '', /127\.0\.0\.1 \(loopback\)/);
         return true;
       });
+      // A name that does not resolve gets the same reason: two would tell which internal names exist.
       const unknown = async () => Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
-      await assert.rejects(pinRepositoryHost(url, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown), (error: Error) => error.message === GIT_FAILURES.unreachable);
+      await assert.rejects(pinRepositoryHost(url, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown), (error: unknown) => {
+        assert.ok(error instanceof GitSyncError);
+        assert.equal(error.message, ADDRESS_REFUSED);
+        assert.match(error.detail ?? '', /ENOTFOUND/);
+        return true;
+      });
       assert.deepEqual(
         await pinRepositoryHost(`http://127.0.0.1:${port}/docs.git`, { GIT_ALLOW_PRIVATE_NETWORKS: true }, unknown),
         [],

@@ -10,6 +10,8 @@ export interface GitJobData {
   operationId: string;
   direction: 'import' | 'export';
   spaceId: string;
+  /** The space's organization: its jobs take turns with other organizations' (absent in jobs queued before it was added). */
+  organizationId?: string;
   userId: string;
   /** Repository address without credentials. */
   url: string;

@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import { EgressLookupError, EgressRefusedError, resolveEgressAddresses, type AddressLookup } from '@quire/runtime';
 import { GitSyncError } from './errors';
-import { GIT_FAILURES } from './runner';
 import type { GitConfig } from './settings';
 
 /*
@@ -13,7 +12,11 @@ import type { GitConfig } from './settings';
  * (runner.ts), so no other host is ever contacted.
  */
 
-export const ADDRESS_REFUSED = 'refused: the repository address is not allowed';
+/**
+ * The one reason for a repository host that resolves to a refused address and for one that
+ * does not resolve at all: two reasons would let a caller probe which internal names exist.
+ */
+export const ADDRESS_REFUSED = 'refused: the repository address does not resolve or is not allowed';
 
 /**
  * The curl resolve entries (`host:port:address,…`) pinning the repository's host to its
@@ -28,8 +31,7 @@ export async function pinRepositoryHost(url: string, settings: Pick<GitConfig, '
   try {
     addresses = await resolveEgressAddresses(parsed.hostname, { allowPrivateNetworks: settings.GIT_ALLOW_PRIVATE_NETWORKS }, lookup);
   } catch (error) {
-    if (error instanceof EgressRefusedError) throw new GitSyncError(ADDRESS_REFUSED, error.detail);
-    if (error instanceof EgressLookupError) throw new GitSyncError(GIT_FAILURES.unreachable, error.detail);
+    if (error instanceof EgressRefusedError || error instanceof EgressLookupError) throw new GitSyncError(ADDRESS_REFUSED, error.detail);
     throw error;
   }
   if (isIP(parsed.hostname.replace(/^\[(.*)\]$/, '$1')) !== 0) return [];

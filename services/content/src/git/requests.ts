@@ -58,6 +58,7 @@ export async function requestGitOperation(
       operationId: operation.id,
       direction,
       spaceId,
+      organizationId: access.space.organizationId,
       userId,
       url: remote.url,
       sealedCredentials: remote.credentials ? sealCredentials(ctx.config.INTERNAL_HMAC_SECRET, remote.credentials) : null,

@@ -41,6 +41,8 @@ export const gitConfigSchema = z.object({
   GIT_COMMITTER_EMAIL: z.string().email().default('git-sync@quire.invalid'),
   /** Git jobs one process runs at once (jobs of one space always run one after the other). */
   GIT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** Git jobs of one organization running at once, across all processes; its others wait their turn behind other organizations'. */
+  GIT_JOBS_ACTIVE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(32).default(1),
 });
 export type GitConfig = z.infer<typeof gitConfigSchema>;
 

@@ -20,12 +20,22 @@ import { gitStateLock, loadGitSync, recordSync, setStage, updateOperation } from
  * held for the whole job serializes them. A job is never retried (a failure is recorded
  * on the operation, where the caller sees it) and is removed once it ended, so the sealed
  * credentials it carries do not stay in Redis.
+ *
+ * The queue is fair between organizations: an organization's jobs wait behind other
+ * organizations' earlier turns, and at most GIT_JOBS_ACTIVE_PER_ORGANIZATION of them run at once
+ * (a job may take minutes: without a cap one organization would hold every worker). Requests are
+ * not refused for it: however many an organization queues, only its own jobs wait longer (the
+ * gateway's rate limit bounds how fast anyone queues).
  */
 
 type GitJobResult = { state: 'success' | 'failure' | 'timeout' | 'skipped' };
 
 /** The Git job queue of each service instance. */
-const gitJobs = queuePerInstance<GitJobData, GitJobResult>('content-git-sync', { attempts: 1, removeOnComplete: true, removeOnFail: true });
+const gitJobs = queuePerInstance<GitJobData, GitJobResult>(
+  'content-git-sync',
+  { attempts: 1, removeOnComplete: true, removeOnFail: true },
+  { tenantOf: (job) => job.organizationId },
+);
 const gitQueue = (ctx: ContentContext) => gitJobs.of(ctx);
 
 export async function enqueueGitJob(ctx: ContentContext, data: GitJobData): Promise<void> {
@@ -83,7 +93,7 @@ export function startGitWorker(ctx: ContentContext): () => Promise<void> {
         if (chains.get(spaceId) === settled) chains.delete(spaceId);
       }
     },
-    { concurrency: gitSettings(ctx).GIT_WORKER_CONCURRENCY },
+    { concurrency: gitSettings(ctx).GIT_WORKER_CONCURRENCY, maxActivePerTenant: gitSettings(ctx).GIT_JOBS_ACTIVE_PER_ORGANIZATION },
   );
   return () => gitJobs.close(ctx);
 }

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import type { ContentContext } from '../kernel';
 import { loadChangeRequestRevision } from './change-request-content';
+import { renderedFileHeaders, uploadedFileHeaders } from './file-headers';
 import { renderRevisionPdf } from './pdf';
 import { loadRevisionFile } from './revisions';
 
@@ -34,11 +35,6 @@ const pdfQuery = z.object({
   ...signature,
 });
 
-function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 function send(res: Response, headers: Record<string, string>, data: Buffer): void {
   res.set(headers);
   res.send(data);
@@ -50,7 +46,7 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
       method: 'get',
       path: '/v1/public/content/files/:fileId',
       summary: 'Download a file of a revision through a signed address',
-      // The file's own media type.
+      // An allowed image's own type inline, anything else as an application/octet-stream attachment (file-headers.ts).
       produces: '*/*',
       access: 'public',
       params: fileParams,
@@ -58,16 +54,7 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
       handler: async ({ params: { fileId }, query, res }) => {
         verifyRevisionFileUrl(ctx.config, fileId, query);
         const { file, data } = await loadRevisionFile(ctx, query.revision, fileId);
-        send(
-          res,
-          {
-            'content-type': file.contentType,
-            'content-disposition': contentDisposition('inline', file.name),
-            'cache-control': 'private, max-age=300',
-            'x-content-type-options': 'nosniff',
-          },
-          data,
-        );
+        send(res, uploadedFileHeaders(file), data);
       },
     }),
 
@@ -87,15 +74,7 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
           page: page || undefined,
           only: only === '1',
         });
-        send(
-          res,
-          {
-            'content-type': 'application/pdf',
-            'content-disposition': contentDisposition('inline', `change-request-${changeRequest.number}.pdf`),
-            'cache-control': 'private, max-age=300',
-          },
-          pdf,
-        );
+        send(res, renderedFileHeaders(`change-request-${changeRequest.number}.pdf`, 'application/pdf'), pdf);
       },
     }),
   ];

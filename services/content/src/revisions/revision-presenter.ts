@@ -10,7 +10,7 @@ import { pageFlag } from './revisions';
  * document requires a page body (markdown or document) on RevisionPageDocument.
  */
 
-type Config = Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'INTERNAL_HMAC_SECRET'>;
+type Config = Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'FILES_BASE_URL' | 'INTERNAL_HMAC_SECRET'>;
 
 const DEFAULT_LAYOUT = {
   width: 'default',

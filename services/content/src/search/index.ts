@@ -8,6 +8,7 @@ export { searchRoutes } from './search-routes';
 // For content's gRPC server (SearchSpaceContent): the REST search's ranking and its query rule.
 export { searchRevision, sectionTitle, type PageHit } from './search';
 export { searchQuery } from './search-schemas';
+export { searchConfigSchema } from './search-settings';
 export { FORMAT, purgeSpaceSearchIndexes, readIndexData, searchModelDefinitions, storeIndexData } from './search-store';
 // For the end-to-end suite, which checks stored indexes and scores against a fresh MiniSearch.
 export { settleAverages } from './search-engine';

@@ -1,8 +1,10 @@
-import { httpError } from '@quire/http';
-import { LruCache, withRedisLock } from '@quire/runtime';
-import type { ContentContext } from '../kernel';
+import { withTenantSlot } from '@quire/async';
+import { HttpError, httpError } from '@quire/http';
+import { documentCacheOf, LruCache, withRedisLock } from '@quire/runtime';
+import type { ContentContext, SpaceDoc } from '../kernel';
 import { loadRevision, type RevisionDoc, type RevisionPageDoc } from '../revisions';
 import { applyChanges, averageInternals, buildIndex, changesFrom, cutSections, phases, sourceOf, tooMany, type SearchIndex } from './search-engine';
+import { indexBuildsPerOrganization } from './search-settings';
 import { readIndexHead } from './search-store';
 import { loadStored, storeIndex } from './stored-index';
 
@@ -20,6 +22,12 @@ import { loadStored, storeIndex } from './stored-index';
  * The MiniSearch objects are mutable, so a derivation takes them over from the parent's
  * index (the parent keeps its page and section data to present ranked lists computed
  * before, but ranks no more: a new ranking of it loads or builds it again).
+ *
+ * Loading a stored index or building one costs seconds of CPU for a large space: one
+ * organization has at most SEARCH_INDEX_BUILDS_PER_ORGANIZATION of them under way at once over
+ * every replica (cold searches of its large spaces do not take the CPU other organizations'
+ * searches need); a search needing one more answers 429 with Retry-After. Derivations from an
+ * index in memory cost O(changed pages) and are not counted.
  *
  * Two MiniSearch indexes: pages (title, description) and sections (heading, text). Kept
  * apart because BM25 normalizes by a field's average length over all documents of an
@@ -45,6 +53,21 @@ function remember(index: SearchIndex): void {
 
 const LOCK = { ttlMs: 120_000, waitMs: 120_000 };
 const lockKey = (revisionId: string) => `content:lock:search-index:${revisionId}`;
+/** The slots of one organization's index builds (withTenantSlot). */
+const buildSlotsKey = (organizationId: string) => `content:search-index-builds:${organizationId}`;
+/** What a search refused a build slot is told to wait: a large space's build takes seconds. */
+const BUILD_RETRY_AFTER_S = 2;
+
+/** Runs `work` (loading or building the index of `revision`) in one of its organization's build slots. */
+async function inBuildSlot<T>(ctx: ContentContext, revision: RevisionDoc, work: () => Promise<T>): Promise<T> {
+  const space = await documentCacheOf(ctx.redis, ctx.logger).findById<SpaceDoc>(ctx.models.Space, revision.spaceId);
+  if (!space) throw httpError.notFound('Space');
+  const refused = () =>
+    new HttpError(429, `Too many search indexes of this organization are being built: retry in ${BUILD_RETRY_AFTER_S} s`, {
+      'Retry-After': String(BUILD_RETRY_AFTER_S),
+    });
+  return withTenantSlot(ctx.redis, buildSlotsKey(space.organizationId), indexBuildsPerOrganization(ctx), work, refused);
+}
 
 /**
  * The index of `revision` derived from `parent`'s: the `recut` pages' sections are cut,
@@ -129,28 +152,32 @@ async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<Searc
     persistInBackground(ctx, revision, derived);
     return derived;
   }
-  const found =
-    (await loadStored(ctx, revision)) ??
-    (await withRedisLock(
-      ctx.redis,
-      lockKey(revision._id),
-      async () => {
-        // Whoever held the lock before us may have just stored it.
-        const stored = await loadStored(ctx, revision);
-        if (stored) return stored;
-        const fromParent = await deriveFromStored(ctx, revision).catch((error: unknown) => {
-          ctx.logger.warn({ err: error, revisionId: revision._id }, 'could not derive the search index from a stored one; building it');
-          return null;
-        });
-        const index = fromParent ?? (await buildIndex(ctx, revision));
-        // The index answers this search either way; not storing it only costs a later rebuild.
-        await storeIndex(ctx, revision, index).catch((error: unknown) =>
-          ctx.logger.error({ err: error, revisionId: revision._id }, 'could not store the search index'),
-        );
-        return index;
-      },
-      { ...LOCK, logger: ctx.logger, onBusy: () => httpError.unavailable('The search index of this space is being built; retry') },
-    ));
+  const found = await inBuildSlot(
+    ctx,
+    revision,
+    async () =>
+      (await loadStored(ctx, revision)) ??
+      (await withRedisLock(
+        ctx.redis,
+        lockKey(revision._id),
+        async () => {
+          // Whoever held the lock before us may have just stored it.
+          const stored = await loadStored(ctx, revision);
+          if (stored) return stored;
+          const fromParent = await deriveFromStored(ctx, revision).catch((error: unknown) => {
+            ctx.logger.warn({ err: error, revisionId: revision._id }, 'could not derive the search index from a stored one; building it');
+            return null;
+          });
+          const index = fromParent ?? (await buildIndex(ctx, revision));
+          // The index answers this search either way; not storing it only costs a later rebuild.
+          await storeIndex(ctx, revision, index).catch((error: unknown) =>
+            ctx.logger.error({ err: error, revisionId: revision._id }, 'could not store the search index'),
+          );
+          return index;
+        },
+        { ...LOCK, logger: ctx.logger, onBusy: () => httpError.unavailable('The search index of this space is being built; retry') },
+      )),
+  );
   remember(found);
   return found;
 }

@@ -481,6 +481,69 @@ describe('content: reads, variables and evaluation (end to end)', () => {
     assertError(await reader.api.get(at(`/files/${fileId}?metadata=perhaps`)), 400, 'metadata');
   });
 
+  it('serves no upload as active content: allowed images inline with their type, anything else an opaque attachment, every answer sandboxed', async () => {
+    const space = await newSpace('Hostile files');
+    const script = '<script>parent.document.title = "ran"</script>';
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    // [name, stored type, bytes, served type (undefined: an attachment)]
+    const cases: Array<[string, string, Buffer, string | undefined]> = [
+      ['pixel.png', 'image/png', png, 'image/png'],
+      ['photo.jpg', 'IMAGE/JPEG', Buffer.from([0xff, 0xd8, 0xff, 0xe0]), 'image/jpeg'],
+      ['anim.gif', 'image/gif', Buffer.from('GIF89a'), 'image/gif'],
+      ['pic.webp', 'image/webp', Buffer.from('RIFF\0\0\0\0WEBP'), 'image/webp'],
+      ['pic.avif', 'image/avif', Buffer.from('\0\0\0\x1cftypavif'), 'image/avif'],
+      // HTML under an image type: shown as an image (never sniffed), so nothing runs.
+      ['liar.png', 'image/png', Buffer.from(script), 'image/png'],
+      ['probe.html', 'text/html', Buffer.from(script), undefined],
+      ['probe.svg', 'image/svg+xml', Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg">${script}</svg>`), undefined],
+      ['probe.xml', 'application/xml', Buffer.from('<?xml version="1.0"?><a/>'), undefined],
+      ['probe.xhtml', 'application/xhtml+xml', Buffer.from(`<html xmlns="http://www.w3.org/1999/xhtml">${script}</html>`), undefined],
+      ['probe.js', 'text/javascript', Buffer.from('document.title = "ran"'), undefined],
+      ['manual.pdf', 'application/pdf', Buffer.from('%PDF-1.4\n'), undefined],
+      ['icon.ico', 'image/x-icon', Buffer.from([0, 0, 1, 0]), undefined],
+      ['notes.txt', 'text/plain', Buffer.from(script), undefined],
+      ['mystery.bin', 'application/x-unheard-of', Buffer.from(script), undefined],
+    ];
+    const written = await commit(space.id, [
+      { type: 'insert_files', files: cases.map(([name, contentType, data]) => ({ ref: name, name, contentType, data: data.toString('base64') })) },
+    ]);
+    const ids = new Map<string, string>(written.insertedFiles.map((file: any) => [file.name, file.id]));
+    for (const [name, stored, bytes, inline] of cases) {
+      const file = ok(await reader.api.get(`/v1/spaces/${space.id}/content/files/${ids.get(name)}`));
+      assert.equal(file.contentType, stored, 'the API keeps the stored type');
+      const download = await fetch(file.downloadURL);
+      assert.equal(download.status, 200, name);
+      const headers = Object.fromEntries(
+        ['content-type', 'content-disposition', 'content-security-policy', 'x-content-type-options', 'cross-origin-resource-policy'].map((header) => [
+          header,
+          download.headers.get(header),
+        ]),
+      );
+      assert.deepEqual(
+        headers,
+        {
+          'content-type': inline ?? 'application/octet-stream',
+          'content-disposition': `${inline ? 'inline' : 'attachment'}; filename="${name}"; filename*=UTF-8''${name}`,
+          'content-security-policy': "sandbox; default-src 'none'",
+          'x-content-type-options': 'nosniff',
+          'cross-origin-resource-policy': inline ? 'cross-origin' : 'same-origin',
+        },
+        name,
+      );
+      assert.deepEqual(Buffer.from(await download.arrayBuffer()), bytes, `${name}: the bytes as stored`);
+    }
+
+    // A change request's PDF (rendered by us, from the writers' text): its type, as an attachment, sandboxed.
+    const cr = await newChangeRequest(space.id);
+    const pdf = await fetch(ok(await reader.api.get(`/v1/spaces/${space.id}/change-requests/${cr.id}/pdf`)).url);
+    assert.equal(pdf.status, 200);
+    assert.deepEqual(
+      ['content-type', 'content-security-policy', 'x-content-type-options'].map((header) => pdf.headers.get(header)),
+      ['application/pdf', "sandbox; default-src 'none'", 'nosniff'],
+    );
+    assert.match(pdf.headers.get('content-disposition') ?? '', /^attachment; filename="change-request-\d+\.pdf"/);
+  });
+
   it('lists page links filtered by status and page backlinks, on the space, a change request and a revision', async () => {
     const space = await newSpace('Links');
     await commit(space.id, [{ type: 'insert_page', title: 'Target', slug: 'target', markdown: 'I am linked to.' }]);

@@ -3,7 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
-const REFUSED = 'refused: the repository address is not allowed';
+const REFUSED = 'refused: the repository address does not resolve or is not allowed';
 
 /**
  * Git sync with the production settings (https only, no private networks): the server's
@@ -90,12 +90,13 @@ describe('content: Git sync reaches only public repositories (end to end)', () =
     assert.ok(!stack.output().includes('s3cret-token'), 'the credentials are not logged');
   });
 
-  it('refuses every internal address form: names, IPv6, mapped IPv4, metadata, private ranges', async () => {
+  it('refuses every internal address form: names, IPv6, mapped and compatible IPv4, metadata, private ranges', async () => {
     const addresses = [
       'https://localhost/x.git',
       `https://localhost:${openPort}/x.git`,
       'https://[::1]/x.git',
       'https://[::ffff:127.0.0.1]/x.git',
+      'https://[::7f00:1]/x.git',
       'https://2130706433/x.git',
       'https://0x7f.1/x.git',
       'https://0.0.0.0/x.git',

@@ -196,6 +196,8 @@ describe('content: Git import and export (end to end)', () => {
       GIT_ALLOW_PRIVATE_NETWORKS: 'true',
       GIT_OPERATION_TIMEOUT_MS: '10000',
       GIT_MAX_FILES: '400',
+      // Two of the organization's jobs at once: the bounds test holds both worker slots with it.
+      GIT_JOBS_ACTIVE_PER_ORGANIZATION: '2',
       TMPDIR: serviceTmp,
     });
     const organization = await stack.organization({ domain: 'git.test', roles: ['edit', 'read', 'guest'] });
@@ -283,12 +285,15 @@ describe('content: Git import and export (end to end)', () => {
     assert.deepEqual(files.get('diagram.png').git, { oid: docs.blobOid('images/diagram.png'), path: 'images/diagram.png' });
     assert.equal(files.get('logo.png').contentType, 'image/png');
     assert.equal(files.get('spec.pdf').contentType, 'application/pdf');
-    for (const [name, bytes] of [
-      ['logo.png', png],
-      ['diagram.png', diagram],
-      ['spec.pdf', pdf],
+    for (const [name, bytes, type, disposition] of [
+      ['logo.png', png, 'image/png', 'inline'],
+      ['diagram.png', diagram, 'image/png', 'inline'],
+      // Imported files are served by the same rules as uploads (file-headers.ts): no PDF inline.
+      ['spec.pdf', pdf, 'application/octet-stream', 'attachment'],
     ] as const) {
-      assert.deepEqual(Buffer.from(await (await fetch(files.get(name).downloadURL)).arrayBuffer()), bytes, name);
+      const download = await fetch(files.get(name).downloadURL);
+      assert.deepEqual([download.headers.get('content-type'), download.headers.get('content-disposition')?.split(';')[0]], [type, disposition], name);
+      assert.deepEqual(Buffer.from(await download.arrayBuffer()), bytes, name);
     }
 
     assert.equal(welcome.markdown, `Start with the [install guide](/pages/${install.id}#steps).\n\n![Logo](/files/${files.get('logo.png').id})`);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import type { Database } from '@quire/runtime';
+import { withTenantSlot } from '@quire/async';
+import { createLogger, createRedis, type Database } from '@quire/runtime';
 import {
   apiClient,
   assertMatchesOpenApi,
@@ -545,6 +546,33 @@ describe('content: space search (end to end)', () => {
     const byTitle = await found(spaceId, 'enclosures');
     assert.deepEqual(titles(byTitle), ['Enclosures']);
     assert.deepEqual([byTitle.items[0].resultType, byTitle.items[0].sections, byTitle.items[0].ancestors], ['page', [], [{ title: 'API Reference' }]]);
+  });
+
+  it("bounds one organization's index builds at once: a search needing one more answers 429 with Retry-After, another organization's does not wait", async () => {
+    const cold = await newSpace('Cold', fillerPages(['quartz', 'basalt']));
+    const other = await stack.organization({ domain: 'search-other.test', roles: [] });
+    const otherSpace = ok(await other.admin.api.post(`/v1/orgs/${other.id}/spaces`, { title: 'Elsewhere' }), 201).id;
+    const cr = ok(await other.admin.api.post(`/v1/spaces/${otherSpace}/change-requests`, { subject: 'Page' }), 201);
+    ok(await other.admin.api.post(`/v1/spaces/${otherSpace}/change-requests/${cr.id}/content`, { changes: [{ type: 'insert_page', title: 'Quartz' }] }));
+    ok(await other.admin.api.post(`/v1/spaces/${otherSpace}/change-requests/${cr.id}/merge`));
+    // Both build slots of the organization (SEARCH_INDEX_BUILDS_PER_ORGANIZATION: 2) taken, as two builds under way would take them.
+    const redis = createRedis({ REDIS_URL: stack.env.redisUrl, REDIS_PREFIX: stack.env.redisPrefix }, createLogger('search-test', 'silent'));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const taken = () => new Error('taken');
+    const holders = [1, 2].map(() => withTenantSlot(redis, `content:search-index-builds:${orgId}`, 2, () => held, taken));
+    try {
+      const refused = await search(cold, 'quartz');
+      assertError(refused, 429);
+      assert.match(refused.body.error.message, /being built: retry in \d+ s/);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After');
+      assert.equal(ok(await search(otherSpace, 'quartz', '', other.admin)).count, 1, "another organization's first search");
+    } finally {
+      release();
+      await Promise.all(holders);
+      redis.disconnect();
+    }
+    assert.equal(ok(await search(cold, 'quartz')).count, 1, 'searched once a build slot is free');
   });
 
   it('validates the query (400 naming the field)', async () => {

@@ -83,8 +83,17 @@ export interface InstallationIdentityDoc {
   userId: string | null;
   organizationId: string;
   integrationName: string;
+  /** The scopes its installer approved that its integration still asks for. */
   scopes: string[];
   role: Extract<Role, 'read' | 'edit'>;
+  /** The spaces it covers: all of its organization's, or those of `spaceIds`. */
+  spaceSelection: 'all' | 'selected';
+  spaceIds: string[];
+  /** The sites it covers: all of its organization's, or those of `siteIds`. */
+  siteSelection: 'all' | 'selected';
+  siteIds: string[];
+  /** The version of this access the integrations service last gave (an older one is ignored). */
+  accessVersion: number;
   createdAt: Date;
   updatedAt: Date;
   revokedAt: Date | null;
@@ -187,6 +196,11 @@ const installationIdentitySchema = new Schema<InstallationIdentityDoc>(
     integrationName: { type: String, default: '' },
     scopes: { type: [String], default: [] },
     role: { type: String, enum: ['read', 'edit'], default: 'read' },
+    spaceSelection: { type: String, enum: ['all', 'selected'], default: 'selected' },
+    spaceIds: { type: [String], default: [] },
+    siteSelection: { type: String, enum: ['all', 'selected'], default: 'selected' },
+    siteIds: { type: [String], default: [] },
+    accessVersion: { type: Number, default: 0 },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
     revokedAt: { type: Date, default: null },

@@ -12,9 +12,17 @@ import { forgetToken, issueToken, revokeToken } from './tokens';
  * without e-mail), so that what it writes has an author. That user has no membership: member
  * lists, counts and seats do not change. Instead, membership lookups (gRPC GetMembership and
  * BatchGetMemberships, which every service asks) answer for it in the installation's
- * organization only, with a role its scopes give it and never admin. Its tokens are scoped to
- * that organization like SSO tokens (a non-member everywhere else), expire after an hour, are
- * stored hashed like every token, and are revoked for good when the installation is removed.
+ * organization only, with a role its scopes give it and never admin, and with its reach: the
+ * spaces and sites its installation covers, of the kinds its scopes name (every service refuses it
+ * the others as it refuses an outsider). Its tokens are scoped to that organization like SSO
+ * tokens (a non-member everywhere else), expire after an hour, are stored hashed like every
+ * token, and are revoked for good when the installation is removed.
+ *
+ * The integrations service owns what an installation may act with: the scopes its installer
+ * approved (a republish asking for more waits for the installer's approval) and its space and
+ * site selection. It gives them with every token it asks for and after every change
+ * (UpdateInstallationAccess), versioned so that an answer overtaken by a later change never
+ * undoes it; a change is in force at once for the installation's live tokens.
  */
 
 /** How long an installation token is valid; the integrations service asks for a new one before. */
@@ -32,22 +40,79 @@ export class InstallationRevokedError extends Error {}
 /** Refused: the installation is known in another organization. */
 export class InstallationMismatchError extends Error {}
 
-export interface InstallationTokenRequest {
+/** Spaces and sites of the installation's organization: all of them, or those listed. */
+export interface InstallationSelection {
+  allSpaces: boolean;
+  spaceIds: readonly string[];
+  allSites: boolean;
+  siteIds: readonly string[];
+}
+
+/** What an installation may act with, as the integrations service says (IssueInstallationToken, UpdateInstallationAccess). */
+export interface InstallationAccessInput {
   installationId: string;
   organizationId: string;
   integrationName: string;
   integrationTitle: string;
+  /** The scopes its installer approved that its integration still asks for. */
   scopes: readonly string[];
+  /** The spaces and sites it covers; undefined: what identity holds stays (none for a new installation). */
+  selection?: InstallationSelection;
+  /** Increases with every change of the access: an older one than identity holds is ignored. */
+  version: number;
 }
 
 /** The stored e-mail of an installation's user: unique, and no address (no `@`), so no e-mail lookup or sign-in ever finds it. */
 const placeholderEmail = (userId: string) => `installation:${userId}`;
 
+type AccessFields = Pick<InstallationIdentityDoc, 'scopes' | 'role' | 'spaceSelection' | 'spaceIds' | 'siteSelection' | 'siteIds'>;
+
+/** The stored fields of an access; a selection not given keeps `current`'s. */
+function accessFields(input: InstallationAccessInput, current?: AccessFields): AccessFields {
+  const selection = input.selection;
+  return {
+    scopes: [...input.scopes],
+    role: installationRole(input.scopes),
+    spaceSelection: selection ? (selection.allSpaces ? 'all' : 'selected') : (current?.spaceSelection ?? 'selected'),
+    spaceIds: selection ? [...new Set(selection.spaceIds)].sort() : (current?.spaceIds ?? []),
+    siteSelection: selection ? (selection.allSites ? 'all' : 'selected') : (current?.siteSelection ?? 'selected'),
+    siteIds: selection ? [...new Set(selection.siteIds)].sort() : (current?.siteIds ?? []),
+  };
+}
+
+const sameAccess = (a: AccessFields, b: AccessFields) =>
+  a.role === b.role &&
+  a.spaceSelection === b.spaceSelection &&
+  a.siteSelection === b.siteSelection &&
+  a.scopes.join(' ') === b.scopes.join(' ') &&
+  a.spaceIds.join(' ') === b.spaceIds.join(' ') &&
+  a.siteIds.join(' ') === b.siteIds.join(' ');
+
+/** Scopes that name spaces (their content, metadata, Git sync, page feedback), and those that name sites. */
+const SPACE_SCOPE = /^(space|page):/;
+const SITE_SCOPE = /^site:/;
+
 /**
- * The installation's identity, made on its first token (its user first, so that it never names
- * a missing user; of two racing first issues, the unique id keeps one and the other's user goes).
+ * What an installation's user may act on in its organization (membership lookups carry it to
+ * every service): the spaces and sites its installation covers, of the kinds its scopes name.
  */
-async function installationIdentity(ctx: IdentityContext, input: InstallationTokenRequest): Promise<InstallationIdentityDoc> {
+export function installationReach(identity: AccessFields): InstallationSelection {
+  const spaces = identity.scopes.some((scope) => SPACE_SCOPE.test(scope));
+  const sites = identity.scopes.some((scope) => SITE_SCOPE.test(scope));
+  return {
+    allSpaces: spaces && identity.spaceSelection === 'all',
+    spaceIds: spaces && identity.spaceSelection === 'selected' ? identity.spaceIds : [],
+    allSites: sites && identity.siteSelection === 'all',
+    siteIds: sites && identity.siteSelection === 'selected' ? identity.siteIds : [],
+  };
+}
+
+/**
+ * The installation's identity, made on its first token or access (its user first, so that it
+ * never names a missing user; of two racing first issues, the unique id keeps one and the other's
+ * user goes).
+ */
+async function installationIdentity(ctx: IdentityContext, input: InstallationAccessInput): Promise<InstallationIdentityDoc> {
   const existing = await ctx.models.InstallationIdentity.findById(input.installationId).lean();
   if (existing) return existing;
   const now = new Date();
@@ -59,8 +124,8 @@ async function installationIdentity(ctx: IdentityContext, input: InstallationTok
     userId,
     organizationId: input.organizationId,
     integrationName: input.integrationName,
-    scopes: [...input.scopes],
-    role: installationRole(input.scopes),
+    ...accessFields(input),
+    accessVersion: input.version,
     createdAt: now,
     updatedAt: now,
     revokedAt: null,
@@ -77,27 +142,48 @@ async function installationIdentity(ctx: IdentityContext, input: InstallationTok
   }
 }
 
+/** The live installation's identity (made when missing); refused when revoked or in another organization. */
+async function liveInstallationIdentity(ctx: IdentityContext, input: InstallationAccessInput): Promise<InstallationIdentityDoc & { userId: string }> {
+  const identity = await installationIdentity(ctx, input);
+  if (identity.revokedAt || !identity.userId) throw new InstallationRevokedError('the installation was removed: its tokens are revoked');
+  if (identity.organizationId !== input.organizationId) throw new InstallationMismatchError('the installation belongs to another organization');
+  return identity as InstallationIdentityDoc & { userId: string };
+}
+
+/**
+ * Stores the access given unless identity holds a newer one (a higher version), and when it
+ * changes what the installation may do, makes every cache forget the old: the services' membership
+ * caches (its role and reach) and the gateway's resolved tokens (its scopes). True when it changed.
+ */
+async function applyAccess(ctx: IdentityContext, identity: InstallationIdentityDoc & { userId: string }, input: InstallationAccessInput): Promise<boolean> {
+  const next = accessFields(input, identity);
+  if ((identity.accessVersion ?? 0) > input.version || (sameAccess(identity, next) && identity.accessVersion === input.version)) return false;
+  // Conditional on the version (write serialization makes the check and the write one step):
+  // of two updates racing, the later version stays whatever order they land in.
+  const before = await ctx.models.InstallationIdentity.findOneAndUpdate(
+    { _id: identity._id, revokedAt: null, accessVersion: { $not: { $gt: input.version } } },
+    { $set: { ...next, accessVersion: input.version, updatedAt: new Date() } },
+    { returnDocument: 'before' },
+  ).lean();
+  if (!before || sameAccess(before, next)) return false;
+  await membersChanged(ctx, identity.organizationId, [identity.userId]);
+  const live = await ctx.models.ApiToken.find({ userId: identity.userId, revokedAt: null }, { hash: 1 }).lean();
+  for (const token of live) await forgetToken(ctx, token.hash);
+  return true;
+}
+
 /**
  * A new token of the installation, valid for INSTALLATION_TOKEN_LIFETIME_MS in its organization.
- * Keeps the installation's role (from the scopes given) and its user's name (the title) current.
+ * Keeps the installation's access (unless identity holds a newer one) and its user's name (the
+ * title) current.
  */
 export async function issueInstallationToken(
   ctx: IdentityContext,
-  input: InstallationTokenRequest,
+  input: InstallationAccessInput,
 ): Promise<{ token: string; expiresAt: Date; userId: string }> {
-  let identity = await installationIdentity(ctx, input);
-  if (identity.revokedAt || !identity.userId) throw new InstallationRevokedError('the installation was removed: its tokens are revoked');
-  if (identity.organizationId !== input.organizationId) throw new InstallationMismatchError('the installation belongs to another organization');
+  const identity = await liveInstallationIdentity(ctx, input);
   const userId = identity.userId;
-  const role = installationRole(input.scopes);
-  if (role !== identity.role || identity.integrationName !== input.integrationName || identity.scopes.join(' ') !== input.scopes.join(' ')) {
-    const $set = { role, integrationName: input.integrationName, scopes: [...input.scopes], updatedAt: new Date() };
-    identity = (await ctx.models.InstallationIdentity.findOneAndUpdate({ _id: identity._id }, { $set }, { returnDocument: 'after' }).lean()) ?? identity;
-    // The services' membership caches hold the previous role, the gateway's the previous scopes.
-    await membersChanged(ctx, identity.organizationId, [userId]);
-    const live = await ctx.models.ApiToken.find({ userId, revokedAt: null }, { hash: 1 }).lean();
-    for (const token of live) await forgetToken(ctx, token.hash);
-  }
+  await applyAccess(ctx, identity, input);
   const displayName = input.integrationTitle || input.integrationName;
   await ctx.models.User.updateOne({ _id: userId, displayName: { $ne: displayName } }, { $set: { displayName } });
 
@@ -113,6 +199,26 @@ export async function issueInstallationToken(
   // Expired tokens serve nothing any more (no TTL index: each installation clears its own).
   await ctx.models.ApiToken.deleteMany({ userId, expiresAt: { $lte: new Date() } });
   return { token: issued.token, expiresAt, userId };
+}
+
+/**
+ * Sets what these installations may act with (approved scopes, covered spaces and sites), at once
+ * for their live tokens. Revoked installations, and those of another organization than they were
+ * made in, are skipped. Returns how many changed.
+ */
+export async function updateInstallationAccess(ctx: IdentityContext, inputs: readonly InstallationAccessInput[]): Promise<number> {
+  let changed = 0;
+  for (const input of inputs) {
+    let identity: InstallationIdentityDoc & { userId: string };
+    try {
+      identity = await liveInstallationIdentity(ctx, input);
+    } catch (error) {
+      if (error instanceof InstallationRevokedError || error instanceof InstallationMismatchError) continue;
+      throw error;
+    }
+    if (await applyAccess(ctx, identity, input)) changed += 1;
+  }
+  return changed;
 }
 
 /**
@@ -165,19 +271,23 @@ async function markRevoked(ctx: IdentityContext, installationId: string): Promis
   throw new Error(`could not mark installation ${installationId} revoked`);
 }
 
+export interface InstallationMembership {
+  organizationId: string;
+  role: InstallationRole;
+  since: Date;
+  /** The spaces and sites it may act on (installationReach). */
+  reach: InstallationSelection;
+}
+
 /**
  * The membership an installation's user stands for: in its installation's organization, among
  * `organizationIds`, while the installation is there. Null for any other user.
  */
-export async function installationStanding(
-  ctx: IdentityContext,
-  userId: string,
-  organizationIds: readonly string[],
-): Promise<{ organizationId: string; role: InstallationRole; since: Date } | null> {
+export async function installationStanding(ctx: IdentityContext, userId: string, organizationIds: readonly string[]): Promise<InstallationMembership | null> {
   if (!userId || organizationIds.length === 0) return null;
   const identity = await ctx.models.InstallationIdentity.findOne({ userId, revokedAt: null }).lean();
   if (!identity || !organizationIds.includes(identity.organizationId)) return null;
-  return { organizationId: identity.organizationId, role: identity.role, since: identity.createdAt };
+  return { organizationId: identity.organizationId, role: identity.role, since: identity.createdAt, reach: installationReach(identity) };
 }
 
 /** The organization whose installation this user is, while it is installed there (null for any other user). */

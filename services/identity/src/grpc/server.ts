@@ -11,6 +11,9 @@ import {
   InstallationRevokedError,
   issueInstallationToken,
   revokeInstallationTokens,
+  updateInstallationAccess,
+  type InstallationAccessInput,
+  type InstallationMembership,
 } from '../domain/installations';
 import { organizationsWithOwnedTeam } from '../domain/organizations';
 import { viewsOf } from '../domain/members';
@@ -50,10 +53,11 @@ const toMembership = (membership: MembershipDoc, teamIds: string[]): identity.Me
   disabled: membership.disabled,
   joinTime: membership.joinedAt,
   lastSeenTime: membership.lastSeenAt,
+  installationReach: undefined,
 });
 
 /** What an installation's user stands for in its organization: a member without a membership row (installations.ts). */
-const installationMembership = (userId: string, standing: { organizationId: string; role: 'read' | 'edit'; since: Date }): identity.Membership => ({
+const installationMembership = (userId: string, standing: InstallationMembership): identity.Membership => ({
   organizationId: standing.organizationId,
   userId,
   member: true,
@@ -63,6 +67,7 @@ const installationMembership = (userId: string, standing: { organizationId: stri
   disabled: false,
   joinTime: standing.since,
   lastSeenTime: undefined,
+  installationReach: { ...standing.reach, spaceIds: [...standing.reach.spaceIds], siteIds: [...standing.reach.siteIds] },
 });
 
 /** Only the integrations service issues and revokes installation tokens (for its installations). */
@@ -171,13 +176,24 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
       for (const field of ['installationId', 'organizationId', 'integrationName'] as const)
         if (!request[field]) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `${field} is required`);
       try {
-        const issued = await issueInstallationToken(ctx, request);
+        const issued = await issueInstallationToken(ctx, { ...request, selection: request.selection, version: request.accessVersion });
         return { token: issued.token, expireTime: issued.expiresAt, userId: issued.userId };
       } catch (error) {
         if (error instanceof InstallationRevokedError || error instanceof InstallationMismatchError)
           throw new GrpcError(grpcStatus.FAILED_PRECONDITION, error.message);
         throw error;
       }
+    },
+
+    async updateInstallationAccess(request) {
+      requireCallingService(...INSTALLATION_TOKEN_CALLERS);
+      const inputs: InstallationAccessInput[] = checkBatch(request.installations, 'installations').map((access, index) => {
+        for (const field of ['installationId', 'organizationId', 'integrationName'] as const)
+          if (!access[field]) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `installations[${index}].${field} is required`);
+        if (!access.selection) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `installations[${index}].selection is required`);
+        return { ...access, selection: access.selection };
+      });
+      return { changedCount: await updateInstallationAccess(ctx, inputs) };
     },
 
     async revokeInstallationTokens(request) {

@@ -41,6 +41,8 @@ describe('installation tokens: issue, resolve, membership, revoke (identity serv
     integrationName: 'recorder',
     integrationTitle: 'The Recorder',
     scopes,
+    selection: undefined,
+    accessVersion: 0,
     ...fields,
   });
   const refused = (code: number) => (error: unknown) => error instanceof ClientError && error.code === code;
@@ -165,6 +167,48 @@ describe('installation tokens: issue, resolve, membership, revoke (identity serv
       integrations.issueInstallationToken({ ...request([]), installationId, organizationId: globex.organizationId }),
       refused(grpcStatus.FAILED_PRECONDITION),
     );
+  });
+
+  it('keeps the newest access it is given (by version), and answers the reach with the membership: the selection, of the kinds the scopes name', async () => {
+    const selection = (spaceIds: string[], siteIds: string[] = []) => ({ allSpaces: false, spaceIds, allSites: false, siteIds });
+    const issued = await integrations.issueInstallationToken(request(['space:content:read'], { selection: selection(['s1']), accessVersion: 3 }));
+    const installationId = `installation-${counter}`;
+    const reach = async () => (await other.getMembership({ organizationId: acme.organizationId, userId: issued.userId })).membership?.installationReach;
+    // Sites are not reached: no scope names them.
+    assert.deepEqual(await reach(), selection(['s1']));
+    const access = (version: number, scopes: string[], spaceIds: string[], siteIds: string[] = []) => ({
+      installationId,
+      organizationId: acme.organizationId,
+      integrationName: 'recorder',
+      integrationTitle: 'The Recorder',
+      scopes,
+      selection: selection(spaceIds, siteIds),
+      version,
+    });
+    // An older access (a token issued before a change landed) changes nothing.
+    assert.deepEqual(await integrations.updateInstallationAccess({ installations: [access(2, ['space:content:write'], ['s1', 's2'])] }), { changedCount: 0 });
+    await integrations.issueInstallationToken({
+      ...request(['space:content:write'], { selection: selection(['s1', 's2']), accessVersion: 1 }),
+      installationId,
+    });
+    assert.deepEqual(await reach(), selection(['s1']));
+    assert.deepEqual((await other.resolveToken({ token: issued.token })).installationScopes, ['space:content:read']);
+    // A newer one is in force at once, for the live token too.
+    assert.deepEqual(
+      await integrations.updateInstallationAccess({ installations: [access(4, ['space:content:write', 'site:metadata:read'], ['s2'], ['site1'])] }),
+      { changedCount: 1 },
+    );
+    assert.deepEqual(await reach(), selection(['s2'], ['site1']));
+    assert.deepEqual((await other.resolveToken({ token: issued.token })).installationScopes, ['space:content:write', 'site:metadata:read']);
+    assert.equal((await other.getMembership({ organizationId: acme.organizationId, userId: issued.userId })).membership?.role, identity.Role.ROLE_EDIT);
+    // Scopes naming neither spaces nor sites reach neither, whatever the selection.
+    await integrations.updateInstallationAccess({
+      installations: [{ ...access(5, ['conversations:ingest'], []), selection: { ...selection([]), allSpaces: true, allSites: true } }],
+    });
+    assert.deepEqual(await reach(), selection([]));
+    // Only the integrations service sets it; an ordinary member has no reach.
+    await assert.rejects(other.updateInstallationAccess({ installations: [access(6, [], [])] }), refused(grpcStatus.PERMISSION_DENIED));
+    assert.equal((await other.getMembership({ organizationId: acme.organizationId, userId: acme.userId })).membership?.installationReach, undefined);
   });
 
   it('makes one user of first issues sent at once', async () => {

@@ -18,9 +18,14 @@ export type ConversationInput = z.output<typeof conversationInput>;
 export const INGEST_SCOPE = 'conversations:ingest';
 const MAX_SOURCE_LENGTH = 100;
 
-/** The caller's access to the organization's conversations: members read, outsiders get 404. */
+/**
+ * The caller's access to the organization's conversations: members read, outsiders get 404; so
+ * does an installation token whose scopes do not name conversations (only conversations:ingest does).
+ */
 export async function conversationsAccess(ctx: InsightsContext, caller: Principal, organizationId: string): Promise<OrgAccess> {
-  return loadOrgAccess(ctx, caller.userId, organizationId);
+  const access = await loadOrgAccess(ctx, caller.userId, organizationId);
+  if (installationScopes()?.includes(INGEST_SCOPE) === false) throw httpError.notFound('Organization');
+  return access;
 }
 
 /**
@@ -86,6 +91,6 @@ export async function ingestConversations(ctx: InsightsContext, organizationId: 
   const byId = new Map(inputs.map((input) => [input.id, input]));
   for (const input of byId.values()) {
     const { key, revision } = await storeConversation(ctx, organizationId, input);
-    await enqueueProcessing(ctx, key, revision);
+    await enqueueProcessing(ctx, { key, revision, organizationId });
   }
 }

@@ -1,5 +1,5 @@
 import { conversationDetail, conversationIssueItem, conversation as conversationSchema, issuesCluster, list } from '@quire/contract';
-import { listEnvelope, route, type Route } from '@quire/http';
+import { createRateLimiter, listEnvelope, route, type Route } from '@quire/http';
 import type { InsightsContext } from '../context';
 import { conversationsAccess, ingestConversations, requireIngest } from './ingest';
 import { presentCluster, presentConversation, presentConversationDetail, presentIssue, type PresentOptions } from './presenter';
@@ -12,6 +12,14 @@ import { conversationParams, ingestBody, issueParams, listClustersQuery, listCon
  */
 export function conversationRoutes(ctx: InsightsContext): Route[] {
   const options = (): PresentOptions => ({ baseUrl: ctx.config.PUBLIC_BASE_URL, now: new Date() });
+  // Each organization's ingestion, counted in conversations (one organization's flood does not
+  // fill the processing queue others wait in): 429 with Retry-After past it.
+  const ingestAllowance = createRateLimiter({
+    redis: ctx.redis,
+    points: ctx.config.CONVERSATION_INGEST_PER_MINUTE,
+    durationSeconds: 60,
+    keyPrefix: 'conversation-ingest',
+  });
   return [
     route({
       method: 'get',
@@ -57,9 +65,12 @@ export function conversationRoutes(ctx: InsightsContext): Route[] {
       summary: 'Ingest a conversation, or a batch of them (processed in the background: `processedAt` is set when done)',
       params: orgParams,
       body: ingestBody,
-      handler: async ({ caller, params, body }) => {
+      handler: async ({ caller, params, body, res }) => {
         requireIngest(await conversationsAccess(ctx, caller, params.organizationId));
-        await ingestConversations(ctx, params.organizationId, Array.isArray(body) ? body : [body]);
+        const conversations = Array.isArray(body) ? body : [body];
+        // Counted once the caller may ingest: nobody else spends the organization's allowance.
+        await ingestAllowance(params.organizationId, res, conversations.length);
+        await ingestConversations(ctx, params.organizationId, conversations);
       },
     }),
 

@@ -238,6 +238,21 @@ describe('insights: conversations, issues and clusters', () => {
     }
   });
 
+  it("limits one organization's ingestion per minute (429 with Retry-After), not another's", async () => {
+    const flooding = await stack.organization({ domain: 'conversations-flood.test', title: 'Flooding', roles: [] });
+    const floodPath = `/v1/orgs/${flooding.id}/conversations`;
+    // Batches count each conversation they carry (here one conversation sent a hundred times: one stored).
+    const batch = Array.from({ length: 100 }, () => conversation('flood', PDF[1]));
+    for (let sent = 0; sent < 600; sent += batch.length) assert.equal((await flooding.admin.api.post(floodPath, batch)).status, 204, `after ${sent}`);
+    const refused = await flooding.admin.api.post(floodPath, conversation('one-more', PDF[0]));
+    expectError(refused, 429);
+    assert.match(refused.body.error.message, /retry in \d+ s/);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${retryAfter}`);
+    // Another organization ingests as usual meanwhile.
+    expectOk(await org.admin.api.post(path(), conversation('not-limited', DOMAIN)), 204);
+  });
+
   it('filters and pages every list with keyset cursors', async () => {
     const zendesk = expectOk(await org.admin.api.get(path('?source=zendesk&limit=1000')));
     assert.ok(zendesk.count > 0);
@@ -332,7 +347,7 @@ describe('insights: conversations, issues and clusters', () => {
     expectError(await org.admin.api.get(issuesPath('/no-such-issue')), 404);
     assert.ok(!expectOk(await org.admin.api.get(path('?limit=1000'))).items.some((c: any) => c.id.startsWith('by-')));
 
-    // Installation tokens: members with a read role; the conversations:ingest scope lets them ingest.
+    // Installation tokens: the conversations:ingest scope lets them ingest and read.
     const script = (name: string) => `export default {
   async fetch(request) {
     const form = await request.formData();
@@ -364,8 +379,10 @@ describe('insights: conversations, issues and clusters', () => {
     const ingesting = apiClient(stack.baseUrl, recorder.tokens.get('ingesting-probe'));
     const reading = apiClient(stack.baseUrl, recorder.tokens.get('reading-probe'));
     expectOk(await ingesting.post(path(), conversation('by-integration', PDF[1], { source: 'github' })), 204);
-    expectError(await reading.post(path(), conversation('by-reader', PDF[1])), 403);
-    expectOk(await reading.get(path()));
+    // Without it, conversations are invisible to the token, as to an outsider.
+    expectError(await reading.post(path(), conversation('by-reader', PDF[1])), 404);
+    expectError(await reading.get(path()), 404);
+    expectOk(await ingesting.get(path()));
     await processed(['by-integration']);
     // Its token is scoped to the organization that installed it.
     expectError(await ingesting.post(`/v1/orgs/${vendor.id}/conversations`, conversation('elsewhere', PDF[1])), 404);

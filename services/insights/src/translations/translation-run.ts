@@ -49,6 +49,8 @@ export interface RunJob {
   translationId: string;
   /** The run number asked (runsRequested after the request). */
   run: number;
+  /** The translation's organization: its runs take turns with other organizations' (absent in jobs queued before it was added). */
+  organizationId?: string;
 }
 
 type ContentPage = content.ContentPage;

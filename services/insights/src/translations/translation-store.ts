@@ -139,6 +139,11 @@ export async function finishRun(ctx: InsightsContext, id: string, covered: numbe
 }
 
 /** Translations whose runs may have been lost with the queue: asked and not started, or left running. */
-export function unfinishedTranslations(ctx: InsightsContext): Promise<Array<Pick<TranslationDoc, '_id' | 'runsRequested' | 'runsCovered' | 'status'>>> {
-  return ctx.models.Translation.find({ status: { $in: ['pending', 'running'] } }, { _id: 1, runsRequested: 1, runsCovered: 1, status: 1 }).lean();
+export function unfinishedTranslations(
+  ctx: InsightsContext,
+): Promise<Array<Pick<TranslationDoc, '_id' | 'organizationId' | 'runsRequested' | 'runsCovered' | 'status'>>> {
+  return ctx.models.Translation.find(
+    { status: { $in: ['pending', 'running'] } },
+    { _id: 1, organizationId: 1, runsRequested: 1, runsCovered: 1, status: 1 },
+  ).lean();
 }

@@ -140,5 +140,5 @@ export async function runTranslation(ctx: InsightsContext, caller: Principal, or
   requireOrgAdmin(access, 'run translations');
   const run = await requestRun(ctx, organizationId, translationId, caller.userId);
   if (run === null) throw httpError.notFound('Translation');
-  await enqueueRun(ctx, translationId, run);
+  await enqueueRun(ctx, { translationId, run, organizationId });
 }

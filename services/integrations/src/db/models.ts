@@ -76,6 +76,14 @@ export interface InstallationDoc {
   /** JSON text of the account configuration, valid against the integration's `account` schema. */
   configuration: string;
   externalIds: string[];
+  /**
+   * The scopes an admin of the installing organization approved (the integration's when it was
+   * installed): its tokens act with those the integration still asks for (installation-access.ts).
+   * Absent on installations made before approvals were kept: their integration's scopes.
+   */
+  scopes?: string[];
+  /** +1 on every change of what its tokens may act with, so that identity keeps the latest (installation-access.ts). */
+  accessVersion?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -190,6 +198,8 @@ const installationSchema = new Schema<InstallationDoc>(
     siteSelection: { type: String, default: 'selected' },
     configuration: { type: String, default: '{}' },
     externalIds: { type: [String], default: [] },
+    scopes: { type: [String], default: undefined },
+    accessVersion: { type: Number, default: 0 },
     createdAt: { type: Date, required: true },
     updatedAt: { type: Date, required: true },
   },

@@ -19,6 +19,7 @@ import { compileScript } from '../runtime';
 import { checkConfigurations, type IntegrationConfigurations } from './configuration-schemas';
 import type { IntegrationsContext } from './context';
 import { decodeImage, removeUnusedFiles, storeImages, type DecodedImage } from './files';
+import { accessChanged } from './installation-access';
 import { revokeInstallationTokens } from './installation-tokens';
 import { resolveOrganization } from './organizations';
 import { newSealedSigningSecret, sealIntegrationSecrets } from './secrets';
@@ -153,12 +154,16 @@ export async function publishIntegration(
   const blocks = input.blocks ?? [];
   const contentSources = input.contentSources ?? [];
 
+  let previousScopes: string[] = [];
   const integration = await withRedisLock(
     ctx.redis,
     lockKey(name),
     async () => {
       const existing = await ctx.models.Integration.findById(name).lean();
       if (existing && existing.ownerOrganizationId !== organizationId) await refuseForeignName(ctx, caller, existing);
+      previousScopes = existing?.scopes ?? [];
+      // Installations from before approvals were kept were approved with the scopes asked until now.
+      if (existing) await ctx.models.Installation.updateMany({ integrationName: name, scopes: { $exists: false } }, { $set: { scopes: existing.scopes } });
       const fileIds = await storeImages(ctx, name, images);
       const iconFileId = input.icon !== undefined ? fileIds[0]! : null;
       const previewImageFileIds = input.icon !== undefined ? fileIds.slice(1) : fileIds;
@@ -204,11 +209,18 @@ export async function publishIntegration(
         name,
         [saved!.iconFileId, ...saved!.previewImageFileIds].filter((id): id is string => !!id),
       );
+      // A scope no longer asked for leaves every approval: asked for again, it is approved anew.
+      const dropped = previousScopes.filter((scope) => !saved!.scopes.includes(scope));
+      if (dropped.length) await ctx.models.Installation.updateMany({ integrationName: name }, { $pullAll: { scopes: dropped } });
       return saved!;
     },
     { ...LOCK, logger: ctx.logger },
   );
   ctx.logger.info({ integration: name, version: integration.version, organizationId }, 'integration published');
+  // Scopes no longer asked for are out of every installation's tokens at once. New ones are not in
+  // them: they await each installer's approval (installation-access.ts).
+  if (previousScopes.some((scope) => !integration.scopes.includes(scope)))
+    await accessChanged(ctx, integration, (await ctx.models.Installation.distinct('_id', { integrationName: name })) as string[]);
   return { integration, access };
 }
 

@@ -3,11 +3,12 @@ import { queuePerInstance } from '@quire/async';
 import { withRedisLock, LockBusyError } from '@quire/runtime';
 import type { IntegrationDoc, IntegrationEventDoc, TraceLogLine } from '../db/models';
 import { presentInstallation, presentTargetInstallation } from '../presenters/installation-presenter';
-import { DEFAULT_LIMITS, dispatchRequest, runScript, type IntegrationEnvironment, type IntegrationEvent, type RunResult, type ScriptRequest } from '../runtime';
+import { dispatchRequest, type IntegrationEnvironment, type IntegrationEvent, type ScriptRequest } from '../runtime';
 import type { IntegrationsContext } from './context';
 import { deliversToTunnel } from './dev';
-import { EgressError, egressFetch, egressPolicyOf, egressRequest } from './egress-fetch';
+import { EgressError, egressPolicyOf, egressRequest } from './egress-fetch';
 import { installationToken } from './installation-tokens';
+import { runIntegrationScript, ScriptRunBusyError } from './script-runs';
 import { integrationSecrets, integrationSigningSecret } from './secrets';
 
 /*
@@ -36,13 +37,13 @@ const DELIVERY_ATTEMPTS = 5;
 const BACKOFF_DELAY_MS = 1_000;
 /** Time a dev tunnel has to answer one delivery. */
 const TUNNEL_TIMEOUT_MS = 10_000;
-/** Time one `fetch` of a script has. */
-const SCRIPT_FETCH_TIMEOUT_MS = 10_000;
+/** How long a delivery waits for a free script run slot of its integration and organization before this attempt gives up (script-runs.ts). */
+const SLOT_WAIT_MS = 10_000;
 /** Trace lines kept per event, all attempts together. */
 const MAX_TRACE_LINES = 500;
 /**
  * The delivery lock lives this long past its holder's last renewal (every third of it), plus
- * the script's CPU time (a run holds the event loop, renewals included, that long). A worker
+ * the script's CPU time (a margin: scripts run on worker threads, renewals go on meanwhile). A worker
  * that crashed mid-delivery so frees its events by the time BullMQ runs their stalled jobs again
  * (their lock: 30 s), instead of making those attempts fail as busy until the sweep.
  */
@@ -51,22 +52,28 @@ const SWEEP_INTERVAL_MS = 30_000;
 /** A pending row younger than this is left to its job. */
 const SWEEP_MIN_AGE_MS = 60_000;
 const SWEEP_BATCH = 500;
-const WORKER_CONCURRENCY = 4;
 
 interface DeliveryJob {
   eventId: string;
+  /** The organization the event is delivered in: its deliveries take turns with other organizations' (absent in jobs queued before it was added). */
+  organizationId?: string;
 }
 
-/** The delivery queue of each service instance. */
-const deliveryQueue = queuePerInstance<DeliveryJob, void>('integration-deliveries', {
-  attempts: DELIVERY_ATTEMPTS,
-  backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS },
-});
+/**
+ * The delivery queue of each service instance: fair between organizations (one organization's
+ * burst of events does not delay another's event; DELIVERY_ACTIVE_PER_ORGANIZATION bounds how
+ * many of its deliveries run at once).
+ */
+const deliveryQueue = queuePerInstance<DeliveryJob, void>(
+  'integration-deliveries',
+  { attempts: DELIVERY_ATTEMPTS, backoff: { type: 'exponential', delay: BACKOFF_DELAY_MS } },
+  { tenantOf: (job) => job.organizationId },
+);
 const deliveryQueueOf = (ctx: IntegrationsContext) => deliveryQueue.of(ctx);
 
 /** Queues the delivery of a recorded event; the queue ignores a job id it already holds. */
-export async function enqueueDelivery(ctx: IntegrationsContext, eventId: string, jobId = eventId): Promise<void> {
-  await deliveryQueueOf(ctx).add({ eventId }, { jobId });
+export async function enqueueDelivery(ctx: IntegrationsContext, event: { eventId: string; organizationId: string }, jobId = event.eventId): Promise<void> {
+  await deliveryQueueOf(ctx).add({ eventId: event.eventId, organizationId: event.organizationId }, { jobId });
 }
 
 /** The X-Quire-Delivery-Signature value of a delivery whose body is `body` (see above). */
@@ -123,7 +130,7 @@ export async function environmentOf(
       target: integration.target,
       visibility: integration.visibility,
     },
-    ...(installation ? { installation: presentInstallation(installation, { spaces, config }) } : {}),
+    ...(installation ? { installation: presentInstallation(installation, { integration, spaces, config }) } : {}),
     ...(target?.kind === 'space' ? { spaceInstallation: { ...presentTargetInstallation(target, { config }), space: target.targetId } } : {}),
     ...(target?.kind === 'site' ? { siteInstallation: { ...presentTargetInstallation(target, { config }), site: target.targetId } } : {}),
     secrets: integrationSecrets(config, integration),
@@ -152,25 +159,16 @@ async function toTunnel(ctx: IntegrationsContext, tunnelUrl: string, request: Sc
   }
 }
 
-/** Runs the integration's published script on one request, within the service's limits and egress rules. */
-export function runIntegrationScript(ctx: IntegrationsContext, script: string, request: ScriptRequest): Promise<RunResult> {
-  const { config } = ctx;
-  const cpuTimeMs = config.SCRIPT_TIMEOUT_MS;
-  return runScript({
-    script,
-    request,
-    limits: {
-      memoryBytes: config.SCRIPT_MEMORY_LIMIT_MB * 1024 * 1024,
-      cpuTimeMs,
-      wallTimeMs: Math.max(DEFAULT_LIMITS.wallTimeMs, cpuTimeMs * 2),
-    },
-    hostFetch: egressFetch(egressPolicyOf(config), { timeoutMs: SCRIPT_FETCH_TIMEOUT_MS, maxResponseBytes: DEFAULT_LIMITS.maxBodyBytes }),
-  });
-}
-
-async function toRuntime(ctx: IntegrationsContext, integration: IntegrationDoc, request: ScriptRequest): Promise<Outcome> {
+async function toRuntime(ctx: IntegrationsContext, integration: IntegrationDoc, organizationId: string, request: ScriptRequest): Promise<Outcome> {
   if (!integration.script) return { ok: false, retryable: false, logs: [line('error', 'The integration has no script to run')], to: 'runtime' };
-  const result = await runIntegrationScript(ctx, integration.script, request);
+  let result;
+  try {
+    const owner = { integrationName: integration._id, organizationId };
+    result = await runIntegrationScript(ctx, integration.script, request, owner, { waitForSlotMs: SLOT_WAIT_MS });
+  } catch (error) {
+    if (!(error instanceof ScriptRunBusyError)) throw error;
+    return { ok: false, retryable: true, logs: [line('warn', `The script was not run: ${error.message}`)], to: 'runtime' };
+  }
   const logs = result.logs.map((entry) => ({ level: entry.level, message: entry.message, timestamp: new Date(entry.timestamp) }));
   const duration = Math.round(result.durationMs);
   if (!result.response) {
@@ -193,7 +191,7 @@ async function attemptDelivery(ctx: IntegrationsContext, row: IntegrationEventDo
   const signature = signDelivery(environment.signingSecrets.integration, request.body ?? new Uint8Array());
   const signed: ScriptRequest = { ...request, headers: [...request.headers, [SIGNATURE_HEADER, signature], ['user-agent', 'Quire-Integrations/1']] };
   const tunnelUrl = deliversToTunnel(integration, row.organizationId);
-  return tunnelUrl ? toTunnel(ctx, tunnelUrl, signed) : toRuntime(ctx, integration, signed);
+  return tunnelUrl ? toTunnel(ctx, tunnelUrl, signed) : toRuntime(ctx, integration, row.organizationId, signed);
 }
 
 /**
@@ -241,17 +239,20 @@ export async function deliverEvent(
  */
 export async function requeuePendingEvents(ctx: IntegrationsContext, minAgeMs: number): Promise<number> {
   const queue = deliveryQueueOf(ctx);
-  const rows = await ctx.models.IntegrationEvent.find({ status: 'pending', createdAt: { $lte: new Date(Date.now() - minAgeMs) } }, { _id: 1 })
+  const rows = await ctx.models.IntegrationEvent.find(
+    { status: 'pending', createdAt: { $lte: new Date(Date.now() - minAgeMs) } },
+    { _id: 1, organizationId: 1 },
+  )
     .sort({ createdAt: 1 })
     .limit(SWEEP_BATCH)
     .lean();
   const states = await Promise.all(rows.map(({ _id: eventId }) => queue.state(eventId)));
   let requeued = 0;
-  for (const [index, { _id: eventId }] of rows.entries()) {
+  for (const [index, { _id: eventId, organizationId }] of rows.entries()) {
     const state = states[index];
     if (state && state.state !== 'completed' && state.state !== 'failed' && state.state !== 'unknown') continue;
     // A finished job keeps its id for a while: a new one needs an id of its own.
-    await enqueueDelivery(ctx, eventId, state ? `${eventId}-${Date.now()}` : eventId);
+    await enqueueDelivery(ctx, { eventId, organizationId }, state ? `${eventId}-${Date.now()}` : eventId);
     requeued += 1;
   }
   return requeued;
@@ -270,7 +271,7 @@ export async function startDeliveryWorker(ctx: IntegrationsContext): Promise<() 
       });
       if (result === 'retry') throw new Error('delivery attempt failed; retrying');
     },
-    { concurrency: WORKER_CONCURRENCY },
+    { concurrency: ctx.config.DELIVERY_WORKER_CONCURRENCY, maxActivePerTenant: ctx.config.DELIVERY_ACTIVE_PER_ORGANIZATION },
   );
   const sweep = async (minAgeMs: number) => {
     try {

@@ -44,7 +44,7 @@ export function derivedEventId(...parts: string[]): string {
  */
 export async function recordEvents(ctx: IntegrationsContext, events: NewIntegrationEvent[]): Promise<number> {
   let recorded = 0;
-  const toQueue: string[] = [];
+  const toQueue: Array<{ eventId: string; organizationId: string }> = [];
   for (const event of events) {
     const now = new Date();
     const row: IntegrationEventDoc = {
@@ -65,19 +65,19 @@ export async function recordEvents(ctx: IntegrationsContext, events: NewIntegrat
     try {
       await ctx.models.IntegrationEvent.create(row);
       recorded += 1;
-      toQueue.push(row._id);
+      toQueue.push({ eventId: row._id, organizationId: row.organizationId });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       const existing = await ctx.models.IntegrationEvent.findById(row._id, { status: 1 }).lean();
-      if (existing?.status === 'pending') toQueue.push(row._id);
+      if (existing?.status === 'pending') toQueue.push({ eventId: row._id, organizationId: row.organizationId });
     }
   }
-  for (const eventId of toQueue) {
+  for (const event of toQueue) {
     try {
-      await enqueueDelivery(ctx, eventId);
+      await enqueueDelivery(ctx, event);
     } catch (error) {
       // The row is durable: the sweep of pending events queues it once Redis answers again.
-      ctx.logger.warn({ err: error, eventId }, 'could not queue an event delivery; the sweep will');
+      ctx.logger.warn({ err: error, eventId: event.eventId }, 'could not queue an event delivery; the sweep will');
     }
   }
   return recorded;

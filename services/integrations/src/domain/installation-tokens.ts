@@ -2,15 +2,18 @@ import { fromService } from '@quire/http';
 import { ClientError, grpcStatus, MAX_GRPC_BATCH } from '@quire/runtime';
 import type { InstallationDoc, IntegrationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
+import { currentAccess } from './installation-access';
 
 /*
  * Installation tokens: what an installation's script calls the API back with
  * (`environment.apiTokens.installation`, @gitbook/runtime's `context.api`). Identity issues them
- * (IssueInstallationToken), valid an hour in the installation's organization only, with a role
- * its scopes give (any write scope or git sync: edit; otherwise read). A token is reused for the
- * installation's deliveries while it has at least REUSE_MARGIN_MS to live and the integration's
- * scopes and title are the ones it was issued for; then a new one is issued. Removing the
- * installation or the integration revokes them all (RevokeInstallationTokens) for good.
+ * (IssueInstallationToken), valid an hour in the installation's organization only, with the
+ * access the installation has (installation-access.ts: the scopes its installer approved, which
+ * give it a role, and the spaces and sites it covers). Each issue gives identity that access
+ * again; a change of it is given at once (accessChanged), for the live tokens too. A token is
+ * reused for the installation's deliveries while it has at least REUSE_MARGIN_MS to live and the
+ * integration's scopes and title are the ones it was issued for; then a new one is issued.
+ * Removing the installation or the integration revokes them all (RevokeInstallationTokens) for good.
  */
 
 /** A delivery is given a token with at least this long to live (a script may run a while, a dev server longer). */
@@ -48,13 +51,8 @@ export async function installationToken(ctx: IntegrationsContext, integration: I
   cache.delete(installation._id);
   let issued: { token: string; expireTime?: Date };
   try {
-    issued = await ctx.clients.identity.issueInstallationToken({
-      installationId: installation._id,
-      organizationId: installation.organizationId,
-      integrationName: integration._id,
-      integrationTitle: integration.title,
-      scopes: integration.scopes,
-    });
+    const { version, ...access } = await currentAccess(ctx, integration, installation);
+    issued = await ctx.clients.identity.issueInstallationToken({ ...access, accessVersion: version });
   } catch (error) {
     if (!(error instanceof ClientError && error.code === grpcStatus.FAILED_PRECONDITION))
       ctx.logger.warn({ err: error, installationId: installation._id }, 'no installation token: identity could not issue one');

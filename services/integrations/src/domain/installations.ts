@@ -6,6 +6,7 @@ import { loadIntegration } from './catalogue';
 import { checkConfiguration, requireValidConfiguration } from './configuration';
 import type { IntegrationsContext } from './context';
 import { newEventId, recordEvents, type EventPayload } from './events';
+import { accessChanged, checkAccessUpdate, installationStatus } from './installation-access';
 import { revokeInstallationTokens } from './installation-tokens';
 
 /*
@@ -95,6 +96,9 @@ export async function installIntegration(
     siteSelection: 'selected',
     configuration: JSON.stringify(check.value),
     externalIds: [],
+    // Installing approves what the integration asks for now; more, later, needs another approval.
+    scopes: [...integration.scopes],
+    accessVersion: 0,
     createdAt: now,
     updatedAt: now,
   };
@@ -111,7 +115,7 @@ export async function installIntegration(
       integrationName: integration._id,
       installationId: installation._id,
       organizationId: installation.organizationId,
-      payload: setupPayload('installation_setup', installation._id, installation.status),
+      payload: setupPayload('installation_setup', installation._id, installationStatus(installation, integration)),
     },
   ]);
   return { installation, created: true };
@@ -196,15 +200,23 @@ export interface UpdateInstallationInput {
   externalIds?: string[];
   space_selection?: InstallationDoc['spaceSelection'];
   site_selection?: InstallationDoc['siteSelection'];
+  /** The scopes the installer approves (some or all of the integration's). */
+  scopes?: string[];
 }
 
-/** Updates what is given; `installation_setup` with the previous status and configuration. */
+/**
+ * Updates what is given (what its tokens may act with: by the installing organization's admins
+ * only); `installation_setup` with the previous status and configuration. A change of what its
+ * tokens may act with is in force at once.
+ */
 export async function updateInstallation(
   ctx: IntegrationsContext,
   integration: IntegrationDoc,
   installation: InstallationDoc,
+  standing: InstallationStanding,
   input: UpdateInstallationInput,
 ): Promise<InstallationDoc> {
+  const accessUpdate = checkAccessUpdate(integration, standing.orgAdmin, input);
   const set: Partial<InstallationDoc> = { updatedAt: new Date() };
   if (input.configuration !== undefined) {
     const checked = requireValidConfiguration(integration, 'account', input.configuration);
@@ -215,15 +227,17 @@ export async function updateInstallation(
   if (input.externalIds !== undefined) set.externalIds = [...new Set(input.externalIds)];
   if (input.space_selection !== undefined) set.spaceSelection = input.space_selection;
   if (input.site_selection !== undefined) set.siteSelection = input.site_selection;
+  if (input.scopes !== undefined) set.scopes = integration.scopes.filter((scope) => input.scopes!.includes(scope));
   const updated = await ctx.models.Installation.findOneAndUpdate({ _id: installation._id }, { $set: set }, { returnDocument: 'after' }).lean<InstallationDoc>();
   if (!updated) throw httpError.notFound('Installation');
+  if (accessUpdate) await accessChanged(ctx, integration, [updated._id]);
   await recordEvents(ctx, [
     {
       integrationName: integration._id,
       installationId: updated._id,
       organizationId: updated.organizationId,
-      payload: setupPayload('installation_setup', updated._id, updated.status, {
-        previous: { status: installation.status, configuration: configurationOf(installation) },
+      payload: setupPayload('installation_setup', updated._id, installationStatus(updated, integration), {
+        previous: { status: installationStatus(installation, integration), configuration: configurationOf(installation) },
       }),
     },
   ]);
@@ -272,7 +286,11 @@ export async function installOnTarget(
   if (target.organizationId !== installation.organizationId) throw httpError.notFound(KIND_LABEL[target.kind]);
   const key = { installationId: installation._id, kind: target.kind, targetId: target.id };
   const existing = await ctx.models.TargetInstallation.findOne(key).lean<TargetInstallationDoc>();
-  if (existing) return { target: existing, created: false };
+  // Given to identity again also when it was there: a retry after identity was unavailable.
+  if (existing) {
+    await accessChanged(ctx, integration, [installation._id]);
+    return { target: existing, created: false };
+  }
   const check = checkConfiguration(integration, target.kind, {});
   const now = new Date();
   const doc: TargetInstallationDoc = {
@@ -294,6 +312,8 @@ export async function installOnTarget(
     if (!winner) throw error;
     return { target: winner, created: false };
   }
+  // A selected space or site: the installation's tokens reach it from now on.
+  await accessChanged(ctx, integration, [installation._id]);
   await recordEvents(ctx, [
     {
       integrationName: integration._id,
@@ -351,9 +371,20 @@ export async function updateTargetInstallation(
   return updated;
 }
 
-/** Uninstalls from a space or site; `space_installation_deleted` / `site_installation_deleted`. False when it was not there. */
-export async function uninstallFromTarget(ctx: IntegrationsContext, installation: InstallationDoc, kind: TargetKind, targetId: string): Promise<boolean> {
+/**
+ * Uninstalls from a space or site (the installation's tokens no longer reach it, when it was
+ * selected); `space_installation_deleted` / `site_installation_deleted`. False when it was not there.
+ */
+export async function uninstallFromTarget(
+  ctx: IntegrationsContext,
+  integration: IntegrationDoc,
+  installation: InstallationDoc,
+  kind: TargetKind,
+  targetId: string,
+): Promise<boolean> {
   const removed = await ctx.models.TargetInstallation.findOneAndDelete({ installationId: installation._id, kind, targetId }).lean<TargetInstallationDoc>();
+  // Given to identity also when it was not there: a retry after identity was unavailable.
+  await accessChanged(ctx, integration, [installation._id]);
   if (!removed) return false;
   await recordEvents(ctx, [
     {

@@ -1,7 +1,7 @@
 import { integrationInstallation, integrationSiteInstallation, integrationSpaceInstallation, list } from '@quire/contract';
 import { apiUrl, created, listEnvelope, loadOrgAccess, route, type Route } from '@quire/http';
 import type { Principal } from '@quire/runtime';
-import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
+import type { InstallationDoc, IntegrationDoc, TargetInstallationDoc } from '../db/models';
 import type { IntegrationsContext } from '../domain/context';
 import {
   countSpaceInstallations,
@@ -43,6 +43,10 @@ import {
 import { INTEGRATION_PATH as INTEGRATION, integrationParams } from './integration-schemas';
 
 const INSTALLATIONS = `${INTEGRATION}/installations`;
+
+/** A space's or site's object as the caller sees it, when they may see it (its `permissions.view`); else nothing (its id is shown). */
+const visibleObject = (object: Record<string, unknown> | undefined) =>
+  (object?.permissions as { view?: unknown } | undefined)?.view === true ? object : undefined;
 const INSTALLATION = `${INSTALLATIONS}/:installationId`;
 
 /**
@@ -52,16 +56,19 @@ const INSTALLATION = `${INSTALLATIONS}/:installationId`;
 export function installationRoutes(ctx: IntegrationsContext): Route[] {
   const { config } = ctx;
 
-  const presentInstallations = async (installations: InstallationDoc[]) => {
+  const presentInstallations = async (integration: IntegrationDoc, installations: InstallationDoc[]) => {
     const counts = await countSpaceInstallations(
       ctx,
       installations.map((installation) => installation._id),
     );
-    return installations.map((installation) => presentInstallation(installation, { spaces: counts.get(installation._id) ?? 0, config }));
+    return installations.map((installation) => presentInstallation(installation, { integration, spaces: counts.get(installation._id) ?? 0, config }));
   };
-  const presentOne = async (installation: InstallationDoc) => (await presentInstallations([installation]))[0];
+  const presentOne = async (integration: IntegrationDoc, installation: InstallationDoc) => (await presentInstallations(integration, [installation]))[0];
 
-  /** Entries of one page; with `extended`, each target's object (one batch call for the page). */
+  /**
+   * Entries of one page; with `extended`, each target's object (one batch call for the page) when
+   * the caller may see it, else its id: the integration's publisher sees no installer's space or site.
+   */
   const presentTargets = async (targets: TargetInstallationDoc[], kind: TargetKind, extended: boolean, caller: Principal) => {
     const objects = extended
       ? await lookUpTargets(
@@ -71,7 +78,7 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
           caller.userId,
         )
       : undefined;
-    return targets.map((target) => presentTargetInstallation(target, { object: objects?.get(target.targetId)?.rest, config }));
+    return targets.map((target) => presentTargetInstallation(target, { object: visibleObject(objects?.get(target.targetId)?.rest), config }));
   };
 
   /** The integration (404 as the catalogue says) and its installation (404 when none). */
@@ -133,7 +140,7 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
           const field = kind === 'space' ? 'space' : 'siteId';
           requireInstallableOn(view.integration, kind, field);
           const { target } = await installOnTarget(ctx, view.integration, installation, { kind, id: targetId, organizationId: found?.organizationId });
-          const presented = presentTargetInstallation(target, { object: query.extended ? found?.rest : undefined, config });
+          const presented = presentTargetInstallation(target, { object: query.extended ? visibleObject(found?.rest) : undefined, config });
           return created(apiUrl(config.PUBLIC_BASE_URL, targetInstallationPath(target)), presented);
         },
       }),
@@ -175,8 +182,8 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
         summary: `Uninstall an integration from a ${kind}`,
         params: itemParams,
         handler: async ({ caller, params }) => {
-          const { installation } = await targetInstallerOf(caller, params, targetIdOf(params), `uninstall integrations from ${plural}`);
-          await uninstallFromTarget(ctx, installation, kind, targetIdOf(params));
+          const { view, installation } = await targetInstallerOf(caller, params, targetIdOf(params), `uninstall integrations from ${plural}`);
+          await uninstallFromTarget(ctx, view.integration, installation, kind, targetIdOf(params));
         },
       }),
     ];
@@ -210,7 +217,7 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
       handler: async ({ caller, params, query }) => {
         const view = await loadIntegrationView(ctx, caller, params.integrationName);
         const page = await listInstallations(ctx, caller.userId, view, query);
-        return listEnvelope(await presentInstallations(page.items), page.count, page.next);
+        return listEnvelope(await presentInstallations(view.integration, page.items), page.count, page.next);
       },
     }),
 
@@ -226,7 +233,10 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
         const view = await loadIntegrationView(ctx, caller, params.integrationName);
         const access = await loadOrgAccess(ctx, caller.userId, body.organization);
         const { installation } = await installIntegration(ctx, view, access);
-        return created(apiUrl(config.PUBLIC_BASE_URL, installationPath(installation.integrationName, installation._id)), await presentOne(installation));
+        return created(
+          apiUrl(config.PUBLIC_BASE_URL, installationPath(installation.integrationName, installation._id)),
+          await presentOne(view.integration, installation),
+        );
       },
     }),
 
@@ -236,19 +246,23 @@ export function installationRoutes(ctx: IntegrationsContext): Route[] {
       summary: "Get an integration's installation",
       response: integrationInstallation,
       params: installationParams,
-      handler: async ({ caller, params }) => presentOne((await installationOfRequest(caller, params)).installation),
+      handler: async ({ caller, params }) => {
+        const { view, installation } = await installationOfRequest(caller, params);
+        return presentOne(view.integration, installation);
+      },
     }),
 
     route({
       method: 'patch',
       path: INSTALLATION,
-      summary: "Update an integration's installation (configuration, external ids, space and site selection)",
+      summary:
+        "Update an integration's installation (configuration, external ids; and, by the installing organization's admins, the space and site selection and the approved scopes)",
       response: integrationInstallation,
       params: installationParams,
       body: updateInstallationBody,
       handler: async ({ caller, params, body }) => {
-        const { view, installation } = await installationOfRequest(caller, params);
-        return presentOne(await updateInstallation(ctx, view.integration, installation, body));
+        const { view, installation, standing } = await installationOfRequest(caller, params);
+        return presentOne(view.integration, await updateInstallation(ctx, view.integration, installation, standing, body));
       },
     }),
 

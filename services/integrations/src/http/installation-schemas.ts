@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { installationConfiguration, installationExternalIds, installationSelection } from '@quire/contract';
+import { installationConfiguration, installationExternalIds, installationSelection, integrationScope } from '@quire/contract';
 import { booleanQuery, httpUrlSchema, idSchema, listQuerySchema } from '@quire/http';
 import { integrationParams } from './integration-schemas';
 
@@ -20,7 +20,16 @@ export const eventParams = integrationParams.extend({ eventId: idSchema });
 
 export const installBody = z.object({ organization: idSchema });
 
-export const updateInstallationBody = z.object({ configuration, externalIds, space_selection: selection, site_selection: selection }).partial();
+/** `scopes`: the integration's scopes its installer approves (installation-access.ts); not in GitBook's body. */
+export const updateInstallationBody = z
+  .object({
+    configuration,
+    externalIds,
+    space_selection: selection,
+    site_selection: selection,
+    scopes: z.array(integrationScope).max(integrationScope.options.length),
+  })
+  .partial();
 
 export const updateTargetInstallationBody = z.object({ configuration, externalIds }).partial();
 

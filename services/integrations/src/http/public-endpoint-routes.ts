@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiUrl, httpError, route, type RawBodyRequest, type Route } from '@quire/http';
+import { apiUrl, createRateLimiter, httpError, route, type RawBodyRequest, type Route } from '@quire/http';
 import type { Request } from 'express';
 import type { IntegrationsContext } from '../domain/context';
 import { fetchPublicEndpoint } from '../domain/public-endpoint';
@@ -28,8 +28,16 @@ async function bodyOf(req: Request): Promise<Uint8Array | undefined> {
 /**
  * The integration's public endpoint (`urls.publicEndpoint`, and one level below it, e.g. its
  * OAuth callback `…/integration/oauth`): answered by its published script, without a token.
+ * At most INTEGRATION_ENDPOINT_RATE_PER_MINUTE calls per integration and minute, all callers and
+ * replicas together (429 with Retry-After past it): one busy endpoint cannot take every worker.
  */
 export function publicEndpointRoutes(ctx: IntegrationsContext): Route[] {
+  const consumeRate = createRateLimiter({
+    redis: ctx.redis,
+    points: ctx.config.INTEGRATION_ENDPOINT_RATE_PER_MINUTE,
+    durationSeconds: 60,
+    keyPrefix: 'integration-endpoint-rate',
+  });
   return (['get', 'post'] as const).flatMap((method) =>
     [ENDPOINT, `${ENDPOINT}/:path`].map((path) =>
       route({
@@ -40,6 +48,7 @@ export function publicEndpointRoutes(ctx: IntegrationsContext): Route[] {
         access: 'public',
         params: path === ENDPOINT ? integrationParams : subPathParams,
         handler: async ({ params, req, res }) => {
+          await consumeRate(params.integrationName, res);
           const answer = await fetchPublicEndpoint(ctx, params.integrationName, {
             method: req.method,
             url: apiUrl(ctx.config.PUBLIC_BASE_URL, req.originalUrl),

@@ -1,6 +1,7 @@
 import { apiUrl } from '@quire/http';
 import type { IntegrationsConfig } from '../config';
-import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
+import type { InstallationDoc, IntegrationDoc, TargetInstallationDoc } from '../db/models';
+import { installationStatus, scopesInForce } from '../domain/installation-access';
 import { integrationEndpointUrl } from './integration-presenter';
 
 type UrlConfig = Pick<IntegrationsConfig, 'PUBLIC_BASE_URL'>;
@@ -22,12 +23,19 @@ export const targetInstallationPath = (target: Pick<TargetInstallationDoc, 'inte
 /** An installation's public endpoint: its integration's (the script tells installations apart by what the caller sends). */
 const publicEndpointOf = (config: UrlConfig, integrationName: string) => integrationEndpointUrl(config.PUBLIC_BASE_URL, integrationName);
 
-/** spec "Installation" (GitBook IntegrationInstallation). `spaces`: the space installations it manages. */
-export function presentInstallation(installation: InstallationDoc, { spaces, config }: { spaces: number; config: UrlConfig }) {
+/**
+ * spec "Installation" (GitBook IntegrationInstallation). `spaces`: the space installations it
+ * manages. `scopes`: those its tokens act with; the integration's others await the installer's
+ * approval (the installation is `pending` meanwhile).
+ */
+export function presentInstallation(
+  installation: InstallationDoc,
+  { integration, spaces, config }: { integration: Pick<IntegrationDoc, 'scopes'>; spaces: number; config: UrlConfig },
+) {
   const publicEndpoint = publicEndpointOf(config, installation.integrationName);
   return {
     id: installation._id,
-    status: installation.status,
+    status: installationStatus(installation, integration),
     space_selection: installation.spaceSelection,
     site_selection: installation.siteSelection,
     spaces,
@@ -45,6 +53,7 @@ export function presentInstallation(installation: InstallationDoc, { spaces, con
     },
     externalIds: installation.externalIds,
     target: { organization: installation.organizationId },
+    scopes: scopesInForce(installation, integration),
   };
 }
 

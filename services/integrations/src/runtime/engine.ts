@@ -25,17 +25,23 @@ const releaseSync: QuickJSSyncVariant = {
 
 /** node's WebAssembly, which the project's libs (ES2023, no DOM) do not declare. */
 const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledWasm>; RuntimeError: new () => Error } }).WebAssembly;
-type CompiledWasm = NonNullable<Parameters<typeof newVariant>[1]['wasmModule']>;
+export type CompiledWasm = NonNullable<Parameters<typeof newVariant>[1]['wasmModule']>;
 
 let compiled: Promise<CompiledWasm> | undefined;
 let current: Promise<QuickJSWASMModule> | undefined;
 
-function compileWasm(): Promise<CompiledWasm> {
+/** The compiled engine, compiled once per process: script workers are handed the main thread's (pool.ts) instead of compiling their own. */
+export function compileWasm(): Promise<CompiledWasm> {
   if (!compiled) {
     compiled = readFile(require.resolve('@jitl/quickjs-ng-wasmfile-release-sync/wasm')).then((bytes) => wasm.compile(bytes));
     compiled.catch(() => (compiled = undefined)); // a failure is not remembered
   }
   return compiled;
+}
+
+/** In a script worker: the compiled engine the main thread handed over. */
+export function useCompiledWasm(wasmModule: CompiledWasm): void {
+  compiled = Promise.resolve(wasmModule);
 }
 
 /** The live module, instantiated on first use (and again after a fault). */

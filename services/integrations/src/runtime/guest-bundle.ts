@@ -11,6 +11,11 @@ import { build } from 'esbuild';
  */
 let bundle: Promise<string> | undefined;
 
+/** In a script worker: the bundle the main thread built (pool.ts), so that workers never run esbuild. */
+export function useGuestBundle(text: string): void {
+  bundle = Promise.resolve(text);
+}
+
 export function guestBundle(): Promise<string> {
   if (bundle) return bundle;
   bundle = build({

@@ -1,5 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import type { QuickJSHandle } from 'quickjs-emscripten-core';
+import { z } from 'zod';
 import { memoryLimitExceeded, type Sandbox } from './sandbox';
 import type { HostFetch, LogEntry, LogLevel, RunLimits, ScriptRequest, ScriptResponse } from './types';
 
@@ -137,7 +138,10 @@ export class HostBridge {
   }
 
   private respond(status: number, headers: string, body: Uint8Array | undefined): void {
-    this.finish({ response: { status, headers: JSON.parse(headers) as Array<[string, string]>, body: body ?? new Uint8Array(0) } });
+    const pairs = headerPairsOf(headers);
+    if (!Number.isInteger(status) || !pairs)
+      this.finish({ error: 'The handler answered something that is not a Response: its status or headers are not readable.' });
+    else this.finish({ response: { status, headers: pairs, body: body ?? new Uint8Array(0) } });
   }
 
   /** Copies an ArrayBuffer out of the sandbox (undefined stays undefined), within the body limit. */
@@ -155,7 +159,9 @@ export class HostBridge {
     if (!hostFetch) throw new Error('fetch is not available to this script.');
     if (++this.subrequests > this.limits.maxSubrequests) throw new Error(`Too many subrequests: ${this.limits.maxSubrequests} per run at most.`);
     // Throws (into the script) on an invalid URL or method, as fetch does.
-    const request = new Request(url, { method, headers: JSON.parse(headers) as Array<[string, string]>, body, signal: this.abort.signal });
+    const pairs = headerPairsOf(headers);
+    if (!pairs) throw new TypeError('The request headers are not readable.');
+    const request = new Request(url, { method, headers: pairs, body, signal: this.abort.signal });
     this.inFlight++;
     void (async () => {
       let response: FetchedResponse | undefined;
@@ -206,10 +212,14 @@ export class HostBridge {
     );
   }
 
+  /**
+   * Called from guest code only, so always inside an entry that checks whether the run is over
+   * once the jobs it queued ran (call, or run.ts's waitUntilDone): checking here would see a run
+   * idle before the promise its callback settles could schedule what comes next.
+   */
   private clearTimer(id: number): void {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
-    this.notify?.();
   }
 
   /**
@@ -237,6 +247,20 @@ export class HostBridge {
   }
 }
 
+/**
+ * Headers as guest code sent them (JSON pairs), or undefined when they are not that: the script
+ * shares its realm with the guest code and may have replaced what it uses (JSON.stringify…).
+ */
+const headerPairs = z.array(z.tuple([z.string(), z.string()]));
+function headerPairsOf(json: string): Array<[string, string]> | undefined {
+  try {
+    const checked = headerPairs.safeParse(JSON.parse(json));
+    return checked.success ? checked.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What crosses back into the sandbox for a fetch's response (guest/fetch.ts settleFetch). */
 interface FetchedResponse {
   status: number;
@@ -247,7 +271,7 @@ interface FetchedResponse {
 }
 
 /** A response body, read until `limit` bytes at most (then the fetch fails). */
-async function readLimited(response: Response, limit: number): Promise<Uint8Array> {
+export async function readLimited(response: Response, limit: number): Promise<Uint8Array> {
   if (!response.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -26,7 +26,7 @@ export async function runScript(input: RunScriptInput): Promise<RunResult> {
   const started = performance.now();
   const limits = { ...DEFAULT_LIMITS, ...input.limits };
   const [engine, bundle] = await Promise.all([getEngine(), guestBundle()]);
-  const sandbox = new Sandbox(engine, { memoryBytes: limits.memoryBytes, stackBytes: limits.stackBytes, cpuTimeMs: SETUP_CPU_MS });
+  const sandbox = new Sandbox(engine, { memoryBytes: limits.memoryBytes, stackBytes: limits.stackBytes, cpuTimeMs: SETUP_CPU_MS }, input.cpuWatch);
   const bridge = new HostBridge(sandbox, limits, input.hostFetch);
   const { context } = sandbox;
   let failure: string | undefined;

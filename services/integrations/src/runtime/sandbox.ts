@@ -1,4 +1,5 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { enteredSandbox, leftSandbox, type CpuWatchCells } from './cpu-watch';
 import { isEngineFault } from './engine';
 
 /** The stop reason of a run that hit its memory limit. */
@@ -17,6 +18,9 @@ export const memoryLimitExceeded = (bytes: number) => `Memory limit exceeded (${
  *   native stack, which is only ~1 MB in node: deep recursion inside the engine itself (parser,
  *   JSON) can exhaust the host stack first. The small QuickJS limit catches ordinary recursion;
  *   the rest surfaces as an engine fault (engine.ts), which ends the run and replaces the module.
+ *
+ * With `cpuWatch`, each stay inside QuickJS is published for the main thread (cpu-watch.ts),
+ * which ends the worker when the interrupt handler cannot.
  */
 export class Sandbox {
   readonly runtime: QuickJSRuntime;
@@ -35,6 +39,7 @@ export class Sandbox {
   constructor(
     readonly engine: QuickJSWASMModule,
     limits: { memoryBytes: number; stackBytes: number; cpuTimeMs: number },
+    private readonly cpuWatch?: CpuWatchCells,
   ) {
     this.cpuBudgetMs = limits.cpuTimeMs;
     this.runtime = engine.newRuntime();
@@ -68,7 +73,10 @@ export class Sandbox {
   enter<T>(fn: () => T): T | undefined {
     if (this.faulted) return undefined;
     const nested = this.enteredAt !== undefined;
-    if (!nested) this.enteredAt = performance.now();
+    if (!nested) {
+      this.enteredAt = performance.now();
+      if (this.cpuWatch) enteredSandbox(this.cpuWatch, this.cpuBudgetMs - this.cpuUsedMs);
+    }
     try {
       const value = fn();
       if (!nested) this.drainJobs();
@@ -82,6 +90,7 @@ export class Sandbox {
       if (!nested) {
         this.cpuUsedMs += performance.now() - (this.enteredAt as number);
         this.enteredAt = undefined;
+        if (this.cpuWatch) leftSandbox(this.cpuWatch);
       }
     }
   }

@@ -66,6 +66,8 @@ export interface RunScriptInput {
   hostFetch?: HostFetch;
   /** The handler's second argument (Workers' bindings); plain JSON. @gitbook/runtime ignores it. */
   env?: Record<string, unknown>;
+  /** Shared cells the run publishes its stays inside QuickJS in, for a watchdog on another thread (cpu-watch.ts). */
+  cpuWatch?: BigInt64Array;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

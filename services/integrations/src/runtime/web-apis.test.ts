@@ -90,6 +90,15 @@ describe('Web APIs in the sandbox', () => {
     assert.deepEqual(value, { order: ['early', 'late'], ticks: 3 });
   });
 
+  it('keeps the run going when a timer callback clears the last timer and what it settles schedules another', async () => {
+    const value = await evaluate(`
+      await new Promise((resolve) => { const interval = setInterval(() => { clearInterval(interval); resolve(); }, 1); });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return 'answered';
+    `);
+    assert.equal(value, 'answered');
+  });
+
   it('Headers, Request, Response: bodies as text, JSON, bytes, Blob, urlencoded and multipart forms', async () => {
     const value = await evaluate(`
       const headers = new Headers({ 'X-One': '1' });

@@ -12,6 +12,7 @@ import { setDevMode } from '../domain/dev';
 import { applyStreamEvent } from '../domain/event-intake';
 import { installIntegration, installOnTarget, updateInstallation } from '../domain/installations';
 import { integrationSigningSecret, newSealedSigningSecret, sealIntegrationSecrets } from '../domain/secrets';
+import { startIdentity } from '@quire/identity';
 import { startIntegrations } from '../service';
 import { startTunnelRecorder, verifySignature, type TunnelRecorder } from './tunnel-recorder';
 
@@ -25,6 +26,7 @@ describe('integration events: recording and delivery (domain, real datastore and
   let env: TestEnvironment;
   let stop: () => Promise<void>;
   let ctx: IntegrationsContext;
+  let identityService: Awaited<ReturnType<typeof startIdentity>>;
   let tunnel: TunnelRecorder;
   let counter = 0;
 
@@ -36,6 +38,14 @@ describe('integration events: recording and delivery (domain, real datastore and
     SCRIPT_TIMEOUT_MS: 2_000,
     INTEGRATION_IMAGE_MAX_BYTES: 1_048_576,
     INTEGRATION_SCRIPT_MAX_BYTES: 5_242_880,
+    SCRIPT_WORKERS: 2,
+    SCRIPT_WORKER_HEAP_MB: 128,
+    SCRIPT_QUEUE_MAX: 64,
+    SCRIPT_CONCURRENCY_PER_INTEGRATION: 4,
+    SCRIPT_CONCURRENCY_PER_ORGANIZATION: 8,
+    INTEGRATION_ENDPOINT_RATE_PER_MINUTE: 300,
+    DELIVERY_WORKER_CONCURRENCY: 16,
+    DELIVERY_ACTIVE_PER_ORGANIZATION: 4,
   });
 
   /** A published integration, written directly (the catalogue's publish is not under test here). */
@@ -74,6 +84,8 @@ describe('integration events: recording and delivery (domain, real datastore and
   };
   const admin = (organizationId: string): OrgAccess => ({ organizationId, userId: `admin-of-${organizationId}`, role: 'admin' });
   const view = (integration: IntegrationDoc) => ({ integration, owner: admin(integration.ownerOrganizationId) });
+  /** An admin of the installing organization: who changes a selection. */
+  const installer = { orgAdmin: true, ownerAdmin: false };
   const eventsOf = (integrationName: string) => ctx.models.IntegrationEvent.find({ integrationName }).sort({ createdAt: 1 }).lean();
   /** A recorded, not yet delivered installation_setup event (as recordEvents writes one). */
   const pendingSetupEvent = (id: string, integrationName: string, installationId: string, organizationId: string): IntegrationEventDoc => {
@@ -106,7 +118,9 @@ describe('integration events: recording and delivery (domain, real datastore and
 
   beforeAll(async () => {
     env = await testEnvironment();
-    const running = await startIntegrations(config(), { handleSignals: false });
+    // Identity holds what installations' tokens may act with: selections are given to it.
+    identityService = await startIdentity(testBackendConfig(env), { handleSignals: false });
+    const running = await startIntegrations({ ...config(), IDENTITY_GRPC_ADDR: `127.0.0.1:${identityService.grpcPort}` }, { handleSignals: false });
     ctx = running.context;
     stop = running.stop;
     tunnel = await startTunnelRecorder();
@@ -114,6 +128,7 @@ describe('integration events: recording and delivery (domain, real datastore and
 
   afterAll(async () => {
     await stop?.();
+    await identityService?.stop();
     await tunnel?.close();
     if (env) await cleanupTestEnvironment(env);
   });
@@ -187,7 +202,7 @@ describe('integration events: recording and delivery (domain, real datastore and
     const other = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
     const { installation } = await installIntegration(ctx, view(integration), admin('content-org'));
     const { installation: otherInstallation } = await installIntegration(ctx, view(other), admin('content-org'));
-    await updateInstallation(ctx, integration, installation, { space_selection: 'all' });
+    await updateInstallation(ctx, integration, installation, installer, { space_selection: 'all' });
     // The other one is installed on the space itself.
     await ctx.models.TargetInstallation.create({
       _id: `target-${counter}`,
@@ -243,14 +258,14 @@ describe('integration events: recording and delivery (domain, real datastore and
     const { installation: elsewhere } = await installIntegration(ctx, view(onSite), admin('site-view-elsewhere'));
     await installOnTarget(ctx, onSite, elsewhere, { kind: 'site', id: 'site-1', organizationId: 'site-view-elsewhere' });
     const { installation: everywhere } = await installIntegration(ctx, view(allSites), admin(org));
-    await updateInstallation(ctx, allSites, everywhere, { site_selection: 'all' });
+    await updateInstallation(ctx, allSites, everywhere, installer, { site_selection: 'all' });
     // All spaces is not all sites.
     const { installation: spacesOnly } = await installIntegration(ctx, view(allSites), admin('site-view-spaces-only'));
-    await updateInstallation(ctx, allSites, spacesOnly, { space_selection: 'all' });
+    await updateInstallation(ctx, allSites, spacesOnly, installer, { space_selection: 'all' });
     const { installation: onOtherSite } = await installIntegration(ctx, view(otherSite), admin(org));
     await installOnTarget(ctx, otherSite, onOtherSite, { kind: 'site', id: 'site-2', organizationId: org });
     const { installation: pausedOne } = await installIntegration(ctx, view(paused), admin(org));
-    await updateInstallation(ctx, paused, pausedOne, { site_selection: 'all' });
+    await updateInstallation(ctx, paused, pausedOne, installer, { site_selection: 'all' });
     await ctx.models.Installation.updateOne({ _id: pausedOne._id }, { $set: { status: 'paused' } });
     await settled(onSite._id, 4);
     await settled(allSites._id, 4);

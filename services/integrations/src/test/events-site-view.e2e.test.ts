@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createEventBus, EVENT_TYPES, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
+import { startTunnelRecorder } from './tunnel-recorder';
 
 /** The published script: answers 200 to whatever it gets. */
 const SCRIPT = `export default { async fetch(request) { await request.formData(); return new Response('ok'); } };`;
@@ -41,7 +42,8 @@ describe('integrations: site_view from the views of a published site', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    // The last test's dev tunnel is on 127.0.0.1.
+    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     vendor = await stack.organization({ domain: 'site-view-vendor.test', title: 'Site view vendor', roles: [] });
     customer = await stack.organization({ domain: 'site-view-customer.test', title: 'Site view customer', roles: [] });
     bus = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
@@ -168,5 +170,49 @@ describe('integrations: site_view from the views of a published site', () => {
     assert.equal(payload.visitor.userAgent, 'Viewer/1.0');
     assert.deepEqual(payload.visitor.cookies, {});
     assert.match(payload.visitor.anonymousId, /^[\w-]{22}$/);
+  });
+
+  it("delivers another organization's event ahead of one organization's flood of events (deliveries take turns)", async () => {
+    // Organization A (the vendor): its integration in dev mode on a site of its own, whose tunnel
+    // holds every delivery until the test opens it; the site gets a flood of views.
+    let open!: () => void;
+    const tunnel = await startTunnelRecorder({ until: new Promise<void>((resolve) => (open = resolve)) });
+    try {
+      const FLOODED = 'site-view-flooded';
+      expectOk(await publish(FLOODED, vendor.id));
+      assert.equal((await vendor.admin.api.put(`/v1/integrations/${FLOODED}/dev`, { tunnelUrl: tunnel.url })).status, 204);
+      const flooded = expectOk(await vendor.admin.api.post(`/v1/orgs/${vendor.id}/sites`, { title: 'Flooded' }), 201);
+      await installOnSite(vendor, FLOODED, flooded.id);
+      // Organization B (the customer): another integration, run by the service, on one of its sites.
+      const single = expectOk(await customer.admin.api.post(`/v1/orgs/${customer.id}/sites`, { title: 'Viewed once' }), 201);
+      const installation = await installOnSite(customer, OTHER, single.id);
+      const viewOf = (organizationId: string, siteId: string, pageId: string) => ({
+        type: EVENT_TYPES.siteViewed,
+        organizationId,
+        payload: { organizationId, siteId, pageId, url: `${stack.baseUrl}/${pageId}` },
+      });
+
+      const FLOOD = 40;
+      const floodOf = async () => (await eventsOf(FLOODED)).filter((event) => event.payload.type === 'site_view');
+      for (let i = 0; i < FLOOD; i++) await bus.publish(viewOf(vendor.id, flooded.id, `flood-${i}`));
+      await waitFor("A's flood recorded", async () => (await floodOf()).length === FLOOD);
+      // A's deliveries hang at its tunnel (a queue in arrival order would be stuck behind them); B's one view.
+      await bus.publish(viewOf(customer.id, single.id, 'single'));
+      let waitingOfA = -1;
+      await waitFor("B's view delivered", async () => {
+        const delivered = (await siteViewsOf(OTHER, installation.id)).some((event) => event.status === 'success');
+        if (delivered) waitingOfA = (await floodOf()).filter((event) => event.status === undefined).length;
+        return delivered;
+      });
+      assert.equal(waitingOfA, FLOOD, "B's event was delivered while every one of A's waited");
+      assert.ok(tunnel.received.length <= 4, `A had ${tunnel.received.length} deliveries under way at once (DELIVERY_ACTIVE_PER_ORGANIZATION: 4)`);
+
+      // Once its tunnel answers, every one of A's is delivered: none is lost or left parked for long.
+      open();
+      await waitFor("A's flood delivered", async () => (await floodOf()).every((event) => event.status === 'success'), 45_000);
+    } finally {
+      open();
+      await tunnel.close();
+    }
   });
 });

@@ -146,8 +146,11 @@ describe('integrations: installations through the gateway', () => {
     assert.deepEqual(configured.configuration, { token: 'secret', retries: 3 });
     assert.equal(configured.space_selection, 'all');
     assert.ok(configured.updatedAt >= installation.updatedAt);
+    // What the installation's tokens reach is the installing organization's to decide, not the vendor's.
+    expectError(await vendor.admin.api.patch(url, { site_selection: 'all' }), 403);
+    expectError(await vendor.admin.api.patch(url, { space_selection: 'all', externalIds: ['vendor'] }), 403);
     // Two updates of different fields at once: both kept.
-    await Promise.all([customer.admin.api.patch(url, { externalIds: ['both'] }), vendor.admin.api.patch(url, { site_selection: 'all' })]);
+    await Promise.all([vendor.admin.api.patch(url, { externalIds: ['both'] }), customer.admin.api.patch(url, { site_selection: 'all' })]);
     const both = expectOk(await customer.admin.api.get(url));
     assert.deepEqual(both.externalIds, ['both']);
     assert.equal(both.site_selection, 'all');
@@ -191,11 +194,11 @@ describe('integrations: installations through the gateway', () => {
     assert.equal(expectOk(await customer.admin.api.get(spaces)).items[0].space, customerSpace);
     assert.equal(expectOk(await customer.admin.api.get(`${installations('on-spaces')}/${installation.id}`)).spaces, 1);
 
-    // The integration's space installations: the vendor sees them all (the space as a non-member sees it).
+    // The integration's space installations: the vendor sees them all, the customer's space by its id only.
     const everywhere = expectOk(await vendor.admin.api.get(`${integration('on-spaces')}/spaces?extended=true`));
     assert.equal(everywhere.count, 1);
-    assert.equal(everywhere.items[0].space.id, customerSpace);
-    assert.equal(everywhere.items[0].space.permissions.admin, false);
+    assert.equal(everywhere.items[0].space, customerSpace);
+    assert.equal(expectOk(await customer.admin.api.get(`${integration('on-spaces')}/spaces?extended=true`)).items[0].space.title, 'Customer docs');
     assert.equal(expectOk(await customer.outsider.api.get(`${integration('on-spaces')}/spaces`)).count, 0);
 
     const one = `${spaces}/${customerSpace}`;
@@ -250,13 +253,57 @@ describe('integrations: installations through the gateway', () => {
     expectError(await customer.admin.api.post(`${installations('on-sites')}/${installation.id}/spaces`, { space: customerSpace }), 400, 'space');
     expectError(await customer.admin.api.post(sites, { siteId: 'no-such-site' }), 404);
 
+    // The vendor is no member of the customer: the site by its id only.
     const listed = expectOk(await vendor.admin.api.get(`${integration('on-sites')}/sites?extended=true`));
     assert.equal(listed.count, 1);
-    assert.equal(listed.items[0].site.id, customerSite);
-    assert.equal(listed.items[0].site.permissions.admin, false, 'the vendor is no member of the customer');
+    assert.equal(listed.items[0].site, customerSite);
+    assert.equal(expectOk(await vendor.admin.api.get(`${sites}?extended=true`)).items[0].site, customerSite);
+    assert.equal(expectOk(await customer.admin.api.get(`${sites}?extended=true`)).items[0].site.title, 'Customer site');
     assert.equal(expectOk(await customer.admin.api.get(sites)).items[0].site, customerSite);
     assert.equal((await customer.admin.api.delete(`${sites}/${customerSite}`)).status, 204);
     assert.equal(expectOk(await customer.admin.api.get(sites)).count, 0);
+  });
+
+  it('keeps the scopes an installation was approved with: a republish asking for more is pending until an admin of the installing organization approves', async () => {
+    await publish('widening');
+    const installation = await install('widening');
+    const url = `${installations('widening')}/${installation.id}`;
+    assert.equal(installation.status, 'active');
+    assert.deepEqual(installation.scopes, ['space:content:read']);
+
+    await publish('widening', { scopes: ['space:content:read', 'space:content:write', 'conversations:ingest'] });
+    const pending = expectOk(await customer.admin.api.get(url));
+    assertMatchesOpenApi('IntegrationInstallation', pending);
+    assert.equal(pending.status, 'pending');
+    assert.deepEqual(pending.scopes, ['space:content:read'], 'the new scopes are not in force');
+    assert.deepEqual(expectOk(await customer.admin.api.get(integration('widening'))).scopes, [
+      'space:content:read',
+      'space:content:write',
+      'conversations:ingest',
+    ]);
+    assert.deepEqual(expectOk(await vendor.admin.api.get(url)).scopes, ['space:content:read']);
+
+    // Only the installing organization's admins approve: not its other members, not the vendor.
+    const all = ['space:content:read', 'space:content:write', 'conversations:ingest'];
+    expectError(await customer.members.read.api.patch(url, { scopes: all }), 403);
+    expectError(await vendor.admin.api.patch(url, { scopes: all }), 403);
+    expectError(await customer.admin.api.patch(url, { scopes: ['space:content:read', 'space:metadata:write'] }), 400, 'scopes');
+    expectError(await customer.admin.api.patch(url, { scopes: ['no:such:scope'] }), 400, 'scopes');
+    // Approving some keeps it pending; all, active.
+    const some = expectOk(await customer.admin.api.patch(url, { scopes: ['space:content:read', 'space:content:write'] }));
+    assert.deepEqual([some.status, some.scopes], ['pending', ['space:content:read', 'space:content:write']]);
+    const approved = expectOk(await customer.admin.api.patch(url, { scopes: all }));
+    assert.deepEqual([approved.status, approved.scopes], ['active', all]);
+    const events = expectOk(await vendor.admin.api.get(`${integration('widening')}/events`)).items.map((event: any) => event.payload);
+    assert.ok(events.some((p: any) => p.type === 'installation_setup' && p.status === 'active' && p.previous?.status === 'pending'));
+
+    // A republish asking for less narrows it at once, and needs no approval.
+    await publish('widening', { scopes: ['space:content:write'] });
+    const narrowed = expectOk(await customer.admin.api.get(url));
+    assert.deepEqual([narrowed.status, narrowed.scopes], ['active', ['space:content:write']]);
+    // What it no longer asks for is asked anew.
+    await publish('widening', { scopes: ['space:content:write', 'space:content:read'] });
+    assert.deepEqual(expectOk(await customer.admin.api.get(url)).status, 'pending');
   });
 
   it('answers 404 for installations under an unknown integration or installation', async () => {

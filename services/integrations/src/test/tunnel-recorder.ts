@@ -32,8 +32,11 @@ export interface TunnelRecorder {
   close(): Promise<void>;
 }
 
-/** With `holdMs`, each answer waits that long after the request arrived (a slow receiver: deliveries stay in flight). */
-export async function startTunnelRecorder(options: { holdMs?: number } = {}): Promise<TunnelRecorder> {
+/**
+ * With `holdMs`, each answer waits that long after the request arrived (a slow receiver: deliveries
+ * stay in flight); with `until`, until that settles (a receiver that answers when the test says).
+ */
+export async function startTunnelRecorder(options: { holdMs?: number; until?: Promise<unknown> } = {}): Promise<TunnelRecorder> {
   const received: ReceivedDelivery[] = [];
   const answers: number[] = [];
   const server = createServer(async (req, res) => {
@@ -69,6 +72,7 @@ export async function startTunnelRecorder(options: { holdMs?: number } = {}): Pr
       return;
     }
     if (options.holdMs) await new Promise((resolve) => setTimeout(resolve, options.holdMs));
+    await options.until;
     if (senderGone || res.destroyed) {
       delivery.cut = true;
       return;

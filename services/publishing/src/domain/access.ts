@@ -1,5 +1,5 @@
 import { httpError, loadOrgAccess, type OrgAccess } from '@quire/http';
-import { roleAtLeast } from '@quire/runtime';
+import { reaches, roleAtLeast } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from './context';
 
@@ -39,8 +39,17 @@ export function requireSiteAdmin(access: OrgAccess, action: string): void {
   if (!roleAtLeast(access.role, 'admin')) throw httpError.forbidden(`Only organization admins can ${action}`);
 }
 
-/** The site if it belongs to the organization; 404 otherwise. */
+/**
+ * Whether the caller may see the site at all: members of its organization may, except an
+ * integration's installation, which sees only the sites its installation covers.
+ */
+export function seesSite(access: OrgAccess, siteId: string): boolean {
+  return reaches(access.installationReach, 'sites', siteId);
+}
+
+/** The site if it belongs to the organization and the caller sees it (seesSite); 404 otherwise. */
 export async function loadSite(ctx: PublishingContext, access: OrgAccess, siteId: string): Promise<SiteDoc> {
+  if (!seesSite(access, siteId)) throw httpError.notFound('Site');
   const site = await ctx.models.Site.findOne({ _id: siteId, organizationId: access.organizationId }).lean();
   if (!site) throw httpError.notFound('Site');
   return site;

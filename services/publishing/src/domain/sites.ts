@@ -1,5 +1,5 @@
 import { containsText, httpError, keysetPage, type ListQuery } from '@quire/http';
-import { newId, newSecret, withRedisLock } from '@quire/runtime';
+import { newId, newSecret, reachedIds, withRedisLock } from '@quire/runtime';
 import type { SiteDoc, SiteVisibility } from '../db/models';
 import type { OrgAccess } from './access';
 import type { PublishingContext } from './context';
@@ -72,6 +72,12 @@ export async function listSites(ctx: PublishingContext, access: OrgAccess, filte
       ? await ctx.models.SiteSpace.find({ organizationId: access.organizationId, spaceId: filters.space, ...LIVE }, { siteId: 1 }).lean()
       : [];
     filter._id = { $in: [...new Set(using.map((s) => s.siteId))] };
+  }
+  // An installation lists only the sites its installation covers.
+  const reached = reachedIds(access.installationReach, 'sites');
+  if (reached) {
+    const candidates = (filter._id as { $in: string[] } | undefined)?.$in ?? reached;
+    filter._id = { $in: candidates.filter((id) => reached.includes(id)) };
   }
   return keysetPage(ctx.models.Site, { filter, sortField: 'createdAt', order: 'desc', limit: query.limit, page: query.page });
 }

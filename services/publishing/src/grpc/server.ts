@@ -2,7 +2,7 @@ import { HttpError } from '@quire/http';
 import type { publishing } from '@quire/proto';
 import { GrpcError, grpcStatus, findByIds, checkBatch } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
-import { loadOrgAccess, type OrgAccess } from '../domain/access';
+import { loadOrgAccess, seesSite, type OrgAccess } from '../domain/access';
 import type { PublishingContext } from '../domain/context';
 import { resolveSharedSpace } from '../domain/share-links';
 import { countSiteSpaces } from '../domain/sites';
@@ -43,12 +43,14 @@ async function presentSitesTo(ctx: PublishingContext, sites: SiteDoc[], viewerUs
         )
       : new Map<string, number>();
     for (const site of ofOrganization) {
+      // A member who may not see this site (an installation that does not cover it) sees it as an outsider.
+      const seen = access && seesSite(access, site._id) ? access : undefined;
       const rest = presentSite(site, {
-        siteSpaces: counts.get(site._id) ?? 0,
-        access: access ?? { organizationId, userId: viewerUserId, role: 'read' },
+        siteSpaces: seen ? (counts.get(site._id) ?? 0) : 0,
+        access: seen ?? { organizationId, userId: viewerUserId, role: 'read' },
         config: ctx.config,
       });
-      const permissions = access
+      const permissions = seen
         ? rest.permissions
         : (Object.fromEntries(Object.keys(rest.permissions).map((key) => [key, false])) as Record<keyof typeof rest.permissions, boolean>);
       presented.set(site._id, JSON.stringify({ ...rest, permissions }));

@@ -12,7 +12,10 @@ const condition = z.string().max(1024);
 const hostname = z
   .string()
   .max(512)
-  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a host name such as docs.example.com');
+  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a host name such as docs.example.com')
+  // A name whose last label is a number (127.0.0.10, 0x7f.0.0.1) is an IPv4 address to a browser
+  // (the URL standard's "ends in a number"), which the gateway never routes to a site.
+  .refine((name) => !/(^|\.)(\d+|0x[0-9a-f]*)$/.test(name), 'must be a host name such as docs.example.com, not an IP address');
 const proxy = z
   .string()
   .max(512)

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { EVENT_TYPES } from '@quire/async';
 import { HttpError, revisionFileUrl, route, type Route } from '@quire/http';
-import { LruCache } from '@quire/runtime';
+import { filesBaseUrl, LruCache } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
 import { addressOnGateway, addressOnHost, gatewaySitePath, hostedRoot, type SiteAddress } from './address';
 import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
@@ -29,11 +29,18 @@ const renderedPages = new LruCache<Body>(32 * 1024 * 1024);
 const stylesheet = new Body(STYLESHEET);
 const MAX_QUERY = 200;
 
-const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; img-src 'self' https: data:; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'self'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'strict-origin-when-cross-origin',
-};
+/**
+ * Headers of every answer of a site. Its images may come from the files origin (FILES_BASE_URL),
+ * where `~/files` sends them: named in img-src, whatever its scheme.
+ */
+function securityHeaders(config: PublishingContext['config']): Record<string, string> {
+  const files = new URL(filesBaseUrl(config)).origin;
+  return {
+    'content-security-policy': `default-src 'none'; img-src 'self' https: data: ${files}; style-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'self'`,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+  };
+}
 
 function cachingHeaders(view: Pick<SiteView, 'site'>): Record<string, string> {
   const restricted = view.site.visibility === 'share-link' || view.site.visibility === 'visitor-auth';
@@ -50,7 +57,7 @@ function cachingHeaders(view: Pick<SiteView, 'site'>): Record<string, string> {
  */
 async function send(req: Request, res: Response, status: number, type: string, body: string | Body, headers: Record<string, string> = {}): Promise<void> {
   const content = typeof body === 'string' ? new Body(body) : body;
-  res.status(status).set({ ...SECURITY_HEADERS, 'content-type': `${type}; charset=utf-8`, ...headers });
+  res.status(status).set({ 'content-type': `${type}; charset=utf-8`, ...headers });
   if (!content.compressible) return void res.send(content.text);
   res.vary('Accept-Encoding');
   if (!acceptsGzip(req)) return void res.send(content.text);
@@ -194,7 +201,7 @@ async function serveTool(ctx: PublishingContext, req: Request, res: Response, vi
     if (!space || !content?.files.has(fileId)) return notFound(req, res, view);
     res
       .status(302)
-      .set({ location: revisionFileUrl(ctx.config, space.revisionId, fileId), 'cache-control': 'private, max-age=60', ...SECURITY_HEADERS })
+      .set({ location: revisionFileUrl(ctx.config, space.revisionId, fileId), 'cache-control': 'private, max-age=60' })
       .end();
     return;
   }
@@ -257,16 +264,19 @@ async function serveSite(ctx: PublishingContext, req: Request, res: Response, ad
 }
 
 /**
- * Runs `find` and `serveSite`, answering an HTML 404 for any site or page that is not there.
+ * Runs `find` and `serveSite`, answering an HTML 404 for any site or page that is not there, every
+ * answer with `headers` (securityHeaders).
  * `asked`: the site root the address names whether or not there is a site, and what lies below it.
  */
 async function answer(
   ctx: PublishingContext,
   req: Request,
   res: Response,
+  headers: Record<string, string>,
   asked: { basePath: string; below: string[] },
   find: () => Promise<SiteAddress>,
 ): Promise<void> {
+  res.set(headers);
   if (isStylesheet(asked.below)) return serveStylesheet(req, res);
   let address: SiteAddress;
   try {
@@ -282,6 +292,7 @@ const rest = z.array(z.string()).optional();
 const segment = z.string().min(1).max(200);
 
 export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
+  const headers = securityHeaders(ctx.config);
   return [
     route({
       method: 'get',
@@ -292,7 +303,7 @@ export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
       produces: 'text/html',
       params: z.object({ org: segment, site: segment, rest }),
       handler: ({ params, req, res }) =>
-        answer(ctx, req, res, { basePath: gatewaySitePath(params.org, params.site), below: params.rest ?? [] }, () =>
+        answer(ctx, req, res, headers, { basePath: gatewaySitePath(params.org, params.site), below: params.rest ?? [] }, () =>
           addressOnGateway(ctx, params.org, params.site, params.rest, req.path),
         ),
     }),
@@ -305,7 +316,7 @@ export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
       produces: 'text/html',
       params: z.object({ host: segment, rest }),
       handler: ({ params, req, res }) =>
-        answer(ctx, req, res, hostedRoot(ctx, params.host, params.rest ?? []), () => addressOnHost(ctx, params.host, params.rest, req.path)),
+        answer(ctx, req, res, headers, hostedRoot(ctx, params.host, params.rest ?? []), () => addressOnHost(ctx, params.host, params.rest, req.path)),
     }),
   ];
 }

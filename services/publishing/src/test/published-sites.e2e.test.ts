@@ -18,7 +18,11 @@ interface Page {
   status: number;
   headers: Headers;
   text: string;
+  bytes: Buffer;
 }
+
+/** Where signed downloads are served: a host of its own, reached (as sites' hosts are) by its Host header. */
+const FILES_BASE_URL = 'http://files.published.test';
 
 describe('published sites, as their visitors get them', () => {
   let stack: TestStack;
@@ -33,9 +37,16 @@ describe('published sites, as their visitors get them', () => {
     if (headers.host) return visitHost(path, headers);
     const url = path.startsWith('http') ? path : `${stack.baseUrl}${path}`;
     const response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-    return { status: response.status, headers: response.headers, text: await response.text() };
+    const bytes = Buffer.from(await response.arrayBuffer());
+    return { status: response.status, headers: response.headers, text: bytes.toString('utf8'), bytes };
   };
   const pathOf = (url: string) => new URL(url).pathname;
+  /** A signed download: asked on the files host, as a browser would. */
+  const download = (url: string) => {
+    const address = new URL(url);
+    assert.equal(address.origin, FILES_BASE_URL, url);
+    return visit(`${address.pathname}${address.search}`, { host: address.host });
+  };
   /** fetch() cannot send another Host: a site's own hostname is asked with node:http, to the gateway. */
   const visitHost = (path: string, headers: Record<string, string>) =>
     new Promise<Page>((resolve, reject) => {
@@ -47,7 +58,8 @@ describe('published sites, as their visitors get them', () => {
           const answer = new Headers();
           for (const [name, value] of Object.entries(response.headers))
             if (value !== undefined) answer.set(name, Array.isArray(value) ? value.join(', ') : value);
-          resolve({ status: response.statusCode ?? 0, headers: answer, text: Buffer.concat(chunks).toString('utf8') });
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: response.statusCode ?? 0, headers: answer, text: bytes.toString('utf8'), bytes });
         });
       });
       request.on('error', reject);
@@ -80,7 +92,7 @@ describe('published sites, as their visitors get them', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ FILES_BASE_URL });
     org = await stack.organization({ domain: 'published.test', title: 'Published', roles: ['read'] as const });
     guides = await newSpace('Guides');
     api = await newSpace('API');
@@ -168,9 +180,9 @@ describe('published sites, as their visitors get them', () => {
     assert.ok(image, linux.text);
     const file = await visit(image[1]);
     assert.equal(file.status, 302);
-    const bytes = await fetch(file.headers.get('location') as string);
+    const bytes = await download(file.headers.get('location') as string);
     assert.equal(bytes.status, 200);
-    assert.deepEqual(Buffer.from(await bytes.arrayBuffer()), PNG);
+    assert.deepEqual(bytes.bytes, PNG);
     assert.equal((await visit(`${base}~/files/${guides}/unknown-file`)).status, 404);
     assert.equal((await visit(`${base}~/files/${api}/${fileId}`)).status, 404, 'a space the site does not show');
 
@@ -189,6 +201,39 @@ describe('published sites, as their visitors get them', () => {
       const answer = await visit(missing);
       assert.equal(answer.status, 404, missing);
       assert.match(answer.text, /<h1>Page not found<\/h1>/);
+    }
+  });
+
+  it('sends visitors to a file on the files host, which answers the download and nothing else', async () => {
+    const site = await newSite({ title: 'Files host', spaces: [guides] });
+    const base = pathOf(site.urls.published);
+    const page = await visit(`${base}install/linux`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', new RegExp(`img-src 'self' https: data: ${FILES_BASE_URL};`), 'its images may come from there');
+    const redirect = await visit(`${base}~/files/${guides}/${fileId}`);
+    assert.equal(redirect.status, 302);
+    const signed = new URL(redirect.headers.get('location') as string);
+    const image = await download(signed.href);
+    assert.equal(image.status, 200);
+    assert.deepEqual(
+      ['content-type', 'content-disposition', 'content-security-policy', 'x-content-type-options', 'cross-origin-resource-policy'].map((name) =>
+        image.headers.get(name),
+      ),
+      ['image/png', `inline; filename="logo.png"; filename*=UTF-8''logo.png`, "sandbox; default-src 'none'", 'nosniff', 'cross-origin'],
+    );
+    assert.deepEqual(image.bytes, PNG);
+
+    // The address signed for the files host does not open on the API's, nor on a site's host.
+    const signedPath = `${signed.pathname}${signed.search}`;
+    assert.equal((await visit(signedPath)).status, 404);
+    assert.equal((await visit(signedPath, { host: 'docs.hosted.test' })).status, 404);
+    // On the files host, nothing but downloads: no site, no API (even with a token), no page of ours.
+    const onFiles = { host: signed.host, authorization: `Bearer ${org.admin.token}` };
+    for (const path of [base, `${base}install`, `${base}~/site.css`, `${base}~/files/${guides}/${fileId}`, '/', '/v1/user', '/v1/openapi.json', '/docs', '/healthz']) {
+      const answer = await visit(path, onFiles);
+      assert.equal(answer.status, 404, path);
+      assert.doesNotMatch(answer.headers.get('content-type') ?? '', /html/, path);
+      assert.equal(answer.headers.get('set-cookie'), null, path);
     }
   });
 

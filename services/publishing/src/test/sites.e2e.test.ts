@@ -177,6 +177,11 @@ describe('publishing: sites through the gateway', () => {
     await expect400(admin.patch(path, { basename: 'b'.repeat(101) }), 'basename');
     await expect400(admin.patch(path, { hostname: 'localhost' }), 'hostname');
     await expect400(admin.patch(path, { hostname: `${'a'.repeat(60)}.`.repeat(9) + 'com' }), 'hostname');
+    // IP literals, in every form a browser reads as one (the last label a number).
+    for (const address of ['127.0.0.10', '192.168.100.200', '0x7f.0.0.01', '0177.0.0.10', 'docs.example.10'])
+      await expect400(admin.patch(path, { hostname: address }), 'hostname');
+    assert.equal((await admin.patch(path, { hostname: 'v2.docs10.example.com' })).body.hostname, 'v2.docs10.example.com', 'digits elsewhere are fine');
+    assert.equal((await admin.patch(path, { hostname: null })).body.hostname, undefined);
     await expect400(admin.patch(path, { proxy: 'example.com' }), 'proxy');
     await expect400(admin.patch(path, { proxy: `example.com/${'d'.repeat(520)}` }), 'proxy');
     await expect400(admin.patch(path, { agentsContext: 'sometimes' }), 'agentsContext');

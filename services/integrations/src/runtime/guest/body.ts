@@ -11,6 +11,7 @@ import { Headers, Request, Response } from 'whatwg-fetch';
 import { Blob, File, FormData } from 'formdata-node';
 import { FormDataEncoder } from 'form-data-encoder';
 import { getMultipartBoundary, parseMultipart } from '@remix-run/multipart-parser';
+import { json } from './host';
 
 /** The parts of whatwg-fetch's Body mixin this file relies on. */
 interface PolyfillBody {
@@ -101,7 +102,7 @@ for (const proto of [Request.prototype, Response.prototype] as unknown as Polyfi
       return decoder.decode(await readBytes(this));
     },
     async json(this: PolyfillBody) {
-      return JSON.parse(decoder.decode(await readBytes(this)));
+      return json.parse(decoder.decode(await readBytes(this)));
     },
     async blob(this: PolyfillBody) {
       return new Blob([await readBytes(this)], { type: this.headers.get('content-type') ?? '' });
@@ -117,7 +118,7 @@ Object.assign(Response, {
   json(data: unknown, init: ResponseInit = {}) {
     const headers = new Headers(init.headers);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-    return new Response(JSON.stringify(data), { ...init, headers });
+    return new Response(json.stringify(data), { ...init, headers });
   },
 });
 

@@ -3,7 +3,7 @@
  * Formatting happens here, in the script's CPU and memory budget, and is cut to the line length
  * the host keeps before it crosses the boundary.
  */
-import { describeError, host } from './host';
+import { describeError, host, json } from './host';
 
 function show(value: unknown): string {
   switch (typeof value) {
@@ -19,7 +19,7 @@ function show(value: unknown): string {
   }
   if (value instanceof Error) return describeError(value);
   try {
-    return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${item}n` : item)) ?? String(value);
+    return json.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${item}n` : item)) ?? String(value);
   } catch {
     return String(value); // cycles
   }

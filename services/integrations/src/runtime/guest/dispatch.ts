@@ -3,7 +3,7 @@
  * Workers module signature @gitbook/runtime's createIntegration implements, and reports what it
  * answered (or why it did not) to the host.
  */
-import { describeError, host } from './host';
+import { describeError, host, json } from './host';
 
 interface ScriptModule {
   default?: { fetch?: (request: Request, env: unknown, ctx: unknown) => unknown };
@@ -19,8 +19,8 @@ async function run(script: ScriptModule | Promise<ScriptModule>, method: string,
     waitUntil: (promise: unknown) => void background.push(Promise.resolve(promise)),
     passThroughOnException: () => {},
   };
-  const request = new Request(url, { method, headers: JSON.parse(headers), body });
-  const response = (await handler.fetch(request, JSON.parse(env), ctx)) as Response;
+  const request = new Request(url, { method, headers: json.parse(headers), body });
+  const response = (await handler.fetch(request, json.parse(env), ctx)) as Response;
   if (!response || typeof response.status !== 'number' || typeof response.arrayBuffer !== 'function') {
     throw new TypeError('The fetch handler did not return a Response.');
   }
@@ -28,7 +28,7 @@ async function run(script: ScriptModule | Promise<ScriptModule>, method: string,
   for (const outcome of await Promise.allSettled(background)) {
     if (outcome.status === 'rejected') console.error(`Uncaught (in waitUntil) ${describeError(outcome.reason)}`);
   }
-  host.respond(response.status, JSON.stringify([...response.headers]), bytes);
+  host.respond(response.status, json.stringify([...response.headers]), bytes);
 }
 
 /** Called once by the host, with the script's module namespace (or the promise of it). */

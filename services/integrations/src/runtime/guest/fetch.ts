@@ -3,7 +3,7 @@
  * (host-bridge.ts) and settles it later, by id. The host may refuse at once (no hostFetch, too
  * many subrequests): fetch rejects then, as it does for a network error, with a TypeError.
  */
-import { host } from './host';
+import { host, json } from './host';
 
 const pending = new Map<number, { resolve: (response: Response) => void; reject: (error: Error) => void }>();
 let nextId = 1;
@@ -15,7 +15,7 @@ async function fetch(input: Request | string | URL, init?: RequestInit): Promise
   return new Promise<Response>((resolve, reject) => {
     pending.set(id, { resolve, reject });
     try {
-      host.fetch(id, request.method, request.url, JSON.stringify([...request.headers]), body);
+      host.fetch(id, request.method, request.url, json.stringify([...request.headers]), body);
     } catch (error) {
       pending.delete(id);
       reject(new TypeError(error instanceof Error ? error.message : String(error)));
@@ -36,7 +36,7 @@ export function settleFetch(
   const { status, statusText, url, headers, body } = response;
   const nullBody = status === 204 || status === 205 || status === 304;
   // `url` is a whatwg-fetch init option: the final URL, after redirects.
-  call.resolve(new Response(nullBody ? null : body, { status, statusText, headers: JSON.parse(headers), url } as ResponseInit));
+  call.resolve(new Response(nullBody ? null : body, { status, statusText, headers: json.parse(headers), url } as ResponseInit));
 }
 
 Object.assign(globalThis, { fetch });

@@ -24,6 +24,9 @@ const scope = globalThis as { __quire_host?: Host };
 export const host = scope.__quire_host as Host;
 delete scope.__quire_host;
 
+/** JSON as it was before the script ran: a script may replace the global's functions for its own use, and its answer must still reach the host. */
+export const json = { stringify: JSON.stringify.bind(JSON), parse: JSON.parse.bind(JSON) };
+
 /** A thrown value as one readable string: its stack (which starts with name and message, errors.ts), or name and message. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
@@ -32,7 +35,7 @@ export function describeError(error: unknown): string {
     return stack.startsWith(head) ? stack : stack ? `${head}\n${stack}` : head;
   }
   try {
-    return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
+    return typeof error === 'string' ? error : (json.stringify(error) ?? String(error));
   } catch {
     return String(error);
   }

@@ -133,6 +133,24 @@ key: REDIS_URL
 {{- if and $g.publicBaseUrl (not (regexMatch "^https?://[^/]" $g.publicBaseUrl)) -}}
 {{- fail "global.publicBaseUrl must be an absolute http(s) URL, e.g. https://api.example.com" -}}
 {{- end -}}
+{{- if and $g.filesBaseUrl (not (regexMatch "^https?://[^/]" $g.filesBaseUrl)) -}}
+{{- fail "global.filesBaseUrl must be an absolute http(s) URL, e.g. https://files.example.com" -}}
+{{- end -}}
+{{- $ing := ((.Values.gateway | default dict).ingress | default dict) -}}
+{{- if and $ing.enabled (not (or $ing.filesHost $g.filesBaseUrl)) -}}
+{{- fail "gateway.ingress.filesHost is required with the Ingress (or global.filesBaseUrl): uploaded files are served from a host of their own" -}}
+{{- end -}}
+{{- if and $ing.enabled $ing.filesHost -}}
+{{- range ($ing.hosts | default list) -}}
+{{- if eq (lower (toString .host)) (lower $ing.filesHost) -}}
+{{- fail (printf "gateway.ingress.filesHost %q must not be one of gateway.ingress.hosts: no page or API is served on the files host" $ing.filesHost) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $files := include "quire-lib.filesBaseUrl" . -}}
+{{- if and $files (eq (include "quire-lib.urlHost" $files) (include "quire-lib.urlHost" (include "quire-lib.publicBaseUrl" .))) -}}
+{{- fail "the files host (global.filesBaseUrl or gateway.ingress.filesHost) must not be the API's host (global.publicBaseUrl)" -}}
+{{- end -}}
 {{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .Release.Name) -}}
 {{- fail (printf "release name %q must be a DNS label" .Release.Name) -}}
 {{- end -}}
@@ -159,6 +177,9 @@ data:
   DB_PREFIX: {{ . | quote }}
   {{- end }}
   PUBLIC_BASE_URL: {{ include "quire-lib.publicBaseUrl" . | quote }}
+  {{- with include "quire-lib.filesBaseUrl" . }}
+  FILES_BASE_URL: {{ . | quote }}
+  {{- end }}
   REDIS_PREFIX: {{ $g.redisPrefix | default "quire:" | quote }}
   {{- range $svc := splitList " " (include "quire-lib.backends" .) }}
   {{- $host := include "quire-lib.serviceFullname" (list $ $svc) }}

@@ -78,9 +78,11 @@ ingress:
       paths:
         - path: /
           pathType: Prefix
+  # The files host: only signed downloads are routed there (see the umbrella values.yaml).
+  filesHost: files.example.com
   tls: []
   #  - secretName: quire-api-tls
-  #    hosts: [api.example.com]
+  #    hosts: [api.example.com, files.example.com]
 
 podSecurityContext:
   runAsNonRoot: true

@@ -142,6 +142,24 @@ Usage: {{- $v := dict -}}{{- include "quire-lib.values" (list . $v) -}}
 {{- end -}}
 {{- end -}}
 
+{{/* Files base URL (FILES_BASE_URL): global.filesBaseUrl, else the gateway Ingress's filesHost (https with tls), else empty (the API's URL). Root context of any chart. */}}
+{{- define "quire-lib.filesBaseUrl" -}}
+{{- $g := .Values.global | default dict -}}
+{{- if $g.filesBaseUrl -}}
+{{- $g.filesBaseUrl | trimSuffix "/" -}}
+{{- else -}}
+{{- $ing := ((.Values.gateway | default dict).ingress | default dict) -}}
+{{- if and $ing.enabled $ing.filesHost -}}
+{{- printf "%s://%s" (ternary "https" "http" (not (empty $ing.tls))) $ing.filesHost -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The host of an http(s) URL, lower-case. Arg: the URL. */}}
+{{- define "quire-lib.urlHost" -}}
+{{- regexReplaceAll "^https?://([^/:?#]+).*$" . "${1}" | lower -}}
+{{- end -}}
+
 {{/* Container/Service ports (global.ports), with defaults so a subchart also renders alone. */}}
 {{- define "quire-lib.httpPort" -}}
 {{- dig "ports" "http" 8080 (.Values.global | default dict) -}}

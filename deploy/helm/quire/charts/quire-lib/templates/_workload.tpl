@@ -362,5 +362,18 @@ spec:
       host: {{ . | quote }}
       {{- end }}
     {{- end }}
+    {{- with $ing.filesHost }}
+    # The files host: signed downloads only (the gateway answers nothing else there either).
+    - host: {{ . | quote }}
+      http:
+        paths:
+          - path: /v1/public/content
+            pathType: Prefix
+            backend:
+              service:
+                name: {{ $fullname }}
+                port:
+                  name: http
+    {{- end }}
 {{- end -}}
 {{- end -}}

@@ -1,20 +1,22 @@
 import type { Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { HttpError } from '@quire/http';
 import type { RedisClient } from '@quire/runtime';
+import { HttpError } from './errors';
 
 /**
- * Fixed-window limits in Redis, shared by every gateway replica. Sets the
- * X-RateLimit-* headers on every answer and fails with 429 + Retry-After when spent.
+ * Fixed-window limits in Redis, shared by every replica (the gateway's per caller, the
+ * integrations service's per integration endpoint). Sets the X-RateLimit-* headers on every
+ * answer and fails with 429 + Retry-After when spent.
  */
-export function createRateLimiter(options: { redis: RedisClient; points: number; durationSeconds: number }) {
+export function createRateLimiter(options: { redis: RedisClient; points: number; durationSeconds: number; keyPrefix?: string }) {
+  const keyPrefix = options.keyPrefix ?? 'ratelimit';
   const limiter = new RateLimiterRedis({
     storeClient: options.redis,
-    keyPrefix: 'ratelimit',
+    keyPrefix,
     points: options.points,
     duration: options.durationSeconds,
     // While Redis is unreachable, each replica enforces the same limit in its own memory.
-    insuranceLimiter: new RateLimiterMemory({ keyPrefix: 'ratelimit', points: options.points, duration: options.durationSeconds }),
+    insuranceLimiter: new RateLimiterMemory({ keyPrefix, points: options.points, duration: options.durationSeconds }),
   });
 
   function setHeaders(res: Response, state: RateLimiterRes) {
@@ -25,9 +27,10 @@ export function createRateLimiter(options: { redis: RedisClient; points: number;
     });
   }
 
-  return async function consume(key: string, res: Response): Promise<void> {
+  /** Takes `points` (default 1: one request) from `key`'s allowance. */
+  return async function consume(key: string, res: Response, points = 1): Promise<void> {
     try {
-      setHeaders(res, await limiter.consume(key));
+      setHeaders(res, await limiter.consume(key, points));
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       setHeaders(res, rejection);
