@@ -85,6 +85,29 @@ describe('event bus on Redis Streams', () => {
     await events.close();
   });
 
+  it('handles up to `concurrency` events at once, each once', async () => {
+    const events = bus();
+    let running = 0;
+    let most = 0;
+    const seen: string[] = [];
+    await events.subscribe(
+      'parallel',
+      async (e) => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 30));
+        running -= 1;
+        seen.push(e.id);
+      },
+      { concurrency: 4, blockMs: 50 },
+    );
+    const ids = Array.from({ length: 12 }, (_, i) => `p${i}`);
+    for (const id of ids) await events.publish({ id, type: 'work', payload: {} });
+    await until('all events', () => seen.length === 12);
+    assert.deepEqual([...seen].sort(), [...ids].sort());
+    assert.ok(most > 1 && most <= 4, `${most} at once`);
+    await events.close();
+  });
+
   it('filters by event type', async () => {
     const events = bus();
     const seen: string[] = [];

@@ -23,12 +23,14 @@ export interface EventBus {
    * share the work). A handler that throws gets the event again after `retryAfterMs`.
    * With `types`, other events are acknowledged for the whole group without a call: so a
    * group name belongs to one subscription (e.g. `content-grants`), never to two that
-   * filter different types.
+   * filter different types. Events are handled one at a time, in stream order, unless
+   * `concurrency` allows more at once: then in no set order, and the handler must itself be
+   * idempotent (two copies of one event published twice may run side by side).
    */
   subscribe(
     group: string,
     handler: (event: DomainEvent) => Promise<void>,
-    options?: { consumer?: string; types?: string[]; retryAfterMs?: number; blockMs?: number },
+    options?: { consumer?: string; types?: string[]; retryAfterMs?: number; blockMs?: number; concurrency?: number },
   ): Promise<EventSubscription>;
   close(): Promise<void>;
 }
@@ -65,6 +67,7 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
       const consumer = subscribeOptions.consumer ?? randomUUID();
       const retryAfterMs = subscribeOptions.retryAfterMs ?? 30_000;
       const blockMs = subscribeOptions.blockMs ?? 1_000;
+      const concurrency = Math.max(1, subscribeOptions.concurrency ?? 1);
       const types = subscribeOptions.types ? new Set(subscribeOptions.types) : undefined;
       // Blocking reads need a connection of their own.
       const reader = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
@@ -97,6 +100,18 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         await writer.xack(stream, group, messageId);
       };
 
+      /** Handles a batch read from the stream, `concurrency` entries at a time. */
+      const handleAll = async (entries: Array<[string, string[]]>) => {
+        let next = 0;
+        const lane = async () => {
+          while (running && next < entries.length) {
+            const [id, fields] = entries[next++];
+            await handle(id, fields);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, lane));
+      };
+
       const loop = (async () => {
         while (running) {
           try {
@@ -105,11 +120,11 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
               string,
               Array<[string, string[]] | null>,
             ];
-            for (const entry of claimed) if (entry && running) await handle(entry[0], entry[1]);
+            await handleAll(claimed.filter((entry): entry is [string, string[]] => entry !== null));
             const fresh = (await reader.xreadgroup('GROUP', group, consumer, 'COUNT', 50, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
               [string, Array<[string, string[]]>]
             > | null;
-            for (const [, entries] of fresh ?? []) for (const [id, fields] of entries) if (running) await handle(id, fields);
+            for (const [, entries] of fresh ?? []) await handleAll(entries);
           } catch (error) {
             if (!running) break;
             options.logger.warn({ err: (error as Error).message, group }, 'event stream read failed; retrying');

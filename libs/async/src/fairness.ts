@@ -29,11 +29,11 @@ import type { Logger } from '@quire/runtime';
  */
 
 /** BullMQ's largest priority number (its lowest priority). */
-export const PRIORITY_LIMIT = 2 ** 21 - 1;
+const PRIORITY_LIMIT = 2 ** 21 - 1;
 /** How long a slot lives past its holder's last renewal (renewed every third of it). */
-export const SLOT_LEASE_MS = 30_000;
+const SLOT_LEASE_MS = 30_000;
 /** How long a parked job stays delayed unless a freed slot promotes it first. */
-export const PARK_MS = 60_000;
+const PARK_MS = 60_000;
 /** Per-tenant keys expire this long after their last write (a tenant gone quiet). */
 const KEY_TTL_MS = 7 * 24 * 3600 * 1000;
 

@@ -133,7 +133,9 @@ export interface QueuePerInstance<Data, Result> {
 
 /**
  * The one way a service declares a queue: one per service instance (its context), so two
- * instances in one process (the tests') never share a connection, made on first use.
+ * instances in one process (the tests') never share a connection, made on first use. A queue
+ * of tenants' work (organizations') is declared with `fairness`: their jobs take turns, and
+ * each worker gives the cap of one tenant's jobs at once (WorkOptions.maxActivePerTenant).
  */
 export function queuePerInstance<Data, Result = unknown>(
   name: string,

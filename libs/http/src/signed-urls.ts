@@ -26,13 +26,7 @@ function sign(config: Pick<BackendConfig, 'INTERNAL_HMAC_SECRET'>, parts: string
 }
 
 /** An absolute address on the files origin for `path`, signed over `parts` (the ids the path names). */
-export function signedUrl(
-  config: SigningConfig,
-  path: string,
-  parts: string[],
-  query: Record<string, string> = {},
-  now = Date.now(),
-): string {
+export function signedUrl(config: SigningConfig, path: string, parts: string[], query: Record<string, string> = {}, now = Date.now()): string {
   const expires = Math.floor((now + DOWNLOAD_URL_LIFETIME_MS) / 1000);
   const params = new URLSearchParams({ ...query, expires: String(expires), signature: sign(config, [path, ...parts], expires) });
   return `${apiUrl(filesBaseUrl(config), path)}?${params.toString()}`;

@@ -32,7 +32,13 @@ export const baseConfigSchema = z.object({
    * it. Unset or empty: PUBLIC_BASE_URL's (development).
    */
   FILES_BASE_URL: z
-    .union([z.literal(''), z.string().url().regex(/^https?:\/\/[^/]/, 'must be an http(s) URL')])
+    .union([
+      z.literal(''),
+      z
+        .string()
+        .url()
+        .regex(/^https?:\/\/[^/]/, 'must be an http(s) URL'),
+    ])
     .optional(),
   IDENTITY_GRPC_ADDR: z.string().optional(),
   CONTENT_GRPC_ADDR: z.string().optional(),

@@ -36,7 +36,9 @@ export function metricsListener(registry: Pick<Registry, 'contentType' | 'metric
   return (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code: 404, message: `No route for ${req.method} ${path}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json; charset=utf-8' })
+        .end(JSON.stringify({ error: { code: 404, message: `No route for ${req.method} ${path}` } }));
       return;
     }
     registry.metrics().then(

@@ -84,7 +84,11 @@ export function presentContentUpdate(
     results,
     files,
     config,
-  }: { results: readonly ChangeResult[]; files: readonly RevisionFileDoc[]; config: Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'FILES_BASE_URL' | 'INTERNAL_HMAC_SECRET'> },
+  }: {
+    results: readonly ChangeResult[];
+    files: readonly RevisionFileDoc[];
+    config: Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'FILES_BASE_URL' | 'INTERNAL_HMAC_SECRET'>;
+  },
 ) {
   const outcomes = new Map<string, PageOutcome>();
   const touch = (page: string, outcome: PageOutcome) => {

@@ -27,7 +27,7 @@
 const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
 
 /** Every file answer's policy: no script, no requests, no origin of ours even if rendered. */
-export const FILE_CONTENT_SECURITY_POLICY = "sandbox; default-src 'none'";
+const FILE_CONTENT_SECURITY_POLICY = "sandbox; default-src 'none'";
 
 /** A Content-Disposition naming the file (ASCII `filename` for old clients, RFC 5987 `filename*`). */
 function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
@@ -45,7 +45,12 @@ const commonHeaders = {
 export function uploadedFileHeaders(file: { name: string; contentType: string }): Record<string, string> {
   const type = file.contentType.trim().toLowerCase();
   if (INLINE_IMAGE_TYPES.has(type)) {
-    return { ...commonHeaders, 'content-type': type, 'content-disposition': contentDisposition('inline', file.name), 'cross-origin-resource-policy': 'cross-origin' };
+    return {
+      ...commonHeaders,
+      'content-type': type,
+      'content-disposition': contentDisposition('inline', file.name),
+      'cross-origin-resource-policy': 'cross-origin',
+    };
   }
   return {
     ...commonHeaders,
@@ -60,5 +65,10 @@ export function uploadedFileHeaders(file: { name: string; contentType: string })
  * attachment under the same policy as uploads (its text and links are the writers').
  */
 export function renderedFileHeaders(name: string, contentType: string): Record<string, string> {
-  return { ...commonHeaders, 'content-type': contentType, 'content-disposition': contentDisposition('attachment', name), 'cross-origin-resource-policy': 'same-origin' };
+  return {
+    ...commonHeaders,
+    'content-type': contentType,
+    'content-disposition': contentDisposition('attachment', name),
+    'cross-origin-resource-policy': 'same-origin',
+  };
 }

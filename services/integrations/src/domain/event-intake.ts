@@ -227,7 +227,17 @@ export async function applyStreamEvent(ctx: IntegrationsContext, event: Pick<Dom
   }
 }
 
+/**
+ * Stream events each process records at once: recording waits on the datastore, and one at a time
+ * it held event deliveries below what the queue and workers carry (applyStreamEvent is idempotent).
+ */
+const INTAKE_CONCURRENCY = 8;
+
 /** Subscribes the service to the stream (one consumer group shared by its replicas). */
 export function subscribeToStreamEvents(ctx: IntegrationsContext): Promise<EventSubscription> {
-  return ctx.events.subscribe('integrations', (event) => applyStreamEvent(ctx, event), { types: INTAKE_TYPES, retryAfterMs: 5_000 });
+  return ctx.events.subscribe('integrations', (event) => applyStreamEvent(ctx, event), {
+    types: INTAKE_TYPES,
+    retryAfterMs: 5_000,
+    concurrency: INTAKE_CONCURRENCY,
+  });
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { GitBookAPI } from '@gitbook/api';
 import { assertMatchesOpenApi, expectError, expectOk, startTestStack, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** A script that answers every event: what the runtime runs for the integrations of this suite. */
@@ -292,8 +293,11 @@ describe('integrations: installations through the gateway', () => {
     // Approving some keeps it pending; all, active.
     const some = expectOk(await customer.admin.api.patch(url, { scopes: ['space:content:read', 'space:content:write'] }));
     assert.deepEqual([some.status, some.scopes], ['pending', ['space:content:read', 'space:content:write']]);
-    const approved = expectOk(await customer.admin.api.patch(url, { scopes: all }));
+    // Through the official client: its update body, plus `scopes`.
+    const client: any = new GitBookAPI({ authToken: customer.admin.token, endpoint: stack.baseUrl });
+    const { data: approved } = await client.integrations.updateIntegrationInstallation('widening', installation.id, { scopes: all });
     assert.deepEqual([approved.status, approved.scopes], ['active', all]);
+    assert.deepEqual((await client.integrations.getIntegrationInstallationById('widening', installation.id)).data, approved);
     const events = expectOk(await vendor.admin.api.get(`${integration('widening')}/events`)).items.map((event: any) => event.payload);
     assert.ok(events.some((p: any) => p.type === 'installation_setup' && p.status === 'active' && p.previous?.status === 'pending'));
 

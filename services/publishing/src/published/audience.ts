@@ -48,6 +48,8 @@ export function withoutSecrets(req: Request): string {
 }
 
 async function activeShareLink(ctx: PublishingContext, site: SiteDoc, key: string): Promise<boolean> {
+  // A cookie's value is decoded (%00) past the routes' input checks, and the datastore refuses a NUL: no such key.
+  if (key.includes('\0')) return false;
   const link = await ctx.models.ShareLink.findOne({ siteId: site._id, key }, { active: 1 }).lean();
   return Boolean(link?.active);
 }

@@ -209,7 +209,11 @@ describe('published sites, as their visitors get them', () => {
     const base = pathOf(site.urls.published);
     const page = await visit(`${base}install/linux`);
     assert.equal(page.status, 200);
-    assert.match(page.headers.get('content-security-policy') ?? '', new RegExp(`img-src 'self' https: data: ${FILES_BASE_URL};`), 'its images may come from there');
+    assert.match(
+      page.headers.get('content-security-policy') ?? '',
+      new RegExp(`img-src 'self' https: data: ${FILES_BASE_URL};`),
+      'its images may come from there',
+    );
     const redirect = await visit(`${base}~/files/${guides}/${fileId}`);
     assert.equal(redirect.status, 302);
     const signed = new URL(redirect.headers.get('location') as string);
@@ -229,7 +233,17 @@ describe('published sites, as their visitors get them', () => {
     assert.equal((await visit(signedPath, { host: 'docs.hosted.test' })).status, 404);
     // On the files host, nothing but downloads: no site, no API (even with a token), no page of ours.
     const onFiles = { host: signed.host, authorization: `Bearer ${org.admin.token}` };
-    for (const path of [base, `${base}install`, `${base}~/site.css`, `${base}~/files/${guides}/${fileId}`, '/', '/v1/user', '/v1/openapi.json', '/docs', '/healthz']) {
+    for (const path of [
+      base,
+      `${base}install`,
+      `${base}~/site.css`,
+      `${base}~/files/${guides}/${fileId}`,
+      '/',
+      '/v1/user',
+      '/v1/openapi.json',
+      '/docs',
+      '/healthz',
+    ]) {
       const answer = await visit(path, onFiles);
       assert.equal(answer.status, 404, path);
       assert.doesNotMatch(answer.headers.get('content-type') ?? '', /html/, path);

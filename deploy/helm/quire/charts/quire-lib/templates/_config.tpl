@@ -187,6 +187,9 @@ data:
   {{ $prefix }}_GRPC_ADDR: {{ printf "%s:%v" $host (include "quire-lib.grpcPort" $) | quote }}
   {{ $prefix }}_HTTP_URL: {{ printf "http://%s:%v" $host (include "quire-lib.httpPort" $) | quote }}
   {{- end }}
+  {{- range $key, $value := $g.tenantLimits }}
+  {{ $key }}: {{ $value | toString | quote }}
+  {{- end }}
   {{- range $key, $value := $g.extraConfig }}
   {{ $key }}: {{ $value | toString | quote }}
   {{- end }}
@@ -296,6 +299,10 @@ env:
   {{- if $isGateway }}
   - name: PORT
     value: {{ (include "quire-lib.httpPort" $ctx) | quote }}
+  {{- if and $v.metrics $v.metrics.enabled }}
+  - name: METRICS_PORT
+    value: {{ $v.metrics.port | quote }}
+  {{- end }}
   - name: RATE_LIMIT_POINTS
     value: {{ $v.rateLimit.points | quote }}
   - name: RATE_LIMIT_DURATION_SECONDS

@@ -66,7 +66,12 @@ spec:
       annotations:
         # Roll the pods when shared configuration changes.
         checksum/global: {{ omit $g "serviceDefaults" | toJson | sha256sum }}
-        {{- with $v.podAnnotations }}
+        {{- $annotations := deepCopy ($v.podAnnotations | default dict) }}
+        {{- if and (eq $isGateway "true") $v.metrics $v.metrics.enabled }}
+        {{- /* Where Prometheus scrapes the gateway: its metrics port, not the public one */}}
+        {{- $_ := merge $annotations (dict "prometheus.io/scrape" "true" "prometheus.io/port" (toString $v.metrics.port) "prometheus.io/path" "/metrics") }}
+        {{- end }}
+        {{- with $annotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
     spec:
@@ -97,6 +102,10 @@ spec:
             {{- if ne $isGateway "true" }}
             - name: grpc
               containerPort: {{ (include "quire-lib.grpcPort" $) }}
+              protocol: TCP
+            {{- else if and $v.metrics $v.metrics.enabled }}
+            - name: metrics
+              containerPort: {{ $v.metrics.port }}
               protocol: TCP
             {{- end }}
           {{- include "quire-lib.containerEnv" (list . $v) | nindent 10 }}
@@ -262,7 +271,7 @@ spec:
 {{/*
 Backends: HTTP only from the gateway of this release; gRPC from the gateway and
 from any Quire pod of this release (backends call each other over gRPC).
-Gateway: HTTP from anywhere.
+Gateway: HTTP from anywhere; its metrics port from metrics.allowFrom (empty: anywhere).
 */}}
 {{- define "quire-lib.networkpolicy" -}}
 {{- $v := dict -}}{{- include "quire-lib.values" (list . $v) -}}
@@ -286,6 +295,15 @@ spec:
     - ports:
         - protocol: TCP
           port: {{ (include "quire-lib.httpPort" $) }}
+    {{- if and $v.metrics $v.metrics.enabled }}
+    - ports:
+        - protocol: TCP
+          port: {{ $v.metrics.port }}
+      {{- with $v.metrics.allowFrom }}
+      from:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
     {{- else }}
     - from:
         - podSelector:
