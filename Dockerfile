@@ -80,7 +80,7 @@ RUN test -n "${SERVICE}" || { echo "build arg SERVICE is required" >&2; exit 1; 
     test -f "/app/services/${SERVICE}/dist/main.js" || { echo "no services/${SERVICE}/dist/main.js" >&2; exit 1; }
 
 USER node
-EXPOSE 8080 50051
+EXPOSE 8080 50051 9464
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # Shell form so ${SERVICE} (baked into ENV above) is expanded at start; exec
 # replaces the shell so node receives signals from tini directly.

@@ -61,8 +61,9 @@ export async function checkEgressUrl(raw: string, policy: EgressPolicy): Promise
   try {
     return { url, addresses: await resolveEgressAddresses(url.hostname, policy) };
   } catch (error) {
-    if (error instanceof EgressRefusedError) throw new EgressError(`${url.host}: ${error.message}`, false);
-    if (error instanceof EgressLookupError) throw new EgressError(`${url.host}: ${error.message}`, true);
+    // One reason (and one retry rule) for both: a caller must not learn which internal names resolve.
+    if (error instanceof EgressRefusedError || error instanceof EgressLookupError)
+      throw new EgressError(`${url.host}: the address does not resolve or is not allowed`, false);
     throw error;
   }
 }
