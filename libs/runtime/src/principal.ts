@@ -11,8 +11,8 @@ export interface Principal {
   organizationId?: string;
   /**
    * Set for an integration installation's token (it is then scoped to the installation's
-   * organization): the integration's scopes, for the few rules that go by scope rather than by
-   * role (`space:metadata:write` renames spaces).
+   * organization): the scopes its installer approved that the integration still asks for, for
+   * the few rules that go by scope rather than by role (`space:metadata:write` renames spaces).
    */
   installationScopes?: string[];
   /**

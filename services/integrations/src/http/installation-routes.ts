@@ -43,11 +43,11 @@ import {
 import { INTEGRATION_PATH as INTEGRATION, integrationParams } from './integration-schemas';
 
 const INSTALLATIONS = `${INTEGRATION}/installations`;
+const INSTALLATION = `${INSTALLATIONS}/:installationId`;
 
 /** A space's or site's object as the caller sees it, when they may see it (its `permissions.view`); else nothing (its id is shown). */
 const visibleObject = (object: Record<string, unknown> | undefined) =>
   (object?.permissions as { view?: unknown } | undefined)?.view === true ? object : undefined;
-const INSTALLATION = `${INSTALLATIONS}/:installationId`;
 
 /**
  * Installations of an integration (spec "### Integrations", GitBook's installation operations):
