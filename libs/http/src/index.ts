@@ -27,4 +27,4 @@ export { route, routerOf, Reply, created, noContent, type Route, type RouteAcces
 export { openApiPart, openApiPath } from './openapi';
 export { findOrgAccess, loadOrgAccess, orgRolesOf, isOrgAdmin, requireOrgAdmin, type OrgAccess, type OrgAccessDeps } from './org-access';
 export { signedUrl, verifySignedUrl, revisionFileUrl, verifyRevisionFileUrl } from './signed-urls';
-export { createRateLimiter } from './rate-limit';
+export { createBudget, createRateLimiter } from './rate-limit';

@@ -21,6 +21,12 @@ export const integrationsConfigSchema = backendConfigSchema.extend({
   SCRIPT_CONCURRENCY_PER_INTEGRATION: z.coerce.number().int().min(1).max(1000).default(4),
   /** Script runs for one organization at once (its deliveries, and its integrations' public endpoints), across all processes. */
   SCRIPT_CONCURRENCY_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1000).default(8),
+  /**
+   * Script CPU time (ms) the public endpoints of one organization's integrations may use per
+   * minute, across all processes; once spent, calls answer 429 with Retry-After until the minute
+   * is over (an endless loop costs SCRIPT_TIMEOUT_MS each).
+   */
+  ENDPOINT_SCRIPT_CPU_MS_PER_MINUTE: z.coerce.number().int().min(100).max(10_000_000).default(10_000),
   /** Calls to one integration's public endpoint per minute, across all processes; past it 429 with Retry-After. */
   INTEGRATION_ENDPOINT_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   /** Event deliveries each process runs at once (mostly waiting: on the script's worker, a tunnel, the datastore). */

@@ -1,4 +1,4 @@
-import { HttpError, httpError } from '@quire/http';
+import { createBudget, HttpError, httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { IntegrationDoc } from '../db/models';
 import { dispatchRequest, type ScriptResponse } from '../runtime';
@@ -55,6 +55,22 @@ export interface PublicRequest {
   body?: Uint8Array;
 }
 
+const budgets = new WeakMap<IntegrationsContext, ReturnType<typeof createBudget>>();
+
+/**
+ * The script CPU time each organization's endpoints may use per minute: anyone may call an
+ * endpoint, so without it a hostile script's callers could keep every worker busy with loops
+ * that each stop only at the run's CPU limit.
+ */
+function cpuBudgetOf(ctx: IntegrationsContext): ReturnType<typeof createBudget> {
+  let budget = budgets.get(ctx);
+  if (!budget) {
+    budget = createBudget({ redis: ctx.redis, points: ctx.config.ENDPOINT_SCRIPT_CPU_MS_PER_MINUTE, durationSeconds: 60, keyPrefix: 'endpoint-script-cpu' });
+    budgets.set(ctx, budget);
+  }
+  return budget;
+}
+
 /** Runs the integration's script on a request made to its public endpoint, and answers what it answers. */
 export async function fetchPublicEndpoint(ctx: IntegrationsContext, integrationName: string, request: PublicRequest): Promise<ScriptResponse> {
   const integration = await ctx.models.Integration.findById(integrationName).lean<IntegrationDoc>();
@@ -70,6 +86,14 @@ export async function fetchPublicEndpoint(ctx: IntegrationsContext, integrationN
     fetchBody: request.body && request.body.length > 0 ? request.body : undefined,
   });
   const owner = { integrationName: integration._id, organizationId: integration.ownerOrganizationId };
+  const budget = cpuBudgetOf(ctx);
+  const exhaustedMs = await budget.exhaustedFor(owner.organizationId);
+  if (exhaustedMs > 0) {
+    const seconds = Math.ceil(exhaustedMs / 1000);
+    throw new HttpError(429, `The organization's integrations used their script time for this minute: retry in ${seconds} s`, {
+      'Retry-After': String(seconds),
+    });
+  }
   let result;
   try {
     result = await runIntegrationScript(ctx, integration.script, dispatched, owner, { waitForSlotMs: 0 });
@@ -78,6 +102,7 @@ export async function fetchPublicEndpoint(ctx: IntegrationsContext, integrationN
     const retryAfter = { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) };
     throw new HttpError(error.scope === 'service' ? 503 : 429, `${error.message}: retry shortly`, retryAfter);
   }
+  await budget.spend(owner.organizationId, result.cpuMs);
   if (!result.response) {
     ctx.logger.info({ integration: integration._id, error: result.error }, 'an integration endpoint script failed');
     throw new HttpError(502, 'The integration failed to answer');

@@ -124,9 +124,9 @@ export class ScriptPool {
       return await piscina.run(task, { transferList: [port2 as never], signal: terminate.signal });
     } catch (error) {
       const durationMs = performance.now() - (startedAt ?? submitted);
-      if (stopReason) return { logs: [], error: `${stopReason}: the run was ended by stopping its worker thread`, durationMs };
+      if (stopReason) return { logs: [], error: `${stopReason}: the run was ended by stopping its worker thread`, durationMs, cpuMs: durationMs };
       if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        return { logs: [], error: `Memory limit exceeded (the worker's heap of ${this.options.heapMb} MiB)`, durationMs };
+        return { logs: [], error: `Memory limit exceeded (the worker's heap of ${this.options.heapMb} MiB)`, durationMs, cpuMs: durationMs };
       }
       throw error;
     } finally {

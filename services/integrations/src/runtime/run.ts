@@ -73,5 +73,5 @@ export async function runScript(input: RunScriptInput): Promise<RunResult> {
   else error = outcome && 'error' in outcome ? `The handler failed: ${outcome.error}` : failure;
   // An out-of-memory error that guest/errors.ts did not see (it stops the run when it does).
   if (error && !sandbox.stopReason && outOfMemory) error = `${memoryLimitExceeded(limits.memoryBytes)}: ${error}`;
-  return { response, logs: bridge.logs, error, durationMs: performance.now() - started };
+  return { response, logs: bridge.logs, error, durationMs: performance.now() - started, cpuMs: sandbox.cpuUsed };
 }

@@ -55,6 +55,11 @@ export class Sandbox {
     this.context = this.runtime.newContext();
   }
 
+  /** CPU time the run has spent inside QuickJS since its budget last started. */
+  get cpuUsed(): number {
+    return this.cpuUsedMs;
+  }
+
   /** Starts a new CPU budget (the run's own, after the setup that is not the script's doing). */
   resetCpu(budgetMs: number): void {
     this.cpuBudgetMs = budgetMs;

@@ -93,6 +93,8 @@ export interface RunResult {
   /** Why the run failed (limit reached, exception, no answer…); absent when it answered, whatever the status. */
   error?: string;
   durationMs: number;
+  /** CPU time the script spent (inside the engine; for a run whose worker was stopped, its whole run). */
+  cpuMs: number;
 }
 
 export type CompileResult = { ok: true } | { ok: false; message: string };

@@ -14,6 +14,8 @@ export const LIMITS_ENV = {
   SCRIPT_CONCURRENCY_PER_INTEGRATION: '2',
   SCRIPT_CONCURRENCY_PER_ORGANIZATION: '3',
   INTEGRATION_ENDPOINT_RATE_PER_MINUTE: '15',
+  // Eight endless loops' worth (each stops at SCRIPT_TIMEOUT_MS, 1 s): above what the other cases spend per organization.
+  ENDPOINT_SCRIPT_CPU_MS_PER_MINUTE: '8000',
 };
 
 /** The script of every integration here: what it answers depends on the last part of the path it is called at. */
@@ -148,6 +150,32 @@ export function publicEndpointLimitCases(the: () => { stack: TestStack; vendor: 
     const after = await fetch(`${endpoint}/fine`);
     assert.equal(after.status, 200);
     assert.equal(await after.text(), 'fine');
+  });
+
+  it("bounds the script CPU time of an organization's endpoints per minute: endless loops are refused once it is spent, other organizations' are not", async () => {
+    const { stack, vendor } = the();
+    const tenant = await stack.account(['bootstrap', '--email', 'admin@events-looper.test', '--org', 'Events looper']);
+    const [first, second] = [await publish(tenant, 'looper-first'), await publish(tenant, 'looper-second')];
+    // Two loops at a time (one per integration), each ended at its 1 s of CPU: 8 s are spent after four rounds at most.
+    let refused: Response | undefined;
+    for (let round = 0; round < 8 && !refused; round++) {
+      const answers = await Promise.all([first, second].map((endpoint) => fetch(`${endpoint}/loop`)));
+      for (const answer of answers) {
+        if (answer.status === 429) refused ??= answer;
+        else {
+          assert.equal(answer.status, 502, `round ${round}`);
+          await answer.arrayBuffer();
+        }
+      }
+    }
+    assert.ok(refused, 'the loops were never refused');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${retryAfter}`);
+    assert.match(await errorOf(refused), /used their script time for this minute/);
+    // Any call of the organization's endpoints is refused until the minute is over; another organization's answers.
+    assert.equal(await statusOf(`${first}/fine`), 429);
+    const other = await publish(vendor.admin, 'looper-neighbour');
+    assert.equal(await statusOf(`${other}/fine`), 200);
   });
 
   it('bounds concurrent runs per integration and per organization (429 with Retry-After, no queueing), and calls per minute', async () => {
