@@ -549,7 +549,12 @@ describe('content: space search (end to end)', () => {
   });
 
   it("bounds one organization's index builds at once: a search needing one more answers 429 with Retry-After, another organization's does not wait", async () => {
-    const cold = await newSpace('Cold', fillerPages(['quartz', 'basalt']));
+    // An organization of its own: no build of the suite's other spaces holds one of its slots meanwhile.
+    const own = await stack.organization({ domain: 'search-cold.test', roles: [] });
+    const cold = ok(await own.admin.api.post(`/v1/orgs/${own.id}/spaces`, { title: 'Cold' }), 201).id as string;
+    const coldCr = ok(await own.admin.api.post(`/v1/spaces/${cold}/change-requests`, { subject: 'Pages' }), 201);
+    ok(await own.admin.api.post(`/v1/spaces/${cold}/change-requests/${coldCr.id}/content`, { changes: fillerPages(['quartz', 'basalt']) }));
+    ok(await own.admin.api.post(`/v1/spaces/${cold}/change-requests/${coldCr.id}/merge`));
     const other = await stack.organization({ domain: 'search-other.test', roles: [] });
     const otherSpace = ok(await other.admin.api.post(`/v1/orgs/${other.id}/spaces`, { title: 'Elsewhere' }), 201).id;
     const cr = ok(await other.admin.api.post(`/v1/spaces/${otherSpace}/change-requests`, { subject: 'Page' }), 201);
@@ -560,9 +565,9 @@ describe('content: space search (end to end)', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const taken = () => new Error('taken');
-    const holders = [1, 2].map(() => withTenantSlot(redis, `content:search-index-builds:${orgId}`, 2, () => held, taken));
+    const holders = [1, 2].map(() => withTenantSlot(redis, `content:search-index-builds:${own.id}`, 2, () => held, taken));
     try {
-      const refused = await search(cold, 'quartz');
+      const refused = await search(cold, 'quartz', '', own.admin);
       assertError(refused, 429);
       assert.match(refused.body.error.message, /being built: retry in \d+ s/);
       assert.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After');
@@ -572,7 +577,7 @@ describe('content: space search (end to end)', () => {
       await Promise.all(holders);
       redis.disconnect();
     }
-    assert.equal(ok(await search(cold, 'quartz')).count, 1, 'searched once a build slot is free');
+    assert.equal(ok(await search(cold, 'quartz', '', own.admin)).count, 1, 'searched once a build slot is free');
   });
 
   it('validates the query (400 naming the field)', async () => {
