@@ -61,16 +61,17 @@ describe('script pool: guest code on worker threads', () => {
     const seen: Array<{ method: string; url: string; body: string; header: string | null }> = [];
     let hanging: AbortSignal | undefined;
     const hostFetch: HostFetch = async (outgoing) => {
-      seen.push({ method: outgoing.method, url: outgoing.url, body: await outgoing.text(), header: outgoing.headers.get('x-test') });
+      // Kept before any await: the hanging fetch is asked for first, so it is known by the time the other one answers.
       if (outgoing.url.endsWith('/hang')) {
         hanging = outgoing.signal;
         return new Promise(() => {});
       }
+      seen.push({ method: outgoing.method, url: outgoing.url, body: await outgoing.text(), header: outgoing.headers.get('x-test') });
       return new Response('from the host', { status: 201, headers: { 'x-answer': 'yes' } });
     };
     const result = await run(
-      `const answer = await fetch('https://api.example.com/things', { method: 'POST', body: 'payload', headers: { 'x-test': 'one' } });
-       fetch('https://api.example.com/hang').catch(() => {});
+      `fetch('https://api.example.com/hang').catch(() => {});
+       const answer = await fetch('https://api.example.com/things', { method: 'POST', body: 'payload', headers: { 'x-test': 'one' } });
        return new Response(answer.status + ' ' + answer.headers.get('x-answer') + ' ' + (await answer.text()));`,
       {},
       hostFetch,
