@@ -91,44 +91,35 @@ export async function runIntegrationScript(
   options: { waitForSlotMs: number },
 ): Promise<RunResult> {
   const { config } = ctx;
-  const integrationSlot = await takeSlot(
-    ctx,
-    `script-runs:integration:${owner.integrationName}`,
-    config.SCRIPT_CONCURRENCY_PER_INTEGRATION,
-    options.waitForSlotMs,
-  );
-  if (!integrationSlot) {
-    throw new ScriptRunBusyError(`The integration already has ${config.SCRIPT_CONCURRENCY_PER_INTEGRATION} script runs in progress`, 'integration');
-  }
+  // The integration's share, then the organization's: taken in that order, given back in reverse.
+  const shares = [
+    { scope: 'integration' as const, key: `script-runs:integration:${owner.integrationName}`, limit: config.SCRIPT_CONCURRENCY_PER_INTEGRATION },
+    { scope: 'organization' as const, key: `script-runs:organization:${owner.organizationId}`, limit: config.SCRIPT_CONCURRENCY_PER_ORGANIZATION },
+  ];
+  const held: Semaphore[] = [];
   try {
-    const organizationSlot = await takeSlot(
-      ctx,
-      `script-runs:organization:${owner.organizationId}`,
-      config.SCRIPT_CONCURRENCY_PER_ORGANIZATION,
-      options.waitForSlotMs,
-    );
-    if (!organizationSlot) {
-      throw new ScriptRunBusyError(`The organization already has ${config.SCRIPT_CONCURRENCY_PER_ORGANIZATION} script runs in progress`, 'organization');
+    for (const { scope, key, limit } of shares) {
+      const slot = await takeSlot(ctx, key, limit, options.waitForSlotMs);
+      if (!slot) throw new ScriptRunBusyError(`The ${scope} already has ${limit} script runs in progress`, scope);
+      held.push(slot);
     }
-    try {
-      const cpuTimeMs = config.SCRIPT_TIMEOUT_MS;
-      return await poolOf(ctx).run({
-        script,
-        request,
-        limits: {
-          memoryBytes: config.SCRIPT_MEMORY_LIMIT_MB * 1024 * 1024,
-          cpuTimeMs,
-          wallTimeMs: Math.max(DEFAULT_LIMITS.wallTimeMs, cpuTimeMs * 2),
-        },
-        hostFetch: egressFetch(egressPolicyOf(config), { timeoutMs: SCRIPT_FETCH_TIMEOUT_MS, maxResponseBytes: DEFAULT_LIMITS.maxBodyBytes }),
-      });
-    } catch (error) {
-      if (error instanceof ScriptPoolBusyError) throw new ScriptRunBusyError('Every script worker is busy', 'service');
-      throw error;
-    } finally {
-      await organizationSlot.release().catch((error: Error) => ctx.logger.warn({ err: error.message }, 'could not free a script run slot'));
-    }
+    const cpuTimeMs = config.SCRIPT_TIMEOUT_MS;
+    return await poolOf(ctx).run({
+      script,
+      request,
+      limits: {
+        memoryBytes: config.SCRIPT_MEMORY_LIMIT_MB * 1024 * 1024,
+        cpuTimeMs,
+        wallTimeMs: Math.max(DEFAULT_LIMITS.wallTimeMs, cpuTimeMs * 2),
+      },
+      hostFetch: egressFetch(egressPolicyOf(config), { timeoutMs: SCRIPT_FETCH_TIMEOUT_MS, maxResponseBytes: DEFAULT_LIMITS.maxBodyBytes }),
+    });
+  } catch (error) {
+    if (error instanceof ScriptPoolBusyError) throw new ScriptRunBusyError('Every script worker is busy', 'service');
+    throw error;
   } finally {
-    await integrationSlot.release().catch((error: Error) => ctx.logger.warn({ err: error.message }, 'could not free a script run slot'));
+    for (const slot of held.reverse()) {
+      await slot.release().catch((error: Error) => ctx.logger.warn({ err: error.message }, 'could not free a script run slot'));
+    }
   }
 }
