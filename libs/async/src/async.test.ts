@@ -1,67 +1,80 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { createLogger, newId } from '@quire/runtime';
+import Redis from 'ioredis';
+import { z } from 'zod';
+import { createLogger, newId, type Logger } from '@quire/runtime';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from '@quire/testkit';
-import { createEventBus, type DomainEvent } from './events';
+import { createEventBus, defineEvent, type EventOf } from './events';
 import { createJobQueue } from './jobs';
 
 const logger = createLogger('async-test', 'silent');
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000) {
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
 
+const work = defineEvent('test.work', z.object({ n: z.number() }));
+const note = defineEvent('test.note', z.object({ text: z.string(), lang: z.string().optional() }));
+
 describe('event bus on Redis Streams', () => {
   let env: TestEnvironment;
+  let redis: Redis;
   beforeAll(async () => {
     env = await testEnvironment();
+    redis = new Redis(env.redisUrl);
   });
-  afterAll(() => cleanupTestEnvironment(env));
+  afterAll(async () => {
+    redis?.disconnect();
+    await cleanupTestEnvironment(env);
+  });
 
-  const bus = () => createEventBus({ redisUrl: env.redisUrl, prefix: `${env.redisPrefix}${newId(6)}:`, logger });
+  /** How many events the group has read and not acknowledged. */
+  const pending = async (prefix: string, group: string) => ((await redis.xpending(`${prefix}events`, group)) as [number])[0];
+  const bus = (prefix = `${env.redisPrefix}${newId(6)}:`, busLogger: Logger = logger) => createEventBus({ redisUrl: env.redisUrl, prefix, logger: busLogger });
 
   it('delivers every event to every group, once per group', async () => {
     const events = bus();
-    const a: string[] = [];
-    const b: string[] = [];
-    await events.subscribe('group-a', async (e) => void a.push(e.type), { blockMs: 50 });
-    await events.subscribe('group-b', async (e) => void b.push(e.type), { blockMs: 50 });
-    for (const type of ['one', 'two', 'three']) await events.publish({ type, payload: {} });
+    const a: number[] = [];
+    const b: number[] = [];
+    await events.subscribe('group-a', [work], async (e) => void a.push(e.payload.n), { blockMs: 50 });
+    await events.subscribe('group-b', [work], async (e) => void b.push(e.payload.n), { blockMs: 50 });
+    for (const n of [1, 2, 3]) await events.publish(work, { n });
     await until('both groups', () => a.length === 3 && b.length === 3);
-    assert.deepEqual(a, ['one', 'two', 'three']);
-    assert.deepEqual(b, ['one', 'two', 'three']);
+    assert.deepEqual(a, [1, 2, 3]);
+    assert.deepEqual(b, [1, 2, 3]);
     await events.close();
   });
 
   it('redelivers an event whose handler failed (at least once)', async () => {
     const events = bus();
     let attempts = 0;
-    const done: string[] = [];
+    const done: number[] = [];
     await events.subscribe(
       'flaky',
+      [work],
       async (e) => {
-        if (e.type === 'fragile' && ++attempts === 1) throw new Error('first attempt fails');
-        done.push(e.type);
+        if (++attempts === 1) throw new Error('first attempt fails');
+        done.push(e.payload.n);
       },
       { retryAfterMs: 100, blockMs: 50 },
     );
-    await events.publish({ type: 'fragile', payload: { n: 1 } });
-    await until('redelivery', () => done.includes('fragile'));
+    await events.publish(work, { n: 1 });
+    await until('redelivery', () => done.includes(1));
     assert.equal(attempts, 2);
     await events.close();
   });
 
   it('processes an event id once, even when published twice', async () => {
     const events = bus();
-    const seen: DomainEvent[] = [];
-    await events.subscribe('idempotent', async (e) => void seen.push(e), { blockMs: 50 });
-    await events.publish({ id: 'evt-1', type: 'dup', payload: { v: 1 } });
-    await events.publish({ id: 'evt-1', type: 'dup', payload: { v: 1 } });
-    await events.publish({ id: 'evt-2', type: 'dup', payload: { v: 2 } });
+    const seen: Array<EventOf<typeof work>> = [];
+    await events.subscribe('idempotent', [work], async (e) => void seen.push(e), { blockMs: 50 });
+    await events.publish(work, { n: 1 }, { id: 'evt-1' });
+    await events.publish(work, { n: 1 }, { id: 'evt-1' });
+    await events.publish(work, { n: 2 }, { id: 'evt-2' });
     // One consumer handles its stream in order, and evt-2 was published after the duplicate:
     // once evt-2 is handled, the duplicate has been handled (or skipped) too.
     await until('evt-2', () => seen.some((e) => e.id === 'evt-2'));
@@ -76,10 +89,10 @@ describe('event bus on Redis Streams', () => {
     const events = bus();
     const byConsumer: Record<string, string[]> = { c1: [], c2: [] };
     for (const consumer of ['c1', 'c2']) {
-      await events.subscribe('shared', async (e) => void byConsumer[consumer].push(e.id), { consumer, blockMs: 50 });
+      await events.subscribe('shared', [work], async (e) => void byConsumer[consumer].push(e.id), { consumer, blockMs: 50 });
     }
     const ids = Array.from({ length: 40 }, (_, i) => `e${i}`);
-    for (const id of ids) await events.publish({ id, type: 'work', payload: {} });
+    for (const id of ids) await events.publish(work, { n: 0 }, { id });
     await until('all events', () => byConsumer.c1.length + byConsumer.c2.length === 40);
     assert.deepEqual([...byConsumer.c1, ...byConsumer.c2].sort(), [...ids].sort());
     await events.close();
@@ -92,6 +105,7 @@ describe('event bus on Redis Streams', () => {
     const seen: string[] = [];
     await events.subscribe(
       'parallel',
+      [work],
       async (e) => {
         most = Math.max(most, ++running);
         await new Promise((r) => setTimeout(r, 30));
@@ -101,21 +115,83 @@ describe('event bus on Redis Streams', () => {
       { concurrency: 4, blockMs: 50 },
     );
     const ids = Array.from({ length: 12 }, (_, i) => `p${i}`);
-    for (const id of ids) await events.publish({ id, type: 'work', payload: {} });
+    for (const id of ids) await events.publish(work, { n: 0 }, { id });
     await until('all events', () => seen.length === 12);
     assert.deepEqual([...seen].sort(), [...ids].sort());
     assert.ok(most > 1 && most <= 4, `${most} at once`);
     await events.close();
   });
 
-  it('filters by event type', async () => {
-    const events = bus();
+  it('hands a subscriber only the events it names, each with its parsed payload', async () => {
+    const prefix = `${env.redisPrefix}${newId(6)}:`;
+    const events = bus(prefix);
     const seen: string[] = [];
-    await events.subscribe('typed', async (e) => void seen.push(e.type), { types: ['wanted'], blockMs: 50 });
-    await events.publish({ type: 'ignored', payload: {} });
-    await events.publish({ type: 'wanted', payload: {} });
-    await until('wanted', () => seen.length === 1);
-    assert.deepEqual(seen, ['wanted']);
+    await events.subscribe(
+      'typed',
+      [work, note],
+      async (e) => {
+        // Discriminated by type: each payload is its definition's.
+        if (e.type === 'test.work') seen.push(`work ${e.payload.n.toFixed(1)}`);
+        else seen.push(`note ${e.payload.text} ${e.payload.lang ?? '-'} ${Object.keys(e.payload).join(',')}`);
+      },
+      { blockMs: 50 },
+    );
+    await events.publish(defineEvent('test.ignored', z.object({})), {});
+    await events.publish(work, { n: 2 });
+    // An event as stored on the stream (the wire format): what the schema does not name is left out.
+    const stored = { id: 'stored-1', type: 'test.note', organizationId: 'org-1', occurredAt: new Date().toISOString(), payload: { text: 'hi', extra: 'x' } };
+    await redis.xadd(`${prefix}events`, '*', 'event', JSON.stringify(stored));
+    await until('both events', () => seen.length === 2);
+    assert.deepEqual(seen, ['work 2.0', 'note hi - text']);
+    // The ignored one too (the last is acknowledged just after its handler returns).
+    await until('all acknowledged', async () => (await pending(prefix, 'typed')) === 0);
+    await events.close();
+  });
+
+  it('logs and acknowledges once an event whose payload does not parse, and goes on', async () => {
+    const prefix = `${env.redisPrefix}${newId(6)}:`;
+    const errors: Array<{ fields: Record<string, unknown>; message?: string }> = [];
+    const capturing = createLogger('async-test', 'silent').child({});
+    capturing.error = ((fields: Record<string, unknown>, message?: string) => void errors.push({ fields, message })) as Logger['error'];
+    const events = bus(prefix, capturing);
+    const seen: number[] = [];
+    let calls = 0;
+    await events.subscribe(
+      'strict',
+      [work],
+      async (e) => {
+        calls += 1;
+        seen.push(e.payload.n);
+      },
+      { retryAfterMs: 100, blockMs: 50 },
+    );
+    // A producer's bug, written past publish's check: `n` is no number.
+    const malformed = { id: 'bad-1', type: 'test.work', occurredAt: new Date().toISOString(), payload: { n: 'secret-value' } };
+    await redis.xadd(`${prefix}events`, '*', 'event', JSON.stringify(malformed));
+    await events.publish(work, { n: 7 });
+    await until('the next event', () => seen.length === 1);
+    // Well past retryAfterMs: it was acknowledged, so it is never claimed again.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(seen, [7]);
+    assert.equal(calls, 1, 'the handler never saw it');
+    assert.deepEqual(errors, [
+      {
+        fields: { eventId: 'bad-1', type: 'test.work', group: 'strict', issues: ['n: invalid_type'] },
+        message: 'dropping an event whose payload does not match its definition',
+      },
+    ]);
+    assert.ok(!JSON.stringify(errors).includes('secret-value'), 'never its values');
+    await until('all acknowledged', async () => (await pending(prefix, 'strict')) === 0);
+    await events.close();
+  });
+
+  it('rejects a publish whose payload does not match its definition, publishing nothing', async () => {
+    const prefix = `${env.redisPrefix}${newId(6)}:`;
+    const events = bus(prefix);
+    const wrong = { n: 'one' } as unknown as { n: number };
+    await assert.rejects(events.publish(work, wrong), /The payload of test\.work does not match its definition \(n: invalid_type\)/);
+    await assert.rejects(events.publish(note, { lang: 'en' } as unknown as { text: string }), /text: invalid_type/);
+    assert.equal(await redis.xlen(`${prefix}events`), 0);
     await events.close();
   });
 });

@@ -1,39 +1,63 @@
-/**
- * The domain events services tell each other on the stream (payloads below).
- * Producers and consumers import these names instead of spelling strings.
- */
-export const EVENT_TYPES = {
-  /** identity → `{ organizationId, userId }`: the membership and its team memberships are gone. */
-  memberRemoved: 'organization.member_removed',
-  /** identity → `{ organizationId, teamId }`. */
-  teamDeleted: 'team.deleted',
-  /** content → `{ organizationId, spaceId }`: soft-deleted (restorable for 7 days). */
-  spaceDeleted: 'space.deleted',
-  /** content → `{ organizationId, spaceId }`. */
-  spaceRestored: 'space.restored',
-  /** content → `{ organizationId, spaceId }`: gone for good. */
-  spacePurged: 'space.purged',
-  /** content → `{ spaceId, fromOrganizationId, toOrganizationId }`. */
-  spaceTransferred: 'space.transferred',
-  /** content → `{ organizationId, spaceId, revisionId }`: the space's primary content changed. */
-  spaceContentUpdated: 'space.content_updated',
-  /** content → `{ organizationId, spaceId, changeRequestId, revisionId }`. */
-  changeRequestMerged: 'change_request.merged',
-  /** content → `{ organizationId, spaceId, previousVisibility, visibility }`. */
-  spaceVisibilityUpdated: 'space.visibility_updated',
-  /** content → `{ organizationId, spaceId, operationId, direction, revisionId, commitId }`: a Git import or export began. */
-  gitSyncStarted: 'space.gitsync_started',
-  /**
-   * content → `{ organizationId, spaceId, operationId, direction, state: 'success' | 'failure',
-   * revisionId, commitId }`: it ended (a timeout is a failure).
-   */
-  gitSyncCompleted: 'space.gitsync_completed',
-  /**
-   * publishing → `{ organizationId, siteId, siteSpaceId, spaceId, pageId, url, referrer?,
-   * visitor: { anonymousId, userAgent, ip, language?, cookies: {}, claims } }`: a visitor
-   * opened a page of a published site (a page view, the 304s of a revisit included).
-   */
-  siteViewed: 'site.viewed',
-} as const;
+import { z } from 'zod';
+import { defineEvent } from './events';
 
-export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
+const id = z.string().min(1);
+
+const spaceOf = z.object({ organizationId: id, spaceId: id });
+
+/** A Git import or export of a space; its revision and commit are empty when there is none yet. */
+const gitSync = spaceOf.extend({ operationId: id, direction: z.enum(['import', 'export']), revisionId: z.string(), commitId: z.string() });
+
+/**
+ * The domain events services tell each other on the stream, each declared once here with the
+ * schema of its payload: producers publish them and consumers subscribe to them by these
+ * definitions (EventBus), never by spelling a type.
+ */
+export const EVENTS = {
+  /** identity: the membership and its team memberships are gone. */
+  memberRemoved: defineEvent('organization.member_removed', z.object({ organizationId: id, userId: id })),
+  /** identity. */
+  teamDeleted: defineEvent('team.deleted', z.object({ organizationId: id, teamId: id })),
+  /** content: soft-deleted (restorable for 7 days). */
+  spaceDeleted: defineEvent('space.deleted', spaceOf),
+  /** content. */
+  spaceRestored: defineEvent('space.restored', spaceOf),
+  /** content: gone for good. */
+  spacePurged: defineEvent('space.purged', spaceOf),
+  /** content. */
+  spaceTransferred: defineEvent('space.transferred', z.object({ spaceId: id, fromOrganizationId: id, toOrganizationId: id })),
+  /** content: the space's primary content changed. */
+  spaceContentUpdated: defineEvent('space.content_updated', spaceOf.extend({ revisionId: id })),
+  /** content. */
+  changeRequestMerged: defineEvent('change_request.merged', spaceOf.extend({ changeRequestId: id, revisionId: id })),
+  /** content. */
+  spaceVisibilityUpdated: defineEvent('space.visibility_updated', spaceOf.extend({ previousVisibility: id, visibility: id })),
+  /** content: a Git import or export began. */
+  gitSyncStarted: defineEvent('space.gitsync_started', gitSync),
+  /** content: it ended (a timeout is a failure). */
+  gitSyncCompleted: defineEvent('space.gitsync_completed', gitSync.extend({ state: z.enum(['success', 'failure']) })),
+  /**
+   * publishing: a visitor opened a page of a published site (a page view, the 304s of a revisit
+   * included). The visitor's cookies are never put on the stream (always empty: a site's cookies
+   * hold its share key and the visitor's token).
+   */
+  siteViewed: defineEvent(
+    'site.viewed',
+    z.object({
+      organizationId: id,
+      siteId: id,
+      siteSpaceId: id,
+      spaceId: id,
+      pageId: id,
+      url: z.string(),
+      referrer: z.string().optional(),
+      visitor: z.object({
+        anonymousId: z.string(),
+        userAgent: z.string(),
+        ip: z.string(),
+        language: z.string().optional(),
+        cookies: z.record(z.string(), z.string()),
+      }),
+    }),
+  ),
+} as const;

@@ -1,15 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
+import { z } from 'zod';
 import type { Logger } from '@quire/runtime';
 
 /** A fact one service tells the others (design.md §6–7): on the stream, at least once. */
-export interface DomainEvent<T = unknown> {
+export interface DomainEvent<Payload = unknown, Type extends string = string> {
   /** Idempotency key: consumers process each id once per group. */
   id: string;
-  type: string;
+  type: Type;
   organizationId?: string;
   occurredAt: string;
-  payload: T;
+  payload: Payload;
+}
+
+/** An event of the stream: its type and the schema of its payload. Services' events are declared in EVENTS. */
+export interface EventDefinition<Type extends string = string, Schema extends z.ZodType = z.ZodType> {
+  readonly type: Type;
+  readonly schema: Schema;
+}
+
+/** Declares an event of the stream: services' events are all in EVENTS (event-types.ts); a tool or a test may declare its own. */
+export function defineEvent<const Type extends string, Schema extends z.ZodType>(type: Type, schema: Schema): EventDefinition<Type, Schema> {
+  return { type, schema };
+}
+
+/** The payload a producer of `D` passes. */
+export type EventInput<D extends EventDefinition> = z.input<D['schema']>;
+
+/** An event of `D` with its parsed payload: a union discriminated by `type` when `D` is several definitions. */
+export type EventOf<D extends EventDefinition> = D extends EventDefinition ? DomainEvent<z.output<D['schema']>, D['type']> : never;
+
+export interface PublishOptions {
+  organizationId?: string;
+  /** The event's id (default: a new one); publishing an id twice delivers it once per group. */
+  id?: string;
+}
+
+export interface SubscribeOptions {
+  consumer?: string;
+  retryAfterMs?: number;
+  blockMs?: number;
+  concurrency?: number;
 }
 
 export interface EventSubscription {
@@ -17,23 +48,58 @@ export interface EventSubscription {
 }
 
 export interface EventBus {
-  publish<T>(event: { type: string; organizationId?: string; payload: T; id?: string }): Promise<DomainEvent<T>>;
+  /** Puts an event of `definition` on the stream; rejects, publishing nothing, when `payload` does not match its schema. */
+  publish<D extends EventDefinition>(definition: D, payload: EventInput<D>, options?: PublishOptions): Promise<EventOf<D>>;
   /**
-   * Delivers every event to `handler` once per consumer `group` (consumers sharing a group
-   * share the work). A handler that throws gets the event again after `retryAfterMs`.
-   * With `types`, other events are acknowledged for the whole group without a call: so a
-   * group name belongs to one subscription (e.g. `content-grants`), never to two that
-   * filter different types. Events are handled one at a time, in stream order, unless
-   * `concurrency` allows more at once: then in no set order, and the handler must itself be
-   * idempotent (two copies of one event published twice may run side by side).
+   * Delivers every event of `definitions` to `handler` once per consumer `group` (consumers
+   * sharing a group share the work), its payload parsed with the definition's schema. A handler
+   * that throws gets the event again after `retryAfterMs`; a payload that does not parse is
+   * logged (error) and acknowledged, never handed over. Other events are acknowledged for the
+   * whole group without a call: so a group name belongs to one subscription (e.g.
+   * `content-grants`), never to two that take different events. Events are handled one at a
+   * time, in stream order, unless `concurrency` allows more at once: then in no set order, and
+   * the handler must itself be idempotent (two copies of one event published twice may run side
+   * by side).
    */
-  subscribe(
+  subscribe<const Definitions extends readonly [EventDefinition, ...EventDefinition[]]>(
     group: string,
-    handler: (event: DomainEvent) => Promise<void>,
-    options?: { consumer?: string; types?: string[]; retryAfterMs?: number; blockMs?: number; concurrency?: number },
+    definitions: Definitions,
+    handler: (event: EventOf<Definitions[number]>) => Promise<void>,
+    options?: SubscribeOptions,
   ): Promise<EventSubscription>;
   close(): Promise<void>;
 }
+
+/** Where a payload fails its schema, without its values (they may be personal data). */
+function issuesOf(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.map(String).join('.') || '(payload)'}: ${issue.code}`);
+}
+
+/**
+ * The event `publish` puts on the stream (tests hand it to a consumer's handler directly); throws
+ * when `payload` does not match the definition's schema.
+ */
+export function createEvent<D extends EventDefinition>(definition: D, payload: EventInput<D>, options: PublishOptions = {}): EventOf<D> {
+  const parsed = definition.schema.safeParse(payload);
+  if (!parsed.success) throw new Error(`The payload of ${definition.type} does not match its definition (${issuesOf(parsed.error).join(', ')})`);
+  const event: DomainEvent = {
+    id: options.id ?? randomUUID(),
+    type: definition.type,
+    organizationId: options.organizationId,
+    occurredAt: new Date().toISOString(),
+    payload: parsed.data,
+  };
+  return event as EventOf<D>;
+}
+
+/** The envelope every event has on the stream (its payload is its definition's to check). */
+const envelopeSchema = z.object({
+  id: z.string().min(1),
+  type: z.string(),
+  organizationId: z.string().optional(),
+  occurredAt: z.string(),
+  payload: z.unknown(),
+});
 
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
 const STREAM_MAX_LENGTH = 100_000;
@@ -50,25 +116,31 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
   writer.on('error', () => {});
   const subscriptions = new Set<EventSubscription>();
 
+  /** The event of a stream entry; undefined (logged) for one that is not an event at all. */
+  const read = (messageId: string, fields: string[], group: string): DomainEvent | undefined => {
+    try {
+      const envelope = envelopeSchema.safeParse(JSON.parse(fields[fields.indexOf('event') + 1]));
+      if (envelope.success) return envelope.data;
+    } catch {
+      // Not JSON: logged below.
+    }
+    options.logger.error({ messageId, group }, 'dropping an unreadable event');
+    return undefined;
+  };
+
   return {
-    async publish(input) {
-      const event: DomainEvent<typeof input.payload> = {
-        id: input.id ?? randomUUID(),
-        type: input.type,
-        organizationId: input.organizationId,
-        occurredAt: new Date().toISOString(),
-        payload: input.payload,
-      };
+    async publish(definition, payload, publishOptions) {
+      const event = createEvent(definition, payload, publishOptions);
       await writer.xadd(stream, 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event));
       return event;
     },
 
-    async subscribe(group, handler, subscribeOptions = {}) {
+    async subscribe(group, definitions, handler, subscribeOptions = {}) {
       const consumer = subscribeOptions.consumer ?? randomUUID();
       const retryAfterMs = subscribeOptions.retryAfterMs ?? 30_000;
       const blockMs = subscribeOptions.blockMs ?? 1_000;
       const concurrency = Math.max(1, subscribeOptions.concurrency ?? 1);
-      const types = subscribeOptions.types ? new Set(subscribeOptions.types) : undefined;
+      const wanted = new Map<string, EventDefinition>(definitions.map((definition) => [definition.type, definition]));
       // Blocking reads need a connection of their own.
       const reader = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
       reader.on('error', () => {});
@@ -79,24 +151,33 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
       }
 
       let running = true;
-      const handle = async (messageId: string, fields: string[]) => {
-        const raw = fields[fields.indexOf('event') + 1];
-        let event: DomainEvent | undefined;
+      /** Hands an event over unless done; false when the handler failed (the entry stays pending, to be retried). */
+      const deliver = async (event: DomainEvent, definition: EventDefinition): Promise<boolean> => {
+        if (await writer.exists(doneKey(group, event.id))) return true;
+        const payload = definition.schema.safeParse(event.payload);
+        if (!payload.success) {
+          // A producer's bug: retrying cannot mend it, and the values stay out of the logs.
+          options.logger.error(
+            { eventId: event.id, type: event.type, group, issues: issuesOf(payload.error) },
+            'dropping an event whose payload does not match its definition',
+          );
+          return true;
+        }
         try {
-          event = JSON.parse(raw) as DomainEvent;
-        } catch {
-          options.logger.error({ messageId }, 'dropping an unreadable event');
+          await handler({ ...event, payload: payload.data } as EventOf<(typeof definitions)[number]>);
+        } catch (error) {
+          options.logger.warn({ err: error, eventId: event.id, type: event.type, group }, 'event handler failed; will retry');
+          return false;
         }
-        if (event && (!types || types.has(event.type)) && !(await writer.exists(doneKey(group, event.id)))) {
-          try {
-            await handler(event);
-          } catch (error) {
-            // Not acknowledged: it stays pending and is claimed again after retryAfterMs.
-            options.logger.warn({ err: error, eventId: event.id, type: event.type, group }, 'event handler failed; will retry');
-            return;
-          }
-          await writer.set(doneKey(group, event.id), '1', 'EX', DONE_TTL_SECONDS);
-        }
+        await writer.set(doneKey(group, event.id), '1', 'EX', DONE_TTL_SECONDS);
+        return true;
+      };
+
+      const handle = async (messageId: string, fields: string[]) => {
+        const event = read(messageId, fields, group);
+        const definition = event && wanted.get(event.type);
+        // Not acknowledged when the handler failed: it stays pending and is claimed again after retryAfterMs.
+        if (definition && !(await deliver(event, definition))) return;
         await writer.xack(stream, group, messageId);
       };
 

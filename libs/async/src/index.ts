@@ -1,4 +1,16 @@
-export { createEventBus, type DomainEvent, type EventBus, type EventSubscription } from './events';
+export {
+  createEvent,
+  createEventBus,
+  defineEvent,
+  type DomainEvent,
+  type EventBus,
+  type EventDefinition,
+  type EventInput,
+  type EventOf,
+  type EventSubscription,
+  type PublishOptions,
+  type SubscribeOptions,
+} from './events';
 export { createJobQueue, queuePerInstance, type JobQueue, type JobState, type QueueHost, type QueuePerInstance, type WorkOptions } from './jobs';
 export { withTenantSlot, type Fairness } from './fairness';
-export { EVENT_TYPES, type EventType } from './event-types';
+export { EVENTS } from './event-types';

@@ -18,8 +18,20 @@ function tempDir(): string {
 }
 afterAll(() => tempDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-/** The server the launcher would find running (POSTGRES_URL, else the local default), if any. */
+/** The server the launcher would find running (POSTGRES_URL, else the local default). */
 const serverUrl = process.env.POSTGRES_URL || LOCAL_DEFAULT_POSTGRES_URL;
+
+/**
+ * FerretDB on PostgreSQL is the default engine, and this suite is what tests it: without a
+ * PostgreSQL it fails (a suite that returned early would pass without testing anything).
+ */
+async function assertPostgresAnswers(): Promise<void> {
+  assert.ok(
+    await postgresAnswers(serverUrl),
+    `no PostgreSQL answers at ${new URL(serverUrl).host}: this suite tests the default engine (FerretDB on PostgreSQL) and needs one; ` +
+      'start one there (user postgres, no password) or point POSTGRES_URL at one',
+  );
+}
 
 const databaseExists = (url: string, name: string) =>
   withPostgres(withDatabase(url, 'postgres'), async (client) => (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
@@ -48,7 +60,7 @@ describe('datastore: FerretDB on PostgreSQL', () => {
   (process.env.MONGODB_URI ? it.skip : it)(
     'runs FerretDB on the running PostgreSQL, in the data dir’s own database, which dropStackDatabase removes',
     async () => {
-      if (!(await postgresAnswers(serverUrl))) return console.log('skipped:', `no PostgreSQL answers at ${new URL(serverUrl).host}`);
+      await assertPostgresAnswers();
       const dataDir = tempDir();
       const expected = stackDatabaseName(dataDir);
       const lines: string[] = [];
@@ -77,7 +89,7 @@ describe('datastore: FerretDB on PostgreSQL', () => {
   );
 
   it('sweeps the databases of temporary data dirs that are gone, and only those', async () => {
-    if (!(await postgresAnswers(serverUrl))) return console.log('skipped:', `no PostgreSQL answers at ${new URL(serverUrl).host}`);
+    await assertPostgresAnswers();
     const gone = tempDir();
     const kept = tempDir();
     await ensureStackDatabase(serverUrl, gone);
@@ -95,7 +107,7 @@ describe('datastore: FerretDB on PostgreSQL', () => {
   });
 
   it('runs a cluster of its own in the data dir when only the server binaries are there: loopback, password, not root', async () => {
-    if (!postgresBinDir()) return console.log('skipped:', 'no PostgreSQL server binaries installed');
+    assert.ok(postgresBinDir(), "no PostgreSQL server binaries installed (initdb and postgres): the launcher's own-cluster choice cannot be tested");
     const dataDir = tempDir();
     const server = await startOwnPostgres(dataDir, () => {});
     const previous = process.env.POSTGRES_URL;

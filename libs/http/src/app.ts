@@ -56,7 +56,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     const requestId = given && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.set(REQUEST_ID_HEADER, requestId);
     const principal = verifyPrincipal(options.secret, req.get(PRINCIPAL_HEADER), req.get(SIGNATURE_HEADER));
-    requestContext.run({ requestId, principal }, () => next());
+    requestContext.run({ requestId, principal, path: req.path }, () => next());
   });
   app.use(
     pinoHttp({

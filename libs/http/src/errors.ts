@@ -1,5 +1,7 @@
 import type { Response } from 'express';
-import { ClientError } from '@quire/runtime';
+import { ClientError, type grpcStatus } from '@quire/runtime';
+
+type Status = (typeof grpcStatus)[keyof typeof grpcStatus];
 
 /** An expected failure with its HTTP status; its message is shown to the caller. */
 export class HttpError extends Error {
@@ -38,14 +40,30 @@ export function sendError(res: Response, status: number, message: string, header
 }
 
 /**
- * Awaits a call to another service (`service` names it: 'Identity', 'Content', …). When
- * that service cannot answer, the request fails with a 503 saying so instead of a 500.
+ * A call to another service that failed: the request is a 503 naming that service (never a 500),
+ * and `code` and `details` tell what it answered (a gRPC status), for the callers that expect
+ * some failures (NOT_FOUND, ABORTED…).
+ */
+export class ServiceError extends HttpError {
+  constructor(
+    readonly service: string,
+    readonly code: Status,
+    readonly details: string,
+  ) {
+    super(503, `${service} service unavailable`);
+    this.name = 'ServiceError';
+  }
+}
+
+/**
+ * Awaits a call to another service (`service` names it: 'Identity', 'Content', …): its failure
+ * is a ServiceError. Only the typed clients (service-clients.ts) call it.
  */
 export async function fromService<T>(service: string, call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (error) {
-    if (error instanceof ClientError) throw httpError.unavailable(`${service} service unavailable`);
+    if (error instanceof ClientError) throw new ServiceError(service, error.code, error.details);
     throw error;
   }
 }

@@ -1,4 +1,22 @@
-export { fromService, HttpError, httpError, sendError } from './errors';
+export { HttpError, httpError, sendError, ServiceError } from './errors';
+export {
+  clientsOf,
+  MalformedAnswerError,
+  type Clients,
+  type CallOptions,
+  type IdentityClient,
+  type ContentClient,
+  type PublishingClient,
+  type InsightsClient,
+  type ServiceSpace,
+  type ServiceSite,
+  type ServiceOrganization,
+  type ServiceMember,
+  type SpaceObject,
+  type SiteObject,
+  type OrganizationObject,
+  type MemberObject,
+} from './service-clients';
 export { parseInput, zodMessage } from './validate';
 export {
   listQuerySchema,
@@ -28,3 +46,4 @@ export { openApiPart, openApiPath } from './openapi';
 export { findOrgAccess, loadOrgAccess, orgRolesOf, isOrgAdmin, requireOrgAdmin, type OrgAccess, type OrgAccessDeps } from './org-access';
 export { signedUrl, verifySignedUrl, revisionFileUrl, verifyRevisionFileUrl } from './signed-urls';
 export { createBudget, createRateLimiter } from './rate-limit';
+export { Body, acceptsGzip, gzipTag, matchesEtag, sendBody, sendCached, COMPRESS_FROM } from './caching';

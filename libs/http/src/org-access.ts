@@ -1,7 +1,6 @@
 import {
   membershipCacheOf,
   membershipFromProto,
-  MAX_GRPC_BATCH,
   outsideTokenScope,
   roleAtLeast,
   type CachedMembership,
@@ -11,7 +10,8 @@ import {
   type Role,
   type ServiceClients,
 } from '@quire/runtime';
-import { fromService, httpError } from './errors';
+import { httpError } from './errors';
+import { clientsOf } from './service-clients';
 
 /** What the organization lookups need of a service's context. */
 export interface OrgAccessDeps {
@@ -43,7 +43,7 @@ function activeRole(membership: CachedMembership): Role | null {
 export async function findOrgAccess(deps: OrgAccessDeps, userId: string, organizationId: string): Promise<OrgAccess | null> {
   if (outsideTokenScope(organizationId, userId)) return null;
   const membership = await membershipCacheOf(deps.redis, deps.logger).get(organizationId, userId, async () =>
-    membershipFromProto((await fromService('Identity', deps.clients.identity.getMembership({ organizationId, userId }))).membership),
+    membershipFromProto((await clientsOf(deps).identity.getMembership({ organizationId, userId })).membership),
   );
   const role = activeRole(membership);
   if (!role) return null;
@@ -59,18 +59,13 @@ export async function loadOrgAccess(deps: OrgAccessDeps, userId: string, organiz
 
 /**
  * The caller's roles in several organizations (those where they hold one), from the cache and
- * one BatchGetMemberships per thousand missing: what lists need for every row at once.
+ * identity for the missing ones: what lists need for every row at once.
  */
 export async function orgRolesOf(deps: OrgAccessDeps, userId: string, organizationIds: readonly string[]): Promise<Map<string, Role>> {
   const inScope = [...new Set(organizationIds)].filter((organizationId) => !outsideTokenScope(organizationId, userId));
   const memberships = await membershipCacheOf(deps.redis, deps.logger).getMany(userId, inScope, async (missing) => {
-    const loaded = new Map<string, CachedMembership>();
-    for (let i = 0; i < missing.length; i += MAX_GRPC_BATCH) {
-      const organizationIds = missing.slice(i, i + MAX_GRPC_BATCH);
-      const answer = await fromService('Identity', deps.clients.identity.batchGetMemberships({ userId, organizationIds }));
-      for (const membership of answer.memberships) loaded.set(membership.organizationId, membershipFromProto(membership));
-    }
-    return loaded;
+    const { memberships: found } = await clientsOf(deps).identity.batchGetMemberships({ userId, organizationIds: missing });
+    return new Map<string, CachedMembership>(found.map((membership) => [membership.organizationId, membershipFromProto(membership)]));
   });
   const roles = new Map<string, Role>();
   for (const [organizationId, membership] of memberships) {

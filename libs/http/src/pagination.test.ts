@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import mongoose, { Schema } from 'mongoose';
-import { databaseUri } from '@quire/runtime';
+import { databaseUri, requestContext } from '@quire/runtime';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import { HttpError } from './errors';
 import { decodeCursor, encodeCursor, keysetPage, listEnvelope } from './pagination';
@@ -107,5 +107,20 @@ describe('keyset pagination against the real datastore', () => {
       );
     }
     assert.deepEqual(decodeCursor('at', genuine), { value: new Date(Date.UTC(2026, 0, 1)), id: 'r03' });
+  });
+
+  it("refuses a cursor of another list: another filter's, or the same list's asked at another path", async () => {
+    const refused = (e: HttpError) => e.status === 400 && /page/.test(e.message);
+    const list = (group: string, page?: string) => keysetPage(Rows, { filter: { group }, sortField: 'at', order: 'asc', limit: 2, page });
+    const ofA = (await list('a')).next;
+    await assert.rejects(list('b', ofA), refused);
+    const at = <T>(path: string, run: () => Promise<T>) => requestContext.run({ requestId: 'r', path }, run);
+    const asked = (await at('/v1/orgs/one/things', () => list('a'))).next;
+    assert.equal((await at('/v1/orgs/one/things', () => list('a', asked))).items.length, 2);
+    await assert.rejects(
+      at('/v1/orgs/two/things', () => list('a', asked)),
+      refused,
+    );
+    await assert.rejects(list('a', asked), refused);
   });
 });

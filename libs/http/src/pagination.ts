@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { QueryFilter, Model } from 'mongoose';
 import { z } from 'zod';
+import { requestContext } from '@quire/runtime';
 import { HttpError } from './errors';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -28,16 +29,28 @@ export function listEnvelope<T>(items: T[], count: number, next?: string): ListE
 type SortValue = string | number | Date | null;
 
 /**
- * Cursors are signed, so a cursor that is not exactly what one of our lists wrote (forged,
- * edited, or of another list) is refused before any of it reaches a query. The key derives
+ * Cursors are signed, so a cursor that is not exactly what this list wrote (forged, edited, of
+ * another list, or of the same list in another organization, space or site) is refused before
+ * any of it reaches a query. The signature covers the list it belongs to: the path it was asked
+ * at (an HTTP request's; none in a gRPC call or a job) and, for a stored list, `list` (its
+ * collection and the fixed values of its filter: organization, space, user…). The key derives
  * from the deployment's internal secret so every replica accepts every other's cursors.
  */
 let cursorKey: Buffer | undefined;
-function cursorMac(payload: string): string {
+function cursorMac(payload: string, list: string): string {
   cursorKey ??= createHmac('sha256', process.env.INTERNAL_HMAC_SECRET || randomBytes(32).toString('hex'))
     .update('quire list cursor')
     .digest();
-  return createHmac('sha256', cursorKey).update(payload).digest('base64url').slice(0, 22);
+  const scope = JSON.stringify([requestContext.getStore()?.path ?? '', list]);
+  return createHmac('sha256', cursorKey).update(`${scope}\n${payload}`).digest('base64url').slice(0, 22);
+}
+
+/** A stored list: its collection and the scalar values its filter fixes (never a range, a pattern or a set). */
+function storedList(model: Pick<Model<unknown>, 'collection'>, filter: Record<string, unknown>): string {
+  const fixed = Object.entries(filter)
+    .filter(([, value]) => value === null || ['string', 'number', 'boolean'].includes(typeof value))
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify([model.collection.collectionName, fixed]);
 }
 
 const MAX_CURSOR_TEXT = 4096;
@@ -52,21 +65,21 @@ export function containsText(text: string): RegExp {
   return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
 }
 
-/** Opaque keyset cursor: which sort key it belongs to, the last value and the last id. */
-export function encodeCursor(sortKey: string, value: SortValue, id: string): string {
+/** Opaque keyset cursor: which sort key it belongs to, the last value and the last id; signed for its list (`list`: see cursorMac). */
+export function encodeCursor(sortKey: string, value: SortValue, id: string, list = ''): string {
   const encoded = value instanceof Date ? { d: value.toISOString() } : { v: value };
   const payload = Buffer.from(JSON.stringify([sortKey, encoded, id])).toString('base64url');
-  return `${payload}.${cursorMac(payload)}`;
+  return `${payload}.${cursorMac(payload, list)}`;
 }
 
 /** The position a cursor of this list holds; anything else is a 400, never a query. */
-export function decodeCursor(sortKey: string, page: string): { value: SortValue; id: string } {
+export function decodeCursor(sortKey: string, page: string, list = ''): { value: SortValue; id: string } {
   const invalid = () => new HttpError(400, 'Invalid query: page: not a cursor of this list');
   const dot = page.lastIndexOf('.');
   if (dot <= 0) throw invalid();
   const payload = page.slice(0, dot);
   const given = Buffer.from(page.slice(dot + 1));
-  const expected = Buffer.from(cursorMac(payload));
+  const expected = Buffer.from(cursorMac(payload, list));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
   let parsed: z.infer<typeof CURSOR>;
   try {
@@ -102,9 +115,10 @@ export async function keysetPage<T extends { _id: unknown }>(
   const { filter, sortField, order, limit, page } = options;
   const direction = order === 'asc' ? 1 : -1;
   const beyond = order === 'asc' ? '$gt' : '$lt';
+  const list = storedList(model, filter as Record<string, unknown>);
   let query: QueryFilter<T> = filter;
   if (page) {
-    const { value, id } = decodeCursor(sortField, page);
+    const { value, id } = decodeCursor(sortField, page, list);
     const after = {
       $or: [{ [sortField]: { [beyond]: value } }, { [sortField]: value, _id: { [beyond]: id } }],
     } as QueryFilter<T>;
@@ -123,7 +137,7 @@ export async function keysetPage<T extends { _id: unknown }>(
   ]);
   const items = rows.slice(0, limit);
   const last = items[items.length - 1] as Record<string, unknown> | undefined;
-  const next = rows.length > limit && last ? encodeCursor(sortField, last[sortField] as SortValue, String(last._id)) : undefined;
+  const next = rows.length > limit && last ? encodeCursor(sortField, last[sortField] as SortValue, String(last._id), list) : undefined;
   return { items, next, count };
 }
 

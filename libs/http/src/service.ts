@@ -1,12 +1,16 @@
 import { createEventBus, type EventBus } from '@quire/async';
+import { Registry } from 'prom-client';
 import {
   connectDatabase,
+  createCaches,
   createServiceClients,
   createGrpcServer,
   createLogger,
   createRedis,
   runService,
   type BackendConfig,
+  type CacheDeclarations,
+  type Caches,
   type Database,
   type GrpcServerHandle,
   type Logger,
@@ -17,16 +21,18 @@ import { createServiceApp, finishServiceApp } from './app';
 import { openApiPart } from './openapi';
 import { routerOf, type Route } from './routes';
 
-export interface ServiceDeps<C extends BackendConfig> {
+export interface ServiceDeps<C extends BackendConfig, D extends CacheDeclarations = Record<never, never>> {
   name: string;
   config: C;
   logger: Logger;
   db: Database;
   redis: RedisClient;
-  /** gRPC clients of the other services (connected on first use). */
+  /** gRPC connections to the other services (made on first use): callers use them through clientsOf(ctx), the typed clients. */
   clients: ServiceClients;
   /** The cross-service domain event stream (opened on first use, closed on stop). */
   events: EventBus;
+  /** This instance's in-process caches, as its modules declared them (libs/runtime caches.ts). */
+  caches: Caches<D>;
 }
 
 export interface RunningService<C extends BackendConfig, X = ServiceDeps<C>> {
@@ -42,12 +48,17 @@ export interface RunningService<C extends BackendConfig, X = ServiceDeps<C>> {
  * Boots one backend service the same way for all of them: its own database with its
  * indexes, Redis, the REST app (health, readiness, conventions) and the gRPC server.
  */
-export async function startBackendService<C extends BackendConfig, X = ServiceDeps<C>>(options: {
+export async function startBackendService<C extends BackendConfig, D extends CacheDeclarations = Record<never, never>, X = ServiceDeps<C, D>>(options: {
   name: string;
   config: C;
   models: (db: Database) => void;
+  /**
+   * The caches the service's modules keep (declareCache): made here for this instance, sharing
+   * config.CACHE_BUDGET_MB, and reported at GET /metrics.
+   */
+  caches?: D;
   /** Builds what routes and gRPC methods work with (the domain context), once. */
-  context?: (deps: ServiceDeps<C>) => X;
+  context?: (deps: ServiceDeps<C, D>) => X;
   /** The service's REST routes, as data (libs/http routes.ts): mounted in this order. */
   routes?: (context: X) => Route[];
   grpc?: (server: GrpcServerHandle, context: X) => void;
@@ -68,7 +79,8 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
     ferretdbPostgresUrl: config.QUIRE_FERRETDB_POSTGRES_URL,
   });
   let events: EventBus | undefined;
-  const deps: ServiceDeps<C> = {
+  const metrics = new Registry();
+  const deps: ServiceDeps<C, D> = {
     name,
     config,
     logger,
@@ -78,6 +90,7 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
     get events() {
       return (events ??= createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger }));
     },
+    caches: createCaches(options.caches ?? ({} as D), { budgetMb: config.CACHE_BUDGET_MB, registry: metrics }),
   };
   const context = options.context ? options.context(deps) : (deps as X);
 
@@ -90,6 +103,10 @@ export async function startBackendService<C extends BackendConfig, X = ServiceDe
   const apiPart = openApiPart(routes, { tag: name });
   app.get('/openapi.json', (_req, res) => {
     res.json(apiPart);
+  });
+  // Prometheus metrics (the caches'), on the service's own port: only the gateway and the cluster reach it, never the public.
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics());
   });
   app.use(routerOf(routes));
   finishServiceApp(app, logger);

@@ -13,8 +13,10 @@ type Definitions = typeof definitions;
 export type ServiceClients = { [K in keyof Definitions]: ReturnType<typeof createGrpcClient<Definitions[K]>> };
 
 /**
- * gRPC clients for the other services, created on first use from `<SERVICE>_GRPC_ADDR`
- * (a missing address is a configuration error naming the variable).
+ * gRPC connections to the other services (raw nice-grpc clients), created on first use from
+ * `<SERVICE>_GRPC_ADDR` (a missing address is a configuration error naming the variable).
+ * Callers never use them directly: libs/http's clientsOf(ctx) types them (batches split by
+ * MAX_GRPC_BATCH, errors as ServiceError, REST objects parsed with the contract's schemas).
  */
 export function createServiceClients(config: BaseConfig, caller: string): ServiceClients {
   const made: Partial<ServiceClients> = {};

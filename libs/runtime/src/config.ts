@@ -68,6 +68,12 @@ export function filesBaseUrl(config: Pick<BaseConfig, 'PUBLIC_BASE_URL' | 'FILES
 export const backendConfigSchema = baseConfigSchema.extend({
   HTTP_PORT: z.coerce.number().int().min(0).max(65535),
   GRPC_PORT: z.coerce.number().int().min(0).max(65535),
+  /**
+   * The service's budget for its in-process caches, in MB: split among the caches its modules
+   * declare, in proportion to their declared sizes (caches.ts). Unset or empty: the sum of those
+   * sizes (content's 610, publishing's 123).
+   */
+  CACHE_BUDGET_MB: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().positive().optional()),
 });
 export type BackendConfig = z.infer<typeof backendConfigSchema>;
 

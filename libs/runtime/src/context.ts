@@ -7,6 +7,8 @@ export interface RequestContext {
   principal?: Principal;
   /** In a gRPC handler: the service that called, as its signed caller assertion names it. */
   callingService?: string;
+  /** In an HTTP handler: the path asked (the list cursors it writes open pages at this path only). */
+  path?: string;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestContext>();

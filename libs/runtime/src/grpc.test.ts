@@ -91,6 +91,44 @@ describe('gRPC clients', () => {
     assert.deepEqual(asked, [['u1']], 'the method ran only for the clean request');
   });
 
+  it('answer a domain error thrown by a method with its status and message, anything else with a bare INTERNAL', async () => {
+    const port = await freePort();
+    const server = createGrpcServer({ host: '127.0.0.1', port, secret: SECRET, logger });
+    // What libs/http's HttpError is to this library: an Error carrying an HTTP status.
+    const domainError = (status: number, message: string) => Object.assign(new Error(message), { status });
+    const thrown: Record<string, Error> = {
+      'u-404': domainError(404, 'User not found'),
+      'u-400': domainError(400, 'Invalid body: ids: too many'),
+      'u-409': domainError(409, 'The space changed concurrently; retry'),
+      'u-412': domainError(412, 'the installation was removed: its tokens are revoked'),
+      'u-503': domainError(503, 'Content service unavailable'),
+      'u-418': domainError(418, 'a status without a gRPC counterpart'),
+      'u-bug': new TypeError("Cannot read properties of undefined (reading 'id')"),
+    };
+    const unused = Object.fromEntries(Object.keys(identity.IdentityServiceDefinition.methods).map((name) => [name, async () => assert.fail(name)]));
+    server.add(identity.IdentityServiceDefinition, {
+      ...unused,
+      async batchGetUsers(request: { ids: string[] }) {
+        throw thrown[request.ids[0]!];
+      },
+    } as never);
+    await server.listen();
+    cleanups.push(() => server.shutdown());
+    const client = createGrpcClient(identity.IdentityServiceDefinition, { address: `127.0.0.1:${port}`, secret: SECRET, caller: 'test', deadlineMs: 3_000 });
+    const answer = (id: string) =>
+      client.batchGetUsers({ ids: [id] }, { retry: false }).then(
+        () => assert.fail('answered'),
+        (error: ClientError) => [Status[error.code], error.details],
+      );
+    assert.deepEqual(await answer('u-404'), ['NOT_FOUND', 'User not found']);
+    assert.deepEqual(await answer('u-400'), ['INVALID_ARGUMENT', 'Invalid body: ids: too many']);
+    assert.deepEqual(await answer('u-409'), ['ABORTED', 'The space changed concurrently; retry']);
+    assert.deepEqual(await answer('u-412'), ['FAILED_PRECONDITION', 'the installation was removed: its tokens are revoked']);
+    assert.deepEqual(await answer('u-503'), ['UNAVAILABLE', 'Content service unavailable']);
+    assert.deepEqual(await answer('u-418'), ['INTERNAL', 'internal error'], 'a status outside the table is no expected failure');
+    assert.deepEqual(await answer('u-bug'), ['INTERNAL', 'internal error'], 'nothing of an unexpected error leaks');
+  });
+
   it('answer server reflection without a caller signature: every service of protos/ is listed and described', async () => {
     const port = await freePort();
     const server = createGrpcServer({ host: '127.0.0.1', port, secret: SECRET, logger });

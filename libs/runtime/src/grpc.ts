@@ -31,7 +31,7 @@ import { REQUEST_ID_HEADER, signCaller, verifyCaller } from './principal';
 
 export const grpcStatus = Status;
 
-/** Largest batch one gRPC call may ask for; callers split bigger ones. */
+/** Largest batch one gRPC call may ask for (checkBatch); the typed clients (libs/http) split bigger ones. */
 export const MAX_GRPC_BATCH = 1000;
 
 /** `items` when there are at most MAX_GRPC_BATCH of them, else INVALID_ARGUMENT naming `what`. */
@@ -41,6 +41,35 @@ export function checkBatch<T>(items: T[], what = 'ids'): T[] {
 }
 /** What a gRPC handler throws for an expected failure (not found, invalid argument…). */
 export const GrpcError = ServerError;
+
+/**
+ * The gRPC status of a domain error's HTTP status (libs/http's HttpError, the one error domain
+ * code throws for an expected failure): the same failure a REST caller gets, told to a gRPC one.
+ */
+const STATUS_OF_HTTP: ReadonlyMap<number, Status> = new Map([
+  [400, Status.INVALID_ARGUMENT],
+  [401, Status.UNAUTHENTICATED],
+  [403, Status.PERMISSION_DENIED],
+  [404, Status.NOT_FOUND],
+  [409, Status.ABORTED],
+  [412, Status.FAILED_PRECONDITION],
+  [413, Status.RESOURCE_EXHAUSTED],
+  [429, Status.RESOURCE_EXHAUSTED],
+  [501, Status.UNIMPLEMENTED],
+  [503, Status.UNAVAILABLE],
+  [504, Status.DEADLINE_EXCEEDED],
+]);
+
+/**
+ * The gRPC error a domain error with an HTTP `status` of the table is (its message kept);
+ * undefined for any other error, which is an INTERNAL. Duck-typed: libs/http, which defines
+ * HttpError, builds on this library.
+ */
+function grpcErrorOf(error: unknown): ServerError | undefined {
+  const status = error instanceof Error ? (error as { status?: unknown }).status : undefined;
+  const code = typeof status === 'number' ? STATUS_OF_HTTP.get(status) : undefined;
+  return code === undefined ? undefined : new ServerError(code, (error as Error).message);
+}
 
 const CALLER_HEADER = 'x-quire-caller';
 const CALLER_SIGNATURE_HEADER = 'x-quire-caller-signature';
@@ -61,8 +90,9 @@ export interface GrpcServerHandle {
 /**
  * A gRPC server with the standard health service, caller authentication (HMAC-signed
  * service assertion in metadata; health checks exempt), request ids carried into the
- * handler's context and logs, strings holding a NUL refused with INVALID_ARGUMENT, and
- * unexpected errors turned into a bare INTERNAL.
+ * handler's context and logs, strings holding a NUL refused with INVALID_ARGUMENT, domain
+ * errors (an HTTP status) turned into the matching status with their message (grpcErrorOf),
+ * and unexpected errors into a bare INTERNAL (logged, never their stack).
  */
 export function createGrpcServer(options: {
   host: string;
@@ -96,6 +126,9 @@ export function createGrpcServer(options: {
     } catch (error) {
       if (error instanceof ServerError) throw error;
       if (error instanceof Error && error.name === 'AbortError') throw error;
+      // The one mapping of domain errors (an HTTP status) to gRPC statuses, for every method of every service.
+      const expected = grpcErrorOf(error);
+      if (expected) throw expected;
       if (isUnavailableError(error)) {
         logger.warn({ reqId: requestId, method: call.method.path, err: (error as Error).message }, 'grpc handler: datastore unavailable');
         throw new ServerError(Status.UNAVAILABLE, 'datastore unavailable');

@@ -19,6 +19,7 @@ export { tokenScope, outsideTokenScope, installationScopes } from './token-scope
 export { reaches, reachedIds, reachFromProto, type InstallationReach } from './installation-reach';
 export { isDuplicateKeyError, retryOnDuplicateKey } from './duplicate-keys';
 export { connectDatabase, databaseUri, defineModels, type Database, type ModelDefinitions } from './mongo';
+export { storedJson, StoredJsonError, type StoredJson, type StoredJsonOptions } from './stored-json';
 export { createRedis, type RedisClient } from './redis';
 export { withRedisLock, acquireRedisLock, releaseRedisLock, LockBusyError, type RedisLockOptions, type LockLogger } from './locks';
 export {
@@ -57,4 +58,5 @@ export {
   type CachedMembership,
 } from './membership-cache';
 export { LruCache } from './lru';
+export { createCaches, declareCache, type CacheDeclaration, type CacheDeclarations, type Caches } from './caches';
 export { seededRandom } from './random';

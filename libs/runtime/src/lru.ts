@@ -1,34 +1,66 @@
-/** A small least-recently-used cache bounded by a total weight (entries, bytes…). */
-export class LruCache<V> {
-  private readonly entries = new Map<string, { value: V; weight: number }>();
-  private total = 0;
+import { LRUCache } from 'lru-cache';
 
-  constructor(private readonly maxWeight: number) {}
+/**
+ * A least-recently-used cache bounded by a total weight (estimated bytes of heap), counting its
+ * hits and misses for the metrics, and sharing the loads under way by key. A service's caches
+ * are declared by their modules and made once per service instance by startBackendService
+ * (caches.ts), so two instances in one process never share one. Values are never undefined or
+ * null (undefined is a miss).
+ */
+export class LruCache<V extends NonNullable<unknown>> {
+  /** The budget: entries are dropped, least recently used first, past it. */
+  readonly maxWeight: number;
+  hits = 0;
+  misses = 0;
+  private readonly entries: LRUCache<string, V>;
+  private readonly loads = new Map<string, Promise<V>>();
 
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.value;
+  constructor(maxWeight: number) {
+    this.maxWeight = Math.max(1, Math.floor(maxWeight));
+    this.entries = new LRUCache<string, V>({ maxSize: this.maxWeight });
   }
 
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) this.misses++;
+    else this.hits++;
+    return value;
+  }
+
+  /** Keeps `value` under `key`; one weighing more than the whole budget is not kept. */
   set(key: string, value: V, weight: number): void {
-    if (weight > this.maxWeight) return;
-    this.delete(key);
-    this.entries.set(key, { value, weight });
-    this.total += weight;
-    for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.maxWeight) break;
-      this.entries.delete(oldest);
-      this.total -= entry.weight;
-    }
+    this.entries.set(key, value, { size: Math.max(1, Math.ceil(weight)) });
   }
 
   delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
     this.entries.delete(key);
-    this.total -= entry.weight;
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The weight held (at most `maxWeight`). */
+  get weight(): number {
+    return this.entries.calculatedSize;
+  }
+
+  /**
+   * The load of `key` under way, else the one `load` starts: concurrent callers of one key share
+   * it. `load` keeps what it made itself (with its weight); a failed load is not remembered.
+   */
+  shared(key: string, load: () => Promise<V>): Promise<V> {
+    let loading = this.loads.get(key);
+    if (!loading) {
+      loading = load().finally(() => this.loads.delete(key));
+      this.loads.set(key, loading);
+    }
+    return loading;
+  }
+
+  /** The shared load of `key` under way, if any. */
+  loading(key: string): Promise<V> | undefined {
+    return this.loads.get(key);
   }
 }

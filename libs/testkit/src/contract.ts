@@ -4,10 +4,20 @@ import addFormats from 'ajv-formats';
 import { describeSchemaErrors } from './openapi';
 
 /**
- * Every answer of a Quire stack, checked against the operation's response in Quire's own API
- * document (`GET /v1/openapi.json`): the status must be one the operation documents, and a
- * JSON body must match its schema. The test clients of a stack do it on every request, so the
- * document and the presenters cannot drift apart without a suite failing.
+ * Every answer a test gets from Quire, checked against what Quire says it answers. The fetch of
+ * every test file goes through `checkingFetch` (the preset's setup file installs it), so whoever
+ * asks (apiClient, the official client, a test's own fetch) gets the check:
+ * - an operation of the API document: the status must be one it documents, a JSON body must match
+ *   its schema, another body must have its media type;
+ * - any error (4xx, 5xx), and anything at an address no operation has: the standard error body,
+ *   `{ "error": { "code": <the status>, "message": "…" } }`;
+ * - what the document leaves out (the document itself, health, the reference page, published
+ *   sites): the media type each of them answers (`pageAnswer`).
+ * A stack's gateway is registered by the stack (`checkAnswersOf`) and described by its whole
+ * document (`GET /v1/openapi.json`); a service a test runs in its own process is recognized by
+ * the request id every Quire answer carries and described by its part of the document
+ * (`GET /openapi.json`, what the gateway merges). Anything else (a test's fake servers) is not
+ * Quire's, and not checked.
  */
 type Json = Record<string, any>;
 
@@ -22,75 +32,238 @@ interface Contract {
   validator(operation: Operation, status: string): ValidateFunction | undefined;
 }
 
-const checkedBases = new Set<string>();
-const contracts = new Map<string, Promise<Contract>>();
+type ServerKind = 'gateway' | 'service';
 
-/** Answers from `baseUrl` are checked from now on (the test stack registers itself). */
-export function checkAnswersOf(baseUrl: string): void {
-  checkedBases.add(baseUrl);
+interface Server {
+  kind: ServerKind;
+  origin: string;
+  contract?: Promise<Contract>;
 }
 
-/** Paths outside the API: the document itself, the reference page, health and metrics. */
-const UNDESCRIBED = /^\/(?!v1\/)|^\/v1\/openapi\.json$/;
+/** The header every answer of the gateway and of the services carries (runtime's REQUEST_ID_HEADER); a fake server's do not. */
+const REQUEST_ID_HEADER = 'x-request-id';
 
-/** Throws when the answer of `method path` from `baseUrl` breaks the document; nothing for an unchecked base. */
+/**
+ * The servers of this test file, by origin: a registered gateway, a recognized service, or
+ * undefined for a server that is not Quire's; and what loads the documents, the fetch under the
+ * checking one (a document is not checked against itself). Kept on the test file's global object:
+ * its setup file and the test reach this module by different paths (dist and src here).
+ */
+const state = ((globalThis as { [key: symbol]: unknown })[Symbol.for('quire.testkit.contract')] ??= {
+  servers: new Map<string, Promise<Server | undefined>>(),
+  loadingFetch: (...args: Parameters<typeof fetch>) => fetch(...args),
+}) as { servers: Map<string, Promise<Server | undefined>>; loadingFetch: typeof fetch };
+const { servers } = state;
+
+/** Answers from `baseUrl` (a stack's gateway) are checked from now on against its whole API document. */
+export function checkAnswersOf(baseUrl: string): void {
+  const { origin } = new URL(baseUrl);
+  servers.set(origin, Promise.resolve({ kind: 'gateway', origin }));
+}
+
+/** `fetch`, checking every answer that comes from Quire (see above). */
+export function checkingFetch(inner: typeof fetch): typeof fetch {
+  state.loadingFetch = inner;
+  return async function fetch(input, init) {
+    const response = await inner(input, init);
+    const request = typeof input === 'object' && 'url' in input ? input : undefined;
+    const url = new URL(request?.url ?? String(input));
+    const server = await serverAt(url.origin, response);
+    if (!server) return response;
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+    const contentType = response.headers.get('content-type') ?? '';
+    const text = method === 'HEAD' ? '' : await response.clone().text();
+    let body: unknown = text;
+    if (text && isJson(contentType)) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        failure(method, url.pathname, response.status, `its body is not the JSON its media type ${contentType} says`, text);
+      }
+    }
+    await checkServerAnswer(server, method, `${url.pathname}${url.search}`, response.status, contentType, body);
+    return response;
+  };
+}
+
+/**
+ * Throws when the answer of `method target` from `baseUrl` breaks what Quire says it answers;
+ * nothing for a server that is not Quire's. For answers a test gets some other way (a recording proxy).
+ */
 export async function checkAnswer(baseUrl: string, method: string, target: string, status: number, contentType: string, body: unknown): Promise<void> {
-  if (!checkedBases.has(baseUrl)) return;
+  const server = await servers.get(new URL(baseUrl).origin);
+  if (server) await checkServerAnswer(server, method.toUpperCase(), target, status, contentType, body);
+}
+
+/** The server at `origin`, known or recognized by this answer's request id (a service: it serves its part of the document). */
+function serverAt(origin: string, response: Response): Promise<Server | undefined> | undefined {
+  const known = servers.get(origin);
+  if (known || !response.headers.has(REQUEST_ID_HEADER)) return known;
+  const found = (async (): Promise<Server | undefined> => {
+    // The gateway answers 404 there (a stack's gateway is registered; one a test runs itself is not checked).
+    const part = await loadDocument(`${origin}/openapi.json`).catch(() => undefined);
+    if (!part?.paths || !part.schemas) return undefined;
+    return {
+      kind: 'service',
+      origin,
+      contract: Promise.resolve(compileContract({ openapi: '3.1.0', paths: part.paths, components: { schemas: part.schemas } })),
+    };
+  })();
+  servers.set(origin, found);
+  return found;
+}
+
+const isJson = (contentType: string) => /^application\/([\w.+-]+\+)?json\b/i.test(contentType);
+
+function failure(method: string, path: string, status: number, reason: string, body: unknown): never {
+  throw new AssertionError({
+    message: `${method} ${path} answered ${status}, unlike what Quire says it answers: ${reason}\n  body: ${(typeof body === 'string' ? body : (JSON.stringify(body) ?? '')).slice(0, 1_000)}`,
+  });
+}
+
+async function checkServerAnswer(server: Server, method: string, target: string, status: number, contentType: string, body: unknown): Promise<void> {
   const path = target.split('?')[0]!;
-  if (UNDESCRIBED.test(path)) return;
+  const fail = (reason: string): never => failure(method, path, status, reason, body);
+  const page = pageAnswer(server.kind, path, status);
+  if (page) return checkMediaType(page, status, contentType, body, fail);
+
   let contract: Contract;
   try {
-    contract = await contractOf(baseUrl);
+    contract = await contractOf(server);
   } catch (error) {
-    // The stack is down on purpose (fault tests): a 503 cannot be checked against a document nobody serves.
-    if (status === 503) return;
+    // The stack is down on purpose (fault tests): its 503 is checked without a document.
+    if (status === 503) return checkError(status, contentType, body, fail);
     throw error;
   }
-  const fail = (reason: string) => {
-    throw new AssertionError({
-      message: `${method} ${path} answered ${status}, unlike Quire's API document: ${reason}\n  body: ${JSON.stringify(body).slice(0, 1_000)}`,
-    });
-  };
-  const operation = contract.find(method.toLowerCase(), path);
+  const operation = contract.find(method === 'HEAD' ? 'get' : method.toLowerCase(), path);
   if (!operation) {
-    // An address no operation has: only an error may come back from it.
-    if (status >= 400) return checkError(contract, body, fail);
-    return fail('no operation of the document has this method and path');
+    if (status < 400) fail('no operation of the document has this method and path');
+    return checkError(status, contentType, body, fail);
   }
   const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => operation.responses[k]);
   if (!key) return fail(`the operation ${operation.method.toUpperCase()} ${operation.path} documents ${Object.keys(operation.responses).join(', ')} only`);
+  if (status >= 400) return checkError(status, contentType, body, fail);
   const content = operation.responses[key]!.content as Json | undefined;
   if (!content) {
     if (body !== '' && body !== undefined) fail('the document says it has no body');
     return;
   }
   const validate = contract.validator(operation, key);
-  if (!validate) {
-    if (!Object.keys(content).some((type) => contentType.startsWith(type)))
-      fail(`its media type ${contentType} is not one of ${Object.keys(content).join(', ')}`);
-    return;
-  }
-  if (!contentType.includes('json')) return fail(`the document describes a JSON body, the answer is ${contentType || 'empty'}`);
+  if (!validate) return checkMediaType(Object.keys(content), status, contentType, body, fail);
+  if (!isJson(contentType)) return fail(`the document describes a JSON body, the answer is ${contentType || 'empty'}`);
   if (!validate(body)) fail(errorsOf(validate));
 }
 
-function checkError(contract: Contract, body: unknown, fail: (reason: string) => never | void) {
-  const validate = contract.validator({ path: '', method: '', responses: {} }, 'error');
-  if (validate && !validate(body)) fail(`not the standard error body: ${errorsOf(validate)}`);
+/** The one error body of the API (design.md §3), with the answer's own status as its code. */
+const validateError = new Ajv2020({ strict: true }).compile({
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      additionalProperties: false,
+      properties: { code: { type: 'integer' }, message: { type: 'string', minLength: 1 } },
+    },
+  },
+});
+
+function checkError(status: number, contentType: string, body: unknown, fail: (reason: string) => never): void {
+  if (status < 400) fail('only an error may come from here');
+  if (!isJson(contentType)) fail(`not the standard error body: its media type is ${contentType || 'none'}`);
+  if (!validateError(body)) fail(`not the standard error body: ${errorsOf(validateError)}`);
+  const { code } = (body as { error: { code: number } }).error;
+  if (code !== status) fail(`the error body's code is ${code}`);
+}
+
+/**
+ * What an answer of the paths the API document leaves out must be: media types (one of them), the
+ * standard error body, no body (a 304), or anything (a redirect's short note). Undefined for a
+ * path of the document (or none).
+ */
+type Expected = readonly string[] | 'error' | 'empty' | 'any';
+
+const JAVASCRIPT = ['application/javascript', 'text/javascript'];
+/** The reference page's renderer files (/docs/assets: the swagger-ui-dist package), by extension. */
+const ASSET_TYPES: Record<string, readonly string[]> = {
+  js: JAVASCRIPT,
+  css: ['text/css'],
+  html: ['text/html'],
+  png: ['image/png'],
+  map: ['application/json'],
+};
+
+function pageAnswer(kind: ServerKind, path: string, status: number): Expected | undefined {
+  if (path === '/healthz') return status === 200 ? ['application/json'] : 'error';
+  // Ready or not, the readiness check answers its own body (which checks failed).
+  if (path === '/readyz') return status === 200 || status === 503 ? ['application/json'] : 'error';
+  if (path === (kind === 'gateway' ? '/v1/openapi.json' : '/openapi.json')) return status === 200 ? ['application/json'] : 'error';
+  // A service's Prometheus metrics (its caches'), on its own port.
+  if (kind === 'service' && path === '/metrics') return status === 200 ? ['text/plain'] : 'error';
+  if (kind === 'gateway' && /^\/docs(\/|$)/.test(path)) {
+    if (status !== 200) return status === 301 ? 'any' : 'error';
+    if (path === '/docs' || path === '/docs/') return ['text/html'];
+    if (path === '/docs/init.js') return JAVASCRIPT;
+    return ASSET_TYPES[/\.(\w+)$/.exec(path)?.[1] ?? ''] ?? ['(a known type for this file)'];
+  }
+  // Published sites: /sites/<org>/<site>/… at the gateway; on publishing, also a site's own host (/hosted/<host>/…).
+  const site = (kind === 'gateway' ? /^\/sites\/[^/]+\/[^/]+(\/.*)?$/ : /^\/(?:sites\/[^/]+\/[^/]+|hosted\/[^/]+)(\/.*)?$/).exec(path);
+  if (site) return siteAnswer(site[1] ?? '', status);
+  return undefined;
+}
+
+/** A published site's answer at `below` (under the site's root): its pages and search are HTML, so are its 401 and 404 pages. */
+function siteAnswer(below: string, status: number): Expected {
+  // To the root with its slash, to the files host, to a sign-in.
+  if (status === 301 || status === 302) return 'any';
+  if (status === 304) return 'empty';
+  if (status === 401 || status === 404) return ['text/html'];
+  if (status !== 200) return 'error';
+  if (below === '/robots.txt' || below === '/llms.txt') return ['text/plain'];
+  if (below === '/sitemap.xml') return ['application/xml'];
+  if (below === '/~/site.css') return ['text/css'];
+  if (below.endsWith('.md')) return ['text/markdown'];
+  return ['text/html'];
+}
+
+/** `type/subtype` of a Content-Type header in a media range (`*\/*`, `image/*`, `text/html`). */
+function inRange(contentType: string, range: string): boolean {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (range === '*/*') return type !== '';
+  return range.endsWith('/*') ? type.startsWith(range.slice(0, -1)) : type === range;
+}
+
+function checkMediaType(expected: Expected, status: number, contentType: string, body: unknown, fail: (reason: string) => never): void {
+  if (expected === 'any') return;
+  if (expected === 'error') return checkError(status, contentType, body, fail);
+  if (expected === 'empty') {
+    if (body !== '' && body !== undefined) fail('it should have no body');
+    return;
+  }
+  if (!expected.some((range) => inRange(contentType, range))) fail(`its media type ${contentType || 'none'} is not ${expected.join(' or ')}`);
 }
 
 function errorsOf(validate: ValidateFunction): string {
   return describeSchemaErrors(validate.errors).slice(0, 8).join('; ');
 }
 
-function contractOf(baseUrl: string): Promise<Contract> {
-  let contract = contracts.get(baseUrl);
-  if (!contract) {
-    contract = loadContract(baseUrl);
-    contracts.set(baseUrl, contract);
-    contract.catch(() => contracts.delete(baseUrl));
+/** The server's document, loaded once (again after a failure: a stack's gateway answers 503 until every service does). */
+function contractOf(server: Server): Promise<Contract> {
+  if (!server.contract) {
+    const loading = loadDocument(`${server.origin}/v1/openapi.json`).then(compileContract);
+    server.contract = loading;
+    loading.catch(() => {
+      if (server.contract === loading) server.contract = undefined;
+    });
   }
-  return contract;
+  return server.contract;
+}
+
+async function loadDocument(url: string): Promise<Json> {
+  const response = await state.loadingFetch(url, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return (await response.json()) as Json;
 }
 
 /** `{name}` matches one segment; a last resort lets a parameter span several (a page path). */
@@ -102,10 +275,7 @@ function matcher(template: string, wide: boolean): RegExp {
   return new RegExp(`^${pattern}$`);
 }
 
-async function loadContract(baseUrl: string): Promise<Contract> {
-  const response = await fetch(`${baseUrl}/v1/openapi.json`, { signal: AbortSignal.timeout(10_000) });
-  if (!response.ok) throw new Error(`the API document answered ${response.status}`);
-  const document = (await response.json()) as Json;
+function compileContract(document: Json): Contract {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   ajv.addSchema(document, 'quire');
@@ -133,12 +303,9 @@ async function loadContract(baseUrl: string): Promise<Contract> {
     validator(operation, status) {
       const key = `${operation.method} ${operation.path} ${status}`;
       if (!validators.has(key)) {
-        const ref =
-          status === 'error'
-            ? 'quire#/components/schemas/Error'
-            : operation.responses[status]?.content?.['application/json']
-              ? `quire#/${pointer('paths', operation.path, operation.method, 'responses', status, 'content', 'application/json', 'schema')}`
-              : undefined;
+        const ref = operation.responses[status]?.content?.['application/json']
+          ? `quire#/${pointer('paths', operation.path, operation.method, 'responses', status, 'content', 'application/json', 'schema')}`
+          : undefined;
         validators.set(key, ref ? ajv.getSchema(ref) : undefined);
       }
       return validators.get(key);

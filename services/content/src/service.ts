@@ -9,8 +9,12 @@ import { contentGrpc } from './grpc/server';
 import { contentRoutes } from './http/routes';
 import type { ContentContext } from './kernel';
 import { modelsOf, registerModels } from './models';
-import { purgeSpaceSearchIndexes, subscribeSearchWarmup } from './search';
+import { openApiCaches, revisionCaches } from './revisions';
+import { purgeSpaceSearchIndexes, searchIndexCaches, searchRankingCaches, subscribeSearchWarmup } from './search';
 import { closeSpacePurgeQueue, purgeTrashedSpace, startSpacePurgeWorker, type FeatureDataPurge } from './structure';
+
+/** Every module's caches (ContentCaches lists them: a missing one does not compile). */
+const contentCaches = { ...revisionCaches, ...openApiCaches, ...searchIndexCaches, ...searchRankingCaches };
 
 /** What the modules above structure keep of a space, removed when the space is purged. */
 const purgeFeatureData: FeatureDataPurge = async (ctx, spaceId) => {
@@ -36,6 +40,7 @@ export function startContent(
     name: 'content',
     config,
     models: registerModels,
+    caches: contentCaches,
     context: (deps): ContentContext => ({ ...deps, models: modelsOf(deps.db) }),
     routes: contentRoutes,
     grpc: (server, ctx) => server.add(content.ContentServiceDefinition, contentGrpc(ctx)),

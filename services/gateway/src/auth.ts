@@ -1,8 +1,5 @@
-import { identity } from '@quire/proto';
-import { ClientError, grpcStatus, hashSecret, tokenCacheKey, type InvalidatedCache, type Principal, type RedisClient } from '@quire/runtime';
-import { HttpError } from '@quire/http';
-
-type IdentityClient = identity.IdentityServiceClient<{ deadline?: number }>;
+import { grpcStatus, hashSecret, tokenCacheKey, type InvalidatedCache, type Principal, type RedisClient } from '@quire/runtime';
+import { HttpError, ServiceError, type IdentityClient } from '@quire/http';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -46,8 +43,8 @@ export function createAuthenticator(options: { identity: IdentityClient; redis: 
       if (seconds > 0 && current) await options.redis.set(key, JSON.stringify(principal), 'EX', seconds).catch(() => {});
       return { ...principal, tokenHash };
     } catch (error) {
-      if (error instanceof ClientError && error.code === grpcStatus.NOT_FOUND) throw new HttpError(401, 'Invalid or revoked API token');
-      if (error instanceof ClientError) throw new HttpError(503, 'Authentication is temporarily unavailable');
+      if (error instanceof ServiceError && error.code === grpcStatus.NOT_FOUND) throw new HttpError(401, 'Invalid or revoked API token');
+      if (error instanceof ServiceError) throw new HttpError(503, 'Authentication is temporarily unavailable');
       throw error;
     }
   };

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { createRateLimiter } from '@quire/http';
+import { clientsOf, createRateLimiter } from '@quire/http';
 import {
   createHealthClient,
   createLogger,
@@ -23,7 +23,7 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
   const logger = options.logger ?? createLogger('gateway', config.LOG_LEVEL);
   const redis = createRedis(config, logger);
   const secret = config.INTERNAL_HMAC_SECRET;
-  const { identity: identityClient } = createServiceClients(config, 'gateway');
+  const { identity: identityClient } = clientsOf({ clients: createServiceClients(config, 'gateway') });
   // Resolved tokens in memory too: a hot token costs neither a Redis nor an identity round trip.
   const memory = config.AUTH_CACHE_SECONDS > 0 ? createTokenCache<Principal>(redis, { ttlMs: config.AUTH_CACHE_SECONDS * 1000, logger }) : undefined;
   const health = SERVICES.map((service) => ({ service, client: createHealthClient({ address: grpcAddrOf(config, service), secret, caller: 'gateway' }) }));

@@ -1,4 +1,5 @@
 export { startIdentity } from './service';
+export { identityRoutes } from './http';
 export { withIdentityAdmin, bootstrapAdmin, addMemberWithToken } from './admin';
 export { revokeToken, revokeTokenBySecret } from './domain/tokens';
 export { addMembership } from './domain/organizations';

@@ -1,4 +1,4 @@
-import { startBackendService, type RunningService } from '@quire/http';
+import { startBackendService, type Route, type RunningService } from '@quire/http';
 import { insights } from '@quire/proto';
 import type { Logger } from '@quire/runtime';
 import type { InsightsConfig } from './config';
@@ -7,6 +7,11 @@ import { conversationRoutes, startConversationWorker } from './conversations';
 import { insightsGrpc } from './grpc/server';
 import { modelsOf, registerModels } from './models';
 import { startTranslationWorker, translationRoutes } from './translations';
+
+/** Every REST route of the insights service, as data (the router and the API document are made from it). */
+export function insightsRoutes(ctx: InsightsContext): Route[] {
+  return [...conversationRoutes(ctx), ...translationRoutes(ctx)];
+}
 
 /**
  * Starts the insights service against its own database: conversations turned into issues and
@@ -21,7 +26,7 @@ export function startInsights(
     config,
     models: registerModels,
     context: (deps): InsightsContext => ({ ...deps, models: modelsOf(deps.db) }),
-    routes: (ctx) => [...conversationRoutes(ctx), ...translationRoutes(ctx)],
+    routes: insightsRoutes,
     grpc: (server, ctx) => server.add(insights.InsightsServiceDefinition, insightsGrpc(ctx)),
     background: async (ctx) => {
       if (options.background === false) return;

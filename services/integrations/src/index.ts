@@ -1,1 +1,3 @@
 export { startIntegrations } from './service';
+export { integrationsRoutes } from './http';
+export { integrationsConfigSchema } from './config';

@@ -1,2 +1,3 @@
 export { startPublishing } from './service';
+export { publishingRoutes } from './http';
 export { publishingConfigSchema, type PublishingConfig } from './config';

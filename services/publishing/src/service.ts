@@ -7,6 +7,7 @@ import type { PublishingContext } from './domain/context';
 import { subscribeToSpaceEvents } from './domain/space-events';
 import { publishingGrpc } from './grpc/server';
 import { publishingRoutes } from './http';
+import { publishedSiteCaches } from './published';
 
 /** Starts the publishing service (REST + gRPC + space events) against its own database. */
 export function startPublishing(
@@ -17,6 +18,7 @@ export function startPublishing(
     name: 'publishing',
     config,
     models: registerModels,
+    caches: publishedSiteCaches,
     context: (deps): PublishingContext => ({ ...deps, models: modelsOf(deps.db) }),
     routes: publishingRoutes,
     grpc: (server, ctx) => server.add(publishing.PublishingServiceDefinition, publishingGrpc(ctx)),

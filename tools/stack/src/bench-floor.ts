@@ -4,7 +4,8 @@ import { Agent } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import express from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { createEventBus, createJobQueue } from '@quire/async';
+import { z } from 'zod';
+import { createEventBus, createJobQueue, defineEvent } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 
 /*
@@ -63,6 +64,9 @@ function proxy(target: string): express.Express {
   return app;
 }
 
+/** The floor's own event (the key bench-integrations posts), checked on publish and parsed on delivery as Quire's events are. */
+const FLOOR_EMITTED = defineEvent('floor.emitted', z.object({ key: z.string() }));
+
 /** Quire's delivery path without its own work (rows, installations, signing, the sandbox): stream → queue → HTTP POST. */
 function delivery(receiver: string): express.Express {
   const options = { redisUrl: process.env.REDIS_URL!, prefix: process.env.REDIS_PREFIX!, logger: createLogger('bench-floor', 'warn') };
@@ -75,11 +79,11 @@ function delivery(receiver: string): express.Express {
     },
     { concurrency: 4 },
   );
-  void events.subscribe('floor-deliveries', async (event) => void (await queue.add(event.payload, { jobId: event.id })));
+  void events.subscribe('floor-deliveries', [FLOOR_EMITTED], async (event) => void (await queue.add(event.payload, { jobId: event.id })));
   const app = express();
   app.disable('x-powered-by');
   app.post('/emit', express.json(), async (req, res) => {
-    await events.publish({ type: 'floor.emitted', payload: req.body as unknown });
+    await events.publish(FLOOR_EMITTED, req.body);
     res.status(204).end();
   });
   return app;

@@ -58,7 +58,8 @@ function pidsOf(pattern: string): number[] {
 
 /**
  * Drives reads and writes of one space while `outage` runs: every answer is a 200 or a fast
- * 503, never a 500 or a hang; the last title acknowledged with a 200 is the one that stays.
+ * 503 with `Retry-After: 1` (README, "Security and faults"), never a 500 or a hang; the last
+ * title acknowledged with a 200 is the one that stays.
  */
 async function throughOutage(api: ApiClient, spaceId: string, outage: () => Promise<void>) {
   const statuses: number[] = [];
@@ -75,6 +76,7 @@ async function throughOutage(api: ApiClient, spaceId: string, outage: () => Prom
       for (const [j, response] of [write, read].entries()) {
         assert.ok([200, 503].includes(response.status), `answered ${response.status}: ${JSON.stringify(response.body)}`);
         assert.ok(took[j] < FAST_MS, `the ${j === 0 ? 'write' : 'read'} took ${took[j]} ms (${response.status}: ${JSON.stringify(response.body)})`);
+        if (response.status === 503) assert.equal(response.headers.get('retry-after'), '1', `a 503 without Retry-After: 1 (${JSON.stringify(response.body)})`);
         statuses.push(response.status);
       }
       if (write.status === 200) acknowledged = title;

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { repoRoot } from '@quire/datastore';
 import { startTestStack, type TestStack } from '@quire/testkit';
 import specOperations from './spec-operations.json';
 
@@ -80,6 +83,12 @@ describe('the API document through the gateway', () => {
       $ref: '#/components/schemas/Space',
     });
     assert.deepEqual(document.components.schemas.Space.required.includes('defaultLevel'), true);
+  });
+
+  it('is the document kept in openapi/v1.json (npm run openapi), which lint compares with main and the last release', () => {
+    const kept = JSON.parse(readFileSync(path.join(repoRoot(), 'openapi/v1.json'), 'utf8'));
+    // The server aside (this stack's address), what the services serve is what the file promises.
+    assert.deepEqual({ ...document, servers: kept.servers }, kept);
   });
 
   it('tags every operation with the service that serves it', () => {

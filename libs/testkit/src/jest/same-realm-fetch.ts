@@ -1,3 +1,5 @@
+import { checkingFetch } from '../contract';
+
 /**
  * jest `setupFiles` of every package (jest-preset.js), run in each test file's sandbox.
  *
@@ -8,8 +10,9 @@
  */
 const hostFetch = globalThis.fetch;
 
-globalThis.fetch = async function fetch(input: Parameters<typeof hostFetch>[0], init?: Parameters<typeof hostFetch>[1]): Promise<Response> {
+// And every answer from Quire is checked against what Quire says it answers (../contract).
+globalThis.fetch = checkingFetch(async function fetch(input: Parameters<typeof hostFetch>[0], init?: Parameters<typeof hostFetch>[1]): Promise<Response> {
   const response = await hostFetch(input, init);
   Object.defineProperty(response, 'json', { configurable: true, value: async () => JSON.parse(await response.text()) });
   return response;
-};
+});

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventSubscription } from '@quire/async';
+import { EVENTS, type EventSubscription } from '@quire/async';
 import type { ContentContext } from '../kernel';
 import { removeMemberGrants, removeTeamGrants } from './grants';
 
@@ -9,18 +9,8 @@ import { removeMemberGrants, removeTeamGrants } from './grants';
  * this subscription alone (see EventBus.subscribe).
  */
 export function subscribeGrantEvents(ctx: ContentContext): Promise<EventSubscription> {
-  return ctx.events.subscribe(
-    'content-grants',
-    async (event) => {
-      const payload = event.payload as { organizationId?: string; userId?: string; teamId?: string };
-      const organizationId = payload.organizationId ?? event.organizationId;
-      if (!organizationId) return;
-      if (event.type === EVENT_TYPES.memberRemoved && payload.userId) {
-        await removeMemberGrants(ctx, organizationId, payload.userId);
-      } else if (event.type === EVENT_TYPES.teamDeleted && payload.teamId) {
-        await removeTeamGrants(ctx, organizationId, payload.teamId);
-      }
-    },
-    { types: [EVENT_TYPES.memberRemoved, EVENT_TYPES.teamDeleted] },
-  );
+  return ctx.events.subscribe('content-grants', [EVENTS.memberRemoved, EVENTS.teamDeleted], async (event) => {
+    if (event.type === EVENTS.memberRemoved.type) await removeMemberGrants(ctx, event.payload.organizationId, event.payload.userId);
+    else await removeTeamGrants(ctx, event.payload.organizationId, event.payload.teamId);
+  });
 }

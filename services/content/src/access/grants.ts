@@ -1,4 +1,4 @@
-import { fromService, httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { clientsOf, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, retryOnDuplicateKey, type Role } from '@quire/runtime';
 import type { ContentContext } from '../kernel';
 import { loadCollectionAccess, loadSpaceAccess, requireCollectionRole, requireSpaceRole } from './access';
@@ -128,7 +128,7 @@ export interface UserGrantView {
  */
 export async function userGrantViews(ctx: ContentContext, organizationId: string, grants: GrantDoc[]): Promise<UserGrantView[]> {
   if (grants.length === 0) return [];
-  const { users } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: grants.map((g) => g.subjectId), organizationId }));
+  const { users } = await clientsOf(ctx).identity.batchGetUsers({ ids: grants.map((g) => g.subjectId), organizationId });
   const byId = new Map(users.map((u) => [u.id, u]));
   return grants.flatMap((grant) => {
     const user = byId.get(grant.subjectId);
@@ -153,7 +153,7 @@ export async function teamGrantViews(ctx: ContentContext, organizationId: string
   if (grants.length === 0) return [];
   const ids = grants.map((g) => g.subjectId);
   const [{ teams }, spaces] = await Promise.all([
-    fromService('Identity', ctx.clients.identity.batchGetTeams({ organizationId, ids })),
+    clientsOf(ctx).identity.batchGetTeams({ organizationId, ids }),
     countSpaces(
       ctx,
       ids.map((teamId) => ({ organizationId, teamId })),

@@ -1,4 +1,4 @@
-import { fromService } from '@quire/http';
+import { clientsOf } from '@quire/http';
 import {
   membershipCacheOf,
   membershipFromProto,
@@ -38,9 +38,7 @@ export function getStanding(ctx: ContentContext, organizationId: string, userId:
   const cached = cache?.get(key);
   if (cached) return cached;
   const loaded = membershipCacheOf(ctx.redis, ctx.logger)
-    .get(organizationId, userId, async () =>
-      membershipFromProto((await fromService('Identity', ctx.clients.identity.getMembership({ organizationId, userId }))).membership),
-    )
+    .get(organizationId, userId, async () => membershipFromProto((await clientsOf(ctx).identity.getMembership({ organizationId, userId })).membership))
     .then((membership) => toStanding(organizationId, userId, membership));
   cache?.set(key, loaded);
   loaded.catch(() => cache?.delete(key));
@@ -56,7 +54,7 @@ export async function getStandings(ctx: ContentContext, userId: string, organiza
   const result = new Map<string, MemberStanding>();
   if (!userId || unique.length === 0) return result;
   const memberships = await membershipCacheOf(ctx.redis, ctx.logger).getMany(userId, unique, async (missing) => {
-    const { memberships: found } = await fromService('Identity', ctx.clients.identity.batchGetMemberships({ userId, organizationIds: missing }));
+    const { memberships: found } = await clientsOf(ctx).identity.batchGetMemberships({ userId, organizationIds: missing });
     return new Map(found.map((membership) => [membership.organizationId, membershipFromProto(membership)]));
   });
   for (const [organizationId, membership] of memberships) {

@@ -1,5 +1,4 @@
-import { fromService, httpError } from '@quire/http';
-import { MAX_GRPC_BATCH } from '@quire/runtime';
+import { clientsOf, httpError, type MemberObject } from '@quire/http';
 import type { ContentContext, UserViewer } from '../kernel';
 
 /*
@@ -15,21 +14,19 @@ import type { ContentContext, UserViewer } from '../kernel';
  * members of the organization, as `viewer` may see them (a guest sees no e-mail): one
  * identity.BatchGetMembers call (one per 1,000 users).
  */
-export async function loadMembers(ctx: ContentContext, organizationId: string, userIds: readonly string[], viewer: UserViewer): Promise<Map<string, unknown>> {
-  const answers = await inBatches(userIds, (ids) => ctx.clients.identity.batchGetMembers({ organizationId, userIds: ids }));
-  const shown = (member: { user?: Record<string, unknown> }) => {
-    if (viewer.emails || !member.user) return member;
+export async function loadMembers(
+  ctx: ContentContext,
+  organizationId: string,
+  userIds: readonly string[],
+  viewer: UserViewer,
+): Promise<Map<string, MemberObject>> {
+  const { members } = await clientsOf(ctx).identity.batchGetMembers({ organizationId, userIds });
+  const shown = (member: MemberObject): MemberObject => {
+    if (viewer.emails) return member;
     const { email: _hidden, ...user } = member.user;
     return { ...member, user };
   };
-  return new Map(answers.flatMap(({ members }) => members.map((member) => [member.userId, shown(JSON.parse(member.restJson))] as const)));
-}
-
-/** One identity call per MAX_GRPC_BATCH ids, all at once; identity down is a 503. */
-function inBatches<T>(ids: readonly string[], call: (batch: string[]) => Promise<T>): Promise<T[]> {
-  const batches: string[][] = [];
-  for (let i = 0; i < ids.length; i += MAX_GRPC_BATCH) batches.push(ids.slice(i, i + MAX_GRPC_BATCH));
-  return Promise.all(batches.map((batch) => fromService('Identity', call(batch))));
+  return new Map(members.map((member) => [member.userId, shown(member.rest)]));
 }
 
 const named = (ids: string[]) => ids.slice(0, 5).join(', ') + (ids.length > 5 ? `, … (${ids.length} in all)` : '');
@@ -39,8 +36,8 @@ export async function requireOrganizationMembers(ctx: ContentContext, organizati
   const wanted = [...new Set(userIds)];
   if (wanted.length === 0) return;
   // Users only (not Member views with their counts): identity leaves out non-members and unknown ids alike.
-  const answers = await inBatches(wanted, (ids) => ctx.clients.identity.batchGetUsers({ ids, organizationId }));
-  const members = new Set(answers.flatMap(({ users }) => users.map((user) => user.id)));
+  const { users } = await clientsOf(ctx).identity.batchGetUsers({ ids: wanted, organizationId });
+  const members = new Set(users.map((user) => user.id));
   const missing = wanted.filter((id) => !members.has(id));
   if (missing.length === 0) return;
   throw httpError.badRequest(`Invalid body: ${field}: ${named(missing)} ${missing.length === 1 ? 'is not a member' : 'are not members'} of this organization`);
@@ -51,7 +48,7 @@ export async function requireOrganizationTeams(ctx: ContentContext, organization
   const wanted = [...new Set(teamIds)];
   if (wanted.length === 0) return;
   // identity leaves out unknown ids and other organizations' teams alike.
-  const { teams } = await fromService('Identity', ctx.clients.identity.batchGetTeams({ organizationId, ids: wanted }));
+  const { teams } = await clientsOf(ctx).identity.batchGetTeams({ organizationId, ids: wanted });
   const found = new Set(teams.map((team) => team.id));
   const missing = wanted.filter((id) => !found.has(id));
   if (missing.length === 0) return;

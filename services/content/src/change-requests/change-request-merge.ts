@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '@quire/async';
+import { EVENTS } from '@quire/async';
 import { HttpError, httpError } from '@quire/http';
 import { changeRequestLock, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
 import {
@@ -207,11 +207,7 @@ export async function updateChangeRequestFromSpace(
 async function publish(ctx: ContentContext, space: SpaceDoc, changeRequestId: string, revisionId: string): Promise<void> {
   const organizationId = space.organizationId;
   try {
-    await ctx.events.publish({
-      type: EVENT_TYPES.changeRequestMerged,
-      organizationId,
-      payload: { organizationId, spaceId: space._id, changeRequestId, revisionId },
-    });
+    await ctx.events.publish(EVENTS.changeRequestMerged, { organizationId, spaceId: space._id, changeRequestId, revisionId }, { organizationId });
   } catch (error) {
     // The merge is done and durable; a lost notification must not turn it into an error.
     ctx.logger.error({ err: error, spaceId: space._id, changeRequestId }, 'could not publish change_request.merged');

@@ -1,15 +1,15 @@
 import { apiUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
 import type { PresentedUser } from '../kernel';
-import { presentFile, type ChangeRequestDoc, type ChangeResult, type ReviewDoc, type RevisionFileDoc } from '../revisions';
+import { changeRequestDescriptionJson, presentFile, type ChangeRequestDoc, type ChangeResult, type ReviewDoc, type RevisionFileDoc } from '../revisions';
 import { isOutdated } from './change-requests';
 
 /**
  * A stored description as the spec's rich-text document, `{object, data: {schemaVersion, …}, nodes}`:
- * descriptions written before the request schema defaulted the version (or refused other top-level keys) are answered in that shape too.
+ * descriptions written before the request schema defaulted the version are answered with it too.
  */
 function presentDescription(stored: string) {
-  const { object, data, nodes } = JSON.parse(stored) as { object: 'document'; data?: Record<string, unknown>; nodes: unknown[] };
+  const { object, data, nodes } = changeRequestDescriptionJson.read(stored);
   return { object, data: { schemaVersion: 1, ...data }, nodes };
 }
 

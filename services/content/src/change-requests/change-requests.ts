@@ -1,13 +1,15 @@
-import { fromService, httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { clientsOf, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { QueryFilter } from 'mongoose';
 import { loadOrgView, requireMember, requireOrganizationMembers, visibleSpacesFilter } from '../access';
 import { changeRequestLock, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
 import {
   applyChanges,
+  changeRequestDescriptionJson,
   discardRevision,
   loadRevision,
   writeBuiltRevision,
+  type ChangeRequestDescription,
   type ChangeRequestDoc,
   type ChangeRequestStatus,
   type ContentChange,
@@ -149,7 +151,7 @@ export function listChangeRequests(
 
 export interface ChangeRequestPatch {
   subject?: string;
-  description?: unknown;
+  description?: ChangeRequestDescription | null;
   status?: ChangeRequestStatus;
   conversationsIssuesCluster?: string | null;
 }
@@ -159,7 +161,7 @@ export interface ChangeRequestPatch {
  * them): a change request never points at another organization's cluster, nor at none.
  */
 async function requireCluster(ctx: ContentContext, organizationId: string, clusterId: string): Promise<void> {
-  const { clusters } = await fromService('Insights', ctx.clients.insights.batchGetClusters({ ids: [clusterId] }));
+  const { clusters } = await clientsOf(ctx).insights.batchGetClusters({ ids: [clusterId] });
   if (!clusters.some((cluster) => cluster.id === clusterId && cluster.organizationId === organizationId)) {
     throw httpError.badRequest('Invalid body: conversationsIssuesCluster: no such cluster in this organization');
   }
@@ -177,7 +179,7 @@ export async function patchChangeRequest(ctx: ContentContext, current: ChangeReq
       }
       const set: Partial<ChangeRequestDoc> = { updatedAt: new Date() };
       if (patch.subject !== undefined) set.subject = patch.subject;
-      if (patch.description !== undefined) set.description = patch.description === null ? null : JSON.stringify(patch.description);
+      if (patch.description !== undefined) set.description = patch.description === null ? null : changeRequestDescriptionJson.write(patch.description);
       if (patch.status !== undefined) set.status = patch.status;
       if (patch.conversationsIssuesCluster !== undefined) set.conversationsIssuesCluster = patch.conversationsIssuesCluster;
       const updated = await ctx.models.ChangeRequest.findOneAndUpdate(
@@ -198,7 +200,7 @@ export async function requiredReviewers(ctx: ContentContext, space: SpaceDoc): P
   let rules: Array<{ rule: string; users: string[] }> = [];
   if (space.mergeRules?.type === 'rules') rules = space.mergeRules.rules ?? [];
   else if (!space.mergeRules || space.mergeRules.type === 'inherit') {
-    const { organizations } = await fromService('Identity', ctx.clients.identity.batchGetOrganizations({ ids: [space.organizationId] }));
+    const { organizations } = await clientsOf(ctx).identity.batchGetOrganizations({ ids: [space.organizationId] });
     const organization = organizations[0];
     if (organization?.mergeRulesType === 'rules') rules = organization.mergeRules;
   }

@@ -4,4 +4,3 @@
  * kernel, access, revisions and templates (a change request may start from a template).
  */
 export { changeRequestRoutes } from './change-request-routes';
-export { mergeContent, type ContentSnapshot } from './merge';

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, queuePerInstance } from '@quire/async';
+import { EVENTS, queuePerInstance } from '@quire/async';
 import { HttpError } from '@quire/http';
 import { withRedisLock } from '@quire/runtime';
 import { announce, withLock, type ContentContext, type SpaceDoc } from '../kernel';
@@ -154,13 +154,8 @@ async function runJob(ctx: ContentContext, job: GitJobData): Promise<GitJobResul
   let credentials: RemoteCredentials | null = null;
   const space = await ctx.models.Space.findById(job.spaceId, { revisionId: 1 }).lean<Pick<SpaceDoc, 'revisionId'>>();
   const before = { revisionId: space?.revisionId ?? state.syncedRevision ?? '', commitId: state.syncedCommit ?? '' };
-  const tell = (type: string, details: Record<string, unknown>) =>
-    announce(ctx, {
-      type,
-      organizationId: state.organizationId,
-      payload: { organizationId: state.organizationId, spaceId: job.spaceId, operationId: job.operationId, direction: job.direction, ...details },
-    });
-  await tell(EVENT_TYPES.gitSyncStarted, before);
+  const operation = { organizationId: state.organizationId, spaceId: job.spaceId, operationId: job.operationId, direction: job.direction };
+  await announce(ctx, EVENTS.gitSyncStarted, { ...operation, ...before });
   try {
     credentials = job.sealedCredentials ? openCredentials(ctx.config.INTERNAL_HMAC_SECRET, job.sealedCredentials) : null;
     // Checked when the job runs (not when it was queued): the addresses git connects to are these.
@@ -180,12 +175,17 @@ async function runJob(ctx: ContentContext, job: GitJobData): Promise<GitJobResul
     });
     if (result.sync) await recordSync(ctx, job.spaceId, result.sync);
     await updateOperation(ctx, job.spaceId, job.operationId, { state: 'success', commit: result.commit, revisionId: result.revisionId, endedAt: new Date() });
-    await tell(EVENT_TYPES.gitSyncCompleted, { state: 'success', revisionId: result.revisionId ?? before.revisionId, commitId: result.commit });
+    await announce(ctx, EVENTS.gitSyncCompleted, {
+      ...operation,
+      state: 'success',
+      revisionId: result.revisionId ?? before.revisionId,
+      commitId: result.commit,
+    });
     return { state: 'success' };
   } catch (error) {
     const reason = controller.signal.aborted ? controller.signal.reason : error;
     const state = await fail(ctx, job, reason, credentials);
-    await tell(EVENT_TYPES.gitSyncCompleted, { state: 'failure', ...before });
+    await announce(ctx, EVENTS.gitSyncCompleted, { ...operation, state: 'failure', ...before });
     return { state };
   } finally {
     clearTimeout(timer);

@@ -1,6 +1,6 @@
-import { HttpError, zodMessage } from '@quire/http';
+import { zodMessage } from '@quire/http';
 import type { content } from '@quire/proto';
-import { GrpcError, grpcStatus, type Role, checkBatch, documentCacheOf, MAX_GRPC_BATCH } from '@quire/runtime';
+import { GrpcError, grpcStatus, type Role, checkBatch, MAX_GRPC_BATCH } from '@quire/runtime';
 import { z } from 'zod';
 import {
   countSpaces,
@@ -18,7 +18,7 @@ import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../gi
 import type { ContentContext, SpaceDoc } from '../kernel';
 import { findSpaceRevision, pageFlag, readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
 import { searchQuery, searchRevision, sectionTitle, type PageHit } from '../search';
-import { createSpaceForService, findSpaces, listVisibleSpaces, presentSpace, serviceSpaceRequest } from '../structure';
+import { createSpaceForService, findCachedSpaces, findSpaces, listVisibleSpaces, presentSpace, serviceSpaceRequest } from '../structure';
 
 function orgRoleOf(name: string): Role | null {
   if (!name) return null;
@@ -31,25 +31,6 @@ function parseRequest<S extends z.ZodType>(schema: S, request: unknown): z.infer
   const result = schema.safeParse(request);
   if (!result.success) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, zodMessage(result.error, 'body'));
   return result.data;
-}
-
-/** The gRPC status of the domain's expected failures (bad input, not found, a concurrent write, busy). */
-const STATUS_OF_HTTP: Record<number, (typeof grpcStatus)[keyof typeof grpcStatus]> = {
-  400: grpcStatus.INVALID_ARGUMENT,
-  404: grpcStatus.NOT_FOUND,
-  409: grpcStatus.ABORTED,
-  503: grpcStatus.UNAVAILABLE,
-};
-
-/** Runs domain code, turning its expected HTTP errors into the matching gRPC errors. */
-async function asGrpc<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    const status = error instanceof HttpError ? STATUS_OF_HTTP[error.status] : undefined;
-    if (status !== undefined) throw new GrpcError(status, (error as HttpError).message);
-    throw error;
-  }
 }
 
 /** A revision's pages as GetSpaceContent answers them: pre-order, with their bodies (none for computed pages). */
@@ -103,7 +84,10 @@ function toSearchHit(hit: PageHit): content.SearchHit {
   };
 }
 
-/** ContentService over gRPC: spaces for other services to embed, list, count and create; space content to read and write. */
+/**
+ * ContentService over gRPC: spaces for other services to embed, list, count and create; space content to read and write.
+ * Domain errors (bad input, not found, a concurrent write, busy) answer their status (libs/runtime grpc.ts).
+ */
 export function contentGrpc(ctx: ContentContext): content.ContentServiceImplementation {
   const base = ctx.config.PUBLIC_BASE_URL;
 
@@ -157,8 +141,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
       const ids = [...new Set(checkBatch(request.ids, 'ids'))];
       if (ids.length === 0) return { spaces: [] };
       if (request.lean) {
-        const cache = documentCacheOf(ctx.redis, ctx.logger);
-        const spaces = await cache.findByIds<SpaceDoc>(ctx.models.Space, ids);
+        const spaces = await findCachedSpaces(ctx, ids);
         return { spaces: spaces.flatMap((space) => (request.includeDeleted || !space.deletedAt ? [toLeanSpace(space)] : [])) };
       }
       const found = new Map((await findSpaces(ctx, ids, { includeDeleted: request.includeDeleted })).map((s) => [s._id, s]));
@@ -188,28 +171,23 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
             (await getStandings(ctx, viewer, [request.organizationId])).get(request.organizationId) ?? nonMember(request.organizationId, viewer),
           )
         : view;
-      try {
-        const page = await listVisibleSpaces(ctx, view, {
-          order: request.order === 'asc' ? 'asc' : 'desc',
-          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
-          page: request.pageToken || undefined,
-        });
-        const gitSyncs = await loadGitSyncSummaries(
-          ctx,
-          page.items.map((space) => space._id),
-        );
-        return {
-          items: page.items.map((space) => {
-            const role = spaceRoleIn(view, space);
-            return { space: toSpace(space, view, viewer ? spaceRoleIn(viewerView, space) : role, gitSyncs.get(space._id)), role: role ?? '' };
-          }),
-          nextPageToken: page.next ?? '',
-          totalSize: page.count,
-        };
-      } catch (error) {
-        if (error instanceof HttpError) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, error.message);
-        throw error;
-      }
+      const page = await listVisibleSpaces(ctx, view, {
+        order: request.order === 'asc' ? 'asc' : 'desc',
+        limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
+        page: request.pageToken || undefined,
+      });
+      const gitSyncs = await loadGitSyncSummaries(
+        ctx,
+        page.items.map((space) => space._id),
+      );
+      return {
+        items: page.items.map((space) => {
+          const role = spaceRoleIn(view, space);
+          return { space: toSpace(space, view, viewer ? spaceRoleIn(viewerView, space) : role, gitSyncs.get(space._id)), role: role ?? '' };
+        }),
+        nextPageToken: page.next ?? '',
+        totalSize: page.count,
+      };
     },
 
     async batchCountSpaces(request) {
@@ -232,7 +210,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
 
     async getSpaceContent(request) {
       if (!request.spaceId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'space_id is required');
-      const read = await asGrpc(() => readSpaceContent(ctx, request.spaceId, request.revisionId || undefined, { evaluated: request.evaluated }));
+      const read = await readSpaceContent(ctx, request.spaceId, request.revisionId || undefined, { evaluated: request.evaluated });
       return {
         spaceId: read.space._id,
         organizationId: read.space.organizationId,
@@ -246,37 +224,31 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
 
     async searchSpaceContent(request) {
       const input = parseRequest(searchSpaceContentRequest, request);
-      return asGrpc(async () => {
-        const { revision } = await findSpaceRevision(ctx, input.spaceId, input.revisionId || undefined);
-        const { hits, count } = await searchRevision(ctx, revision, input.query, { offset: 0, limit: input.limit });
-        return { revisionId: revision._id, total: count, hits: hits.map(toSearchHit) };
-      });
+      const { revision } = await findSpaceRevision(ctx, input.spaceId, input.revisionId || undefined);
+      const { hits, count } = await searchRevision(ctx, revision, input.query, { offset: 0, limit: input.limit });
+      return { revisionId: revision._id, total: count, hits: hits.map(toSearchHit) };
     },
 
     async createSpace(request) {
       const input = parseRequest(serviceSpaceRequest, request);
-      const { space, created } = await asGrpc(() =>
-        createSpaceForService(ctx, {
-          ...input,
-          language: input.language || null,
-          parentId: input.parentId || null,
-          copyRevisionId: input.copyRevisionId || null,
-        }),
-      );
+      const { space, created } = await createSpaceForService(ctx, {
+        ...input,
+        language: input.language || null,
+        parentId: input.parentId || null,
+        copyRevisionId: input.copyRevisionId || null,
+      });
       const [presented] = await toSpaces([space], '');
       return { space: presented, created };
     },
 
     async writeSpacePages(request) {
       const input = parseRequest(writeSpacePagesRequest, request);
-      return asGrpc(() =>
-        writeSpacePages(ctx, {
-          spaceId: input.spaceId,
-          expectedRevisionId: input.expectedRevisionId,
-          userId: input.userId,
-          pages: input.pages.map(({ id, parentId, hasContent, ...written }) => ({ id, parent: parentId || null, ...(hasContent ? { content: written } : {}) })),
-        }),
-      );
+      return writeSpacePages(ctx, {
+        spaceId: input.spaceId,
+        expectedRevisionId: input.expectedRevisionId,
+        userId: input.userId,
+        pages: input.pages.map(({ id, parentId, hasContent, ...written }) => ({ id, parent: parentId || null, ...(hasContent ? { content: written } : {}) })),
+      });
     },
   };
 }

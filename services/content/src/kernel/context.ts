@@ -15,14 +15,25 @@ export interface ContentModels {
   Collection: Model<CollectionDoc>;
 }
 
+/**
+ * The service's in-process caches, by name (ctx.caches). Open on purpose, as ContentModels: each
+ * module declares its caches (declareCache) and adds them here by declaration merging; the
+ * composition root (service.ts) hands every declaration to startBackendService, which makes them
+ * per service instance within CACHE_BUDGET_MB (a declared cache missing there does not compile).
+ */
+// Empty here: the kernel keeps no cache of its own, the modules add theirs.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ContentCaches {}
+
 /** What content's domain functions work with. */
 export interface ContentContext {
   models: ContentModels;
+  caches: ContentCaches;
   redis: RedisClient;
   config: BackendConfig;
   logger: Logger;
-  /** gRPC clients of the other services (identity for memberships and users, …). */
+  /** gRPC connections to the other services, used through clientsOf(ctx) (identity for memberships and users, …). */
   clients: ServiceClients;
-  /** The cross-service domain event stream (EVENT_TYPES in @quire/async). */
+  /** The cross-service domain event stream (its events: EVENTS in @quire/async). */
   events: EventBus;
 }

@@ -3,7 +3,7 @@
  * registry, the space and collection documents, write locks, a bounded cache, the users
  * responses show, shared path parameters). It imports no other module.
  */
-export type { ContentContext, ContentModels } from './context';
+export type { ContentCaches, ContentContext, ContentModels } from './context';
 export { withLock, spaceLock, changeRequestLock, collectionLock, lockConfigSchema } from './locks';
 export { announce } from './announce';
 export { structureModelDefinitions, type CollectionDoc, type DefaultLevel, type MergeRulesDoc, type SpaceDoc, type SpaceVisibility } from './structure-store';

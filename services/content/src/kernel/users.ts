@@ -1,4 +1,4 @@
-import { fromService, presentUser } from '@quire/http';
+import { clientsOf, presentUser } from '@quire/http';
 import type { ContentContext } from './context';
 
 /** A user as the API shows them wherever one appears (author, reviewer, reacting user…). */
@@ -21,7 +21,7 @@ export async function loadUsers(ctx: ContentContext, ids: Iterable<string>, view
   const wanted = [...new Set([...ids].filter(Boolean))];
   const users = new Map<string, PresentedUser>();
   if (wanted.length > 0) {
-    const { users: found } = await fromService('Identity', ctx.clients.identity.batchGetUsers({ ids: wanted }));
+    const { users: found } = await clientsOf(ctx).identity.batchGetUsers({ ids: wanted });
     for (const user of found)
       users.set(
         user.id,

@@ -1,11 +1,10 @@
-import { route, verifyRevisionFileUrl, verifySignedUrl, type Route } from '@quire/http';
-import type { Response } from 'express';
+import { route, sendBody, sendCached, verifyRevisionFileUrl, verifySignedUrl, type Route } from '@quire/http';
 import { z } from 'zod';
 import type { ContentContext } from '../kernel';
 import { loadChangeRequestRevision } from './change-request-content';
 import { renderedFileHeaders, uploadedFileHeaders } from './file-headers';
 import { renderRevisionPdf } from './pdf';
-import { loadRevisionFile } from './revisions';
+import { findRevisionFile, loadFileBytes } from './revisions';
 
 /*
  * Token-less downloads behind signed, expiring addresses (the gateway forwards
@@ -35,11 +34,6 @@ const pdfQuery = z.object({
   ...signature,
 });
 
-function send(res: Response, headers: Record<string, string>, data: Buffer): void {
-  res.set(headers);
-  res.send(data);
-}
-
 export function downloadRoutes(ctx: ContentContext): Route[] {
   return [
     route({
@@ -51,10 +45,15 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
       access: 'public',
       params: fileParams,
       query: fileQuery,
-      handler: async ({ params: { fileId }, query, res }) => {
+      handler: async ({ params: { fileId }, query, req, res }) => {
         verifyRevisionFileUrl(ctx.config, fileId, query);
-        const { file, data } = await loadRevisionFile(ctx, query.revision, fileId);
-        send(res, uploadedFileHeaders(file), data);
+        const file = await findRevisionFile(ctx, query.revision, fileId);
+        // The bytes are content-addressed: their hash is a strong ETag, and a revisit is a 304 that does not read them.
+        await sendCached(req, res, {
+          headers: { ...uploadedFileHeaders(file), etag: `"${file.blobHash}"` },
+          compressible: false,
+          body: () => loadFileBytes(ctx, file),
+        });
       },
     }),
 
@@ -66,7 +65,7 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
       access: 'public',
       params: pdfParams,
       query: pdfQuery,
-      handler: async ({ params: { changeRequestId, revisionId }, query: { page, only, ...signed }, res }) => {
+      handler: async ({ params: { changeRequestId, revisionId }, query: { page, only, ...signed }, req, res }) => {
         verifySignedUrl(ctx.config, `/v1/public/content/pdf/${changeRequestId}/${revisionId}`, [page, only], signed);
         const { changeRequest, revision } = await loadChangeRequestRevision(ctx, changeRequestId, revisionId);
         const pdf = await renderRevisionPdf(ctx, revision, {
@@ -74,7 +73,7 @@ export function downloadRoutes(ctx: ContentContext): Route[] {
           page: page || undefined,
           only: only === '1',
         });
-        send(res, renderedFileHeaders(`change-request-${changeRequest.number}.pdf`, 'application/pdf'), pdf);
+        await sendBody(req, res, 200, renderedFileHeaders(`change-request-${changeRequest.number}.pdf`, 'application/pdf'), pdf);
       },
     }),
   ];

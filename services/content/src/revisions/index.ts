@@ -6,6 +6,8 @@
  */
 export {
   revisionModelDefinitions,
+  changeRequestDescriptionJson,
+  type ChangeRequestDescription,
   type ChangeRequestDoc,
   type ChangeRequestStatus,
   type FileBlobDoc,
@@ -24,6 +26,7 @@ export {
   loadRevision,
   PAGE_FLAGS,
   pageFlag,
+  revisionCaches,
   setPageFlag,
   storeBodies,
   writeBuiltRevision,
@@ -44,7 +47,7 @@ export {
   type ContentChange,
 } from './content-changes';
 export { childrenOf, duplicateSlugs, flattenTree, pagePaths, previousSiblings, treeOf, type PageTree } from './page-tree';
-export { hasModels, loadSpec, MAX_TAG_PAGES, OPENAPI_COMPUTED_TYPE, overviewMarkdown, specFileOf, specSlugOf, specTags } from './openapi-pages';
+export { hasModels, loadSpec, MAX_TAG_PAGES, OPENAPI_COMPUTED_TYPE, openApiCaches, overviewMarkdown, specFileOf, specSlugOf, specTags } from './openapi-pages';
 export {
   commitSpaceRevision,
   copyRevisionToSpace,

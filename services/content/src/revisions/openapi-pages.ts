@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { LruCache } from '@quire/runtime';
+import { declareCache, type LruCache } from '@quire/runtime';
 import type { ContentContext } from '../kernel';
 import type { FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 
@@ -106,16 +106,31 @@ export function parseOpenApi(source: string): ParsedSpec {
 // Parsed documents by blob hash (content-addressed: the same bytes parse the same),
 // weighed by their estimated heap size: a parsed document takes about 16 to 20 times its text.
 const PARSED_BYTES_PER_BYTE = 20;
-const specCache = new LruCache<ParsedSpec>(128 * 1024 * 1024);
+
+/**
+ * Parsed OpenAPI documents by blob hash, and generated markdown by (revision, page): both are
+ * made from immutable bytes, so they never go stale (ctx.caches).
+ */
+export const openApiCaches = {
+  openApiSpecs: declareCache<ParsedSpec>(128),
+  openApiPages: declareCache<string>(32),
+};
+
+declare module '../kernel' {
+  interface ContentCaches {
+    openApiSpecs: LruCache<ParsedSpec>;
+    openApiPages: LruCache<string>;
+  }
+}
 
 export async function loadSpec(ctx: ContentContext, file: RevisionFileDoc): Promise<ParsedSpec> {
-  const cached = specCache.get(file.blobHash);
+  const cached = ctx.caches.openApiSpecs.get(file.blobHash);
   if (cached) return cached;
   const blob = await ctx.models.FileBlob.findById(file.blobHash).lean<FileBlobDoc>();
   if (!blob) return { ok: false, message: 'its bytes are missing' };
   const data = Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
   const parsed = parseOpenApi(data.toString('utf8'));
-  specCache.set(file.blobHash, parsed, data.length * PARSED_BYTES_PER_BYTE);
+  ctx.caches.openApiSpecs.set(file.blobHash, parsed, data.length * PARSED_BYTES_PER_BYTE);
   return parsed;
 }
 
@@ -340,9 +355,6 @@ export function modelsMarkdown(doc: OpenApiDocument): string {
   return out.toString();
 }
 
-// Generated markdown by (revision, page): revisions are immutable, so it never goes stale.
-const pageCache = new LruCache<string>(32 * 1024 * 1024);
-
 async function generate(ctx: ContentContext, revision: RevisionDoc, page: RevisionPageDoc): Promise<string> {
   const computed = page.computed;
   if (!computed || computed.type !== OPENAPI_COMPUTED_TYPE) return '';
@@ -363,10 +375,10 @@ export async function computedPageBodies(ctx: ContentContext, revision: Revision
   for (const page of pages) {
     if (!page.computed) continue;
     const key = `${revision._id}:${page.id}`;
-    let markdown = pageCache.get(key);
+    let markdown = ctx.caches.openApiPages.get(key);
     if (markdown === undefined) {
       markdown = await generate(ctx, revision, page);
-      pageCache.set(key, markdown, markdown.length + 1);
+      ctx.caches.openApiPages.set(key, markdown, markdown.length + 1);
     }
     bodies.set(page.id, markdown);
   }

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
-import type { ModelDefinitions } from '@quire/runtime';
+import { z } from 'zod';
+import { storedJson, type ModelDefinitions } from '@quire/runtime';
 import type { ContentModels } from '../kernel';
 
 /**
@@ -154,6 +155,15 @@ export interface ChangeRequestDoc {
   /** Optimistic-concurrency counter for writes of `revisionId`. */
   version: number;
 }
+
+/**
+ * A change request's description (`ChangeRequestDoc.description`), read and written only through
+ * this: the rich-text document, `{object, data, nodes}` (descriptions written before requests
+ * defaulted `data.schemaVersion`, or refused other top-level keys, read in that shape too).
+ */
+const changeRequestDescription = z.object({ object: z.literal('document'), data: z.record(z.string(), z.unknown()).optional(), nodes: z.array(z.unknown()) });
+export type ChangeRequestDescription = z.input<typeof changeRequestDescription>;
+export const changeRequestDescriptionJson = storedJson('ChangeRequest.description', changeRequestDescription);
 
 export interface LinkEntryDoc {
   /** Page holding the link. */

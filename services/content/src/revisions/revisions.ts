@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { LruCache, newId } from '@quire/runtime';
+import { declareCache, newId, type LruCache } from '@quire/runtime';
 import { httpError } from '@quire/http';
 import type { ContentContext } from '../kernel';
 import type { BodyPackDoc, FileBlobDoc, RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc, StoredRevisionDoc } from './revision-store';
@@ -85,9 +85,26 @@ function bufferOf(value: unknown): Buffer {
   return Buffer.from(binary.buffer as ArrayBuffer);
 }
 
-// Revisions and packs never change: decoded ones are kept in memory (bounded).
-const revisionCache = new LruCache<RevisionDoc>(200_000);
-const packCache = new LruCache<Map<string, string>>(64 * 1024 * 1024);
+/** Heap of one decoded page of a revision (its object, strings and dates), estimated. */
+const PAGE_HEAP_BYTES = 500;
+
+/**
+ * Revisions and body packs never change: decoded ones are kept in memory (ctx.caches), a revision
+ * weighed by its pages (the default 100 MB hold about 200,000), a pack by its text.
+ */
+export const revisionCaches = {
+  revisions: declareCache<RevisionDoc>(100),
+  revisionBodyPacks: declareCache<Map<string, string>>(64),
+};
+
+declare module '../kernel' {
+  interface ContentCaches {
+    revisions: LruCache<RevisionDoc>;
+    revisionBodyPacks: LruCache<Map<string, string>>;
+  }
+}
+
+const revisionWeight = (revision: RevisionDoc) => (revision.pages.length + 1) * PAGE_HEAP_BYTES;
 
 const MAX_PACK_BYTES = 8 * 1024 * 1024;
 
@@ -105,7 +122,7 @@ export async function storeBodies(ctx: ContentContext, bodies: Map<string, strin
     const id = newId();
     docs.push({ _id: id, data: gzipSync(JSON.stringify(current)), count: current.length, size, createdAt: new Date() });
     for (const [hash] of current) packs.set(hash, id);
-    packCache.set(id, new Map(current), size);
+    ctx.caches.revisionBodyPacks.set(id, new Map(current), size);
     current = [];
     size = 0;
   };
@@ -128,12 +145,12 @@ export function assignPacks(pages: RevisionPageDoc[], packs: Map<string, string>
 }
 
 async function loadPack(ctx: ContentContext, id: string): Promise<Map<string, string>> {
-  const cached = packCache.get(id);
+  const cached = ctx.caches.revisionBodyPacks.get(id);
   if (cached) return cached;
   const doc = await ctx.models.BodyPack.findById(id).lean<BodyPackDoc>();
   const pairs = doc ? (JSON.parse(gunzipSync(bufferOf(doc.data)).toString('utf8')) as Array<[string, string]>) : [];
   const pack = new Map(pairs);
-  packCache.set(id, pack, doc?.size ?? 0);
+  ctx.caches.revisionBodyPacks.set(id, pack, doc?.size ?? 0);
   return pack;
 }
 
@@ -155,7 +172,7 @@ export async function loadBodies(ctx: ContentContext, refs: Iterable<Pick<Revisi
 }
 
 export async function loadRevision(ctx: ContentContext, revisionId: string): Promise<RevisionDoc> {
-  const cached = revisionCache.get(revisionId);
+  const cached = ctx.caches.revisions.get(revisionId);
   if (cached) return cached;
   const stored = await ctx.models.Revision.findById(revisionId).lean<StoredRevisionDoc>();
   if (!stored) throw httpError.notFound('Revision');
@@ -165,7 +182,7 @@ export async function loadRevision(ctx: ContentContext, revisionId: string): Pro
   const legacy = (stored as unknown as { pages?: RevisionPageDoc[] }).pages;
   const pages = pageData ? decodePages(bufferOf(pageData)) : (legacy ?? []).map((page) => ({ ...page, bodyPack: page.bodyPack ?? '' }));
   const revision: RevisionDoc = { ...rest, files: rest.files ?? [], pages };
-  revisionCache.set(revisionId, revision, revision.pages.length + 1);
+  ctx.caches.revisions.set(revisionId, revision, revisionWeight(revision));
   return revision;
 }
 
@@ -197,7 +214,7 @@ export async function writeRevision(
   const { pages, ...rest } = revision;
   const stored: StoredRevisionDoc = { ...rest, pageData: encodePages(pages), pageCount: pages.length };
   await ctx.models.Revision.collection.insertOne(stored as never);
-  revisionCache.set(revision._id, revision, pages.length + 1);
+  ctx.caches.revisions.set(revision._id, revision, revisionWeight(revision));
   return revision;
 }
 
@@ -220,7 +237,7 @@ export async function writeBuiltRevision(ctx: ContentContext, spaceId: string, p
 
 /** Forgets a revision that was written but lost its race (it is deleted). */
 export async function discardRevision(ctx: ContentContext, revisionId: string): Promise<void> {
-  revisionCache.delete(revisionId);
+  ctx.caches.revisions.delete(revisionId);
   await ctx.models.Revision.deleteOne({ _id: revisionId });
 }
 
@@ -233,13 +250,17 @@ export async function storeBlobs(ctx: ContentContext, blobs: Map<string, Buffer>
   }
 }
 
-/** A file of a revision with its bytes (a signed download); 404 when the revision, the file or its blob is gone. */
-export async function loadRevisionFile(ctx: ContentContext, revisionId: string, fileId: string): Promise<{ file: RevisionFileDoc; data: Buffer }> {
+/** A file of a revision (a signed download); 404 when the revision or the file is gone. */
+export async function findRevisionFile(ctx: ContentContext, revisionId: string, fileId: string): Promise<RevisionFileDoc> {
   const revision = await loadRevision(ctx, revisionId).catch(() => null);
   const file = revision?.files.find((candidate) => candidate.id === fileId);
   if (!file) throw httpError.notFound('File');
+  return file;
+}
+
+/** A file's bytes; 404 when its blob is gone. */
+export async function loadFileBytes(ctx: ContentContext, file: RevisionFileDoc): Promise<Buffer> {
   const blob = await ctx.models.FileBlob.findById(file.blobHash).lean<FileBlobDoc>();
   if (!blob) throw httpError.notFound('File');
-  const data = Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
-  return { file, data };
+  return Buffer.isBuffer(blob.data) ? blob.data : Buffer.from((blob.data as unknown as { buffer: ArrayBuffer }).buffer);
 }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '@quire/async';
+import { EVENTS } from '@quire/async';
 import { httpError } from '@quire/http';
 import { documentCacheOf } from '@quire/runtime';
 import { announce, spaceLock, withLock, type ContentContext, type SpaceDoc } from '../kernel';
@@ -179,5 +179,5 @@ export async function writeSpacePages(
 /** Tells other services (and search warm-up) that the space's primary content moved; never fails the write. */
 export async function publishContentUpdated(ctx: ContentContext, space: SpaceDoc, revisionId: string): Promise<void> {
   const organizationId = space.organizationId;
-  await announce(ctx, { type: EVENT_TYPES.spaceContentUpdated, organizationId, payload: { organizationId, spaceId: space._id, revisionId } });
+  await announce(ctx, EVENTS.spaceContentUpdated, { organizationId, spaceId: space._id, revisionId });
 }

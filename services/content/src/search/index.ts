@@ -7,9 +7,9 @@ export { subscribeSearchWarmup } from './search-events';
 export { searchRoutes } from './search-routes';
 // For content's gRPC server (SearchSpaceContent): the REST search's ranking and its query rule.
 export { searchRevision, sectionTitle, type PageHit } from './search';
+// The module's caches, for the service's composition (ctx.caches).
+export { searchRankingCaches } from './search';
+export { searchIndexCaches } from './search-index';
 export { searchQuery } from './search-schemas';
 export { searchConfigSchema } from './search-settings';
-export { FORMAT, purgeSpaceSearchIndexes, readIndexData, searchModelDefinitions, storeIndexData } from './search-store';
-// For the end-to-end suite, which checks stored indexes and scores against a fresh MiniSearch.
-export { settleAverages } from './search-engine';
-export { markdownSections } from './search-sections';
+export { purgeSpaceSearchIndexes, searchModelDefinitions } from './search-store';

@@ -58,6 +58,8 @@ export interface SearchIndex {
   stored?: StoredForm;
   /** Until stored: the index this one was derived from and the pages whose sections were cut again. */
   derivation?: { parent: SearchIndex; recut: ReadonlySet<string> };
+  /** Its store in the background, while under way: a child waits for it before taking its engine. */
+  storing?: Promise<void>;
 }
 
 /** Page id and section ordinal of a section document id (`<page id>:<k>`). */

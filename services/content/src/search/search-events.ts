@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventSubscription } from '@quire/async';
+import { EVENTS, type EventSubscription } from '@quire/async';
 import { HttpError } from '@quire/http';
 import type { ContentContext } from '../kernel';
 import { loadRevision } from '../revisions';
@@ -13,21 +13,15 @@ import { warmRevisionIndex } from './search-index';
  * acknowledged, and the first search makes the index instead.
  */
 export function subscribeSearchWarmup(ctx: ContentContext): Promise<EventSubscription> {
-  return ctx.events.subscribe(
-    'content-search-warm',
-    async (event) => {
-      const payload = event.payload as { spaceId?: string; revisionId?: string };
-      if (!payload.spaceId || !payload.revisionId) return;
-      try {
-        const revision = await loadRevision(ctx, payload.revisionId);
-        if (revision.spaceId !== payload.spaceId) return;
-        await warmRevisionIndex(ctx, revision);
-      } catch (error) {
-        // A revision purged with its space since: nothing to warm.
-        if (error instanceof HttpError && error.status === 404) return;
-        ctx.logger.warn({ err: error, spaceId: payload.spaceId, revisionId: payload.revisionId }, 'could not warm the search index');
-      }
-    },
-    { types: [EVENT_TYPES.spaceContentUpdated] },
-  );
+  return ctx.events.subscribe('content-search-warm', [EVENTS.spaceContentUpdated], async ({ payload: { spaceId, revisionId } }) => {
+    try {
+      const revision = await loadRevision(ctx, revisionId);
+      if (revision.spaceId !== spaceId) return;
+      await warmRevisionIndex(ctx, revision);
+    } catch (error) {
+      // A revision purged with its space since: nothing to warm.
+      if (error instanceof HttpError && error.status === 404) return;
+      ctx.logger.warn({ err: error, spaceId, revisionId }, 'could not warm the search index');
+    }
+  });
 }

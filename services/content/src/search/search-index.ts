@@ -1,6 +1,6 @@
 import { withTenantSlot } from '@quire/async';
 import { HttpError, httpError } from '@quire/http';
-import { documentCacheOf, LruCache, withRedisLock } from '@quire/runtime';
+import { declareCache, documentCacheOf, withRedisLock, type LruCache } from '@quire/runtime';
 import type { ContentContext, SpaceDoc } from '../kernel';
 import { loadRevision, type RevisionDoc, type RevisionPageDoc } from '../revisions';
 import { applyChanges, averageInternals, buildIndex, changesFrom, cutSections, phases, sourceOf, tooMany, type SearchIndex } from './search-engine';
@@ -39,16 +39,21 @@ import { loadStored, storeIndex } from './stored-index';
 const TEXT_HEAP_PER_CHAR = 1.1;
 const ENGINE_HEAP_PER_CHAR = 5.8;
 const PAGE_HEAP = 200;
-const MAX_CACHED_HEAP_BYTES = 256 * 1024 * 1024;
-const cache = new LruCache<SearchIndex>(MAX_CACHED_HEAP_BYTES);
-const pending = new Map<string, Promise<SearchIndex>>();
-/** Background stores of derived indexes, by revision: a child waits for its parent's before taking its engine. */
-const persisting = new Map<string, Promise<void>>();
 
-function remember(index: SearchIndex): void {
+/** Indexes by revision id (ctx.caches.searchIndexes), with the makings under way (its shared loads). */
+export const searchIndexCaches = { searchIndexes: declareCache<SearchIndex>(256) };
+
+declare module '../kernel' {
+  interface ContentCaches {
+    searchIndexes: LruCache<SearchIndex>;
+  }
+}
+
+function remember(ctx: ContentContext, index: SearchIndex): void {
+  const cache = ctx.caches.searchIndexes;
   const weight = index.textChars * (TEXT_HEAP_PER_CHAR + (index.engine ? ENGINE_HEAP_PER_CHAR : 0)) + index.pages.length * PAGE_HEAP;
   // An index larger than the whole budget is still kept (alone): loading it per request would be far worse.
-  cache.set(index.revisionId, index, Math.min(Math.ceil(weight), MAX_CACHED_HEAP_BYTES));
+  cache.set(index.revisionId, index, Math.min(Math.ceil(weight), cache.maxWeight));
 }
 
 const LOCK = { ttlMs: 120_000, waitMs: 120_000 };
@@ -82,7 +87,7 @@ async function deriveIndex(ctx: ContentContext, parent: SearchIndex, revision: R
   // An engine whose averages could not be settled after the change stays the parent's (see settleAverages).
   if (!engine || !averageInternals(engine.pageSearch) || !averageInternals(engine.sectionSearch)) return null;
   parent.engine = null;
-  if (cache.get(parent.revisionId) === parent) remember(parent);
+  if (ctx.caches.searchIndexes.get(parent.revisionId) === parent) remember(ctx, parent);
   const prior = new Map(parent.pages.map((page) => [page.id, page]));
   const made = await applyChanges(engine, prior, revision, sections);
   timer.lap('index');
@@ -94,9 +99,12 @@ async function deriveIndex(ctx: ContentContext, parent: SearchIndex, revision: R
 async function deriveFromMemory(ctx: ContentContext, revision: RevisionDoc): Promise<SearchIndex | null> {
   for (const parentId of revision.parents) {
     // A parent being made or stored is worth the wait: deriving costs a fraction of a build.
-    await pending.get(parentId)?.catch(() => undefined);
-    await persisting.get(parentId);
-    const parent = cache.get(parentId);
+    await ctx.caches.searchIndexes.loading(parentId)?.catch(() => undefined);
+    let parent = ctx.caches.searchIndexes.get(parentId);
+    if (parent?.storing) {
+      await parent.storing;
+      parent = ctx.caches.searchIndexes.get(parentId);
+    }
     if (!parent?.engine) continue;
     const { recut, count } = changesFrom(new Map(parent.pages.map((page) => [page.id, page])), revision);
     if (tooMany(count, revision.pages.length)) return null;
@@ -137,9 +145,9 @@ function persistInBackground(ctx: ContentContext, revision: RevisionDoc, index: 
     .catch((error: unknown) => ctx.logger.error({ err: error, revisionId: revision._id }, 'could not store the search index'))
     .finally(() => {
       index.derivation = undefined;
-      persisting.delete(revision._id);
+      index.storing = undefined;
     });
-  persisting.set(revision._id, done);
+  index.storing = done;
 }
 
 async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<SearchIndex> {
@@ -148,7 +156,7 @@ async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<Searc
     return null;
   });
   if (derived) {
-    remember(derived);
+    remember(ctx, derived);
     persistInBackground(ctx, revision, derived);
     return derived;
   }
@@ -178,7 +186,7 @@ async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<Searc
         { ...LOCK, logger: ctx.logger, onBusy: () => httpError.unavailable('The search index of this space is being built; retry') },
       )),
   );
-  remember(found);
+  remember(ctx, found);
   return found;
 }
 
@@ -188,14 +196,9 @@ async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<Searc
  * revision's is enough (it presents ranked lists made before; it cannot rank).
  */
 export function revisionSearchIndex(ctx: ContentContext, revision: RevisionDoc, use: 'rank' | 'present' = 'rank'): Promise<SearchIndex> {
-  const cached = cache.get(revision._id);
+  const cached = ctx.caches.searchIndexes.get(revision._id);
   if (cached && (cached.engine || use === 'present')) return Promise.resolve(cached);
-  let loading = pending.get(revision._id);
-  if (!loading) {
-    loading = obtain(ctx, revision).finally(() => pending.delete(revision._id));
-    pending.set(revision._id, loading);
-  }
-  return loading;
+  return ctx.caches.searchIndexes.shared(revision._id, () => obtain(ctx, revision));
 }
 
 /**
@@ -204,15 +207,16 @@ export function revisionSearchIndex(ctx: ContentContext, revision: RevisionDoc, 
  * Returns whether it did.
  */
 export async function warmRevisionIndex(ctx: ContentContext, revision: RevisionDoc): Promise<boolean> {
+  const cache = ctx.caches.searchIndexes;
   // Already made here, or stored by another replica (searches load it there).
-  if (cache.get(revision._id) || pending.has(revision._id) || (await readIndexHead(ctx.models, revision._id))) return false;
+  if (cache.get(revision._id) || cache.loading(revision._id) || (await readIndexHead(ctx.models, revision._id))) return false;
   let searched = false;
   for (const parent of revision.parents) {
-    searched = pending.has(parent) || cache.get(parent) !== undefined || (await readIndexHead(ctx.models, parent)) !== null;
+    searched = cache.loading(parent) !== undefined || cache.get(parent) !== undefined || (await readIndexHead(ctx.models, parent)) !== null;
     if (searched) break;
   }
   if (!searched) return false;
-  await revisionSearchIndex(ctx, revision);
-  await persisting.get(revision._id);
+  const index = await revisionSearchIndex(ctx, revision);
+  await index.storing;
   return true;
 }

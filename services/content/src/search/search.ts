@@ -1,6 +1,6 @@
 import type { SearchOptions } from 'minisearch';
 import { HttpError, httpError } from '@quire/http';
-import { LruCache } from '@quire/runtime';
+import { declareCache, type LruCache } from '@quire/runtime';
 import type { ContentContext } from '../kernel';
 import { loadRevision, type RevisionDoc } from '../revisions';
 import { sectionRef, type IndexedPage, type IndexedSection, type SearchEngine, type SearchIndex } from './search-engine';
@@ -147,9 +147,21 @@ export function describeHit(index: SearchIndex, ranked: RankedPage): PageHit {
   return { page, ancestors: ancestorsOf(index, page), score: ranked.score, resultType: ranked.resultType, sections };
 }
 
-// The ranked lists of recent queries, so that following `next.page` does not search again
-// (bounded by matched pages and kept sections: a query matching all of 10,000 pages weighs up to 60,000).
-const rankings = new LruCache<RankedPage[]>(300_000);
+/** Heap of one ranked page or one of its kept sections, estimated. */
+const RANKED_HEAP_BYTES = 100;
+
+/**
+ * The ranked lists of recent queries (ctx.caches.searchRankings), so that following `next.page`
+ * does not search again; weighed by matched pages and kept sections (a query matching all of
+ * 10,000 pages weighs up to 60,000 of them, 6 MB).
+ */
+export const searchRankingCaches = { searchRankings: declareCache<RankedPage[]>(30) };
+
+declare module '../kernel' {
+  interface ContentCaches {
+    searchRankings: LruCache<RankedPage[]>;
+  }
+}
 
 /** One slice of the ranked pages of `revision` for `query`, and how many match in all. */
 export async function searchRevision(
@@ -161,16 +173,12 @@ export async function searchRevision(
   const terms = queryTerms(query);
   const key = `${revision._id}\n${terms.join(' ')}`;
   let index = await revisionSearchIndex(ctx, revision, 'present');
-  let ranked = rankings.get(key);
+  let ranked = ctx.caches.searchRankings.get(key);
   if (!ranked) {
     // An index taken over by a newer revision's presents the lists made before; ranking anew needs a searchable one.
     while (!index.engine) index = await revisionSearchIndex(ctx, revision, 'rank');
     ranked = rankPages(index, index.engine, terms);
-    rankings.set(
-      key,
-      ranked,
-      ranked.reduce((weight, page) => weight + 1 + page.sections.length, 1),
-    );
+    ctx.caches.searchRankings.set(key, ranked, ranked.reduce((weight, page) => weight + 1 + page.sections.length, 1) * RANKED_HEAP_BYTES);
   }
   return { hits: ranked.slice(slice.offset, slice.offset + slice.limit).map((hit) => describeHit(index, hit)), count: ranked.length };
 }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '@quire/async';
+import { EVENTS } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, roleAtLeast, type Role } from '@quire/runtime';
 import {
@@ -236,11 +236,7 @@ export async function transferCollection(ctx: ContentContext, userId: string, ac
   );
   if (!moved) throw httpError.notFound('Collection');
   for (const spaceId of spaceIds) {
-    await ctx.events.publish({
-      type: EVENT_TYPES.spaceTransferred,
-      organizationId,
-      payload: { spaceId, fromOrganizationId: from, toOrganizationId: organizationId },
-    });
+    await ctx.events.publish(EVENTS.spaceTransferred, { spaceId, fromOrganizationId: from, toOrganizationId: organizationId }, { organizationId });
   }
   return withRole(ctx, userId, moved);
 }

@@ -7,6 +7,6 @@
 export { collectionRoutes } from './collection-routes';
 export { spaceRoutes, type SpaceGitSyncs } from './space-routes';
 export { closeSpacePurgeQueue, purgeTrashedSpace, spaceLifecycleConfigSchema, startSpacePurgeWorker, type FeatureDataPurge } from './space-lifecycle';
-export { createSpaceForService, findSpaces, listVisibleSpaces, type ServiceSpaceInput } from './spaces';
+export { createSpaceForService, findCachedSpaces, findSpaces, listVisibleSpaces, type ServiceSpaceInput } from './spaces';
 export { serviceSpaceRequest } from './structure-schemas';
 export { presentSpace, type SpaceGitSync } from './structure-presenter';

@@ -1,4 +1,4 @@
-import { fromService, httpError } from '@quire/http';
+import { clientsOf, httpError } from '@quire/http';
 import type { ContentContext, SpaceDoc } from '../kernel';
 
 /**
@@ -7,10 +7,7 @@ import type { ContentContext, SpaceDoc } from '../kernel';
  * active link of a site showing this space is a 400, as on publishing's own routes.
  */
 export async function resolvePublishedUrl(ctx: ContentContext, space: SpaceDoc, shareKey: string): Promise<string | undefined> {
-  const answer = await fromService(
-    'Publishing',
-    ctx.clients.publishing.resolveShareKey({ spaceId: space._id, shareKey, organizationId: space.organizationId }),
-  );
+  const answer = await clientsOf(ctx).publishing.resolveShareKey({ spaceId: space._id, shareKey, organizationId: space.organizationId });
   if (!answer.resolved) throw httpError.badRequest('Invalid query: shareKey: no active share link of a site that shows this space');
   return answer.publishedUrl || undefined;
 }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, queuePerInstance, type JobQueue } from '@quire/async';
+import { EVENTS, queuePerInstance, type JobQueue } from '@quire/async';
 import { httpError } from '@quire/http';
 import { z } from 'zod';
 import { getStanding, loadSpaceAccess, requireSpaceRole, SPACE_ACTION_ROLES, type SpaceAccess } from '../access';
@@ -69,7 +69,7 @@ export async function purgeTrashedSpace(ctx: ContentContext, spaceId: string, pu
     return removed.deletedCount === 0 ? null : found;
   });
   if (!space) return false;
-  await ctx.events.publish({ type: EVENT_TYPES.spacePurged, organizationId: space.organizationId, payload: { organizationId: space.organizationId, spaceId } });
+  await ctx.events.publish(EVENTS.spacePurged, { organizationId: space.organizationId, spaceId }, { organizationId: space.organizationId });
   return true;
 }
 
@@ -96,7 +96,7 @@ export async function deleteSpace(ctx: ContentContext, userId: string, spaceId: 
   );
   if (!updated) return;
   const { organizationId } = updated;
-  await ctx.events.publish({ type: EVENT_TYPES.spaceDeleted, organizationId, payload: { organizationId, spaceId } });
+  await ctx.events.publish(EVENTS.spaceDeleted, { organizationId, spaceId }, { organizationId });
   await spacePurgeQueue(ctx).add({ spaceId }, { delay: spaceRetentionMs(ctx), jobId: `purge-${spaceId}-${deletedAt.getTime()}` });
 }
 
@@ -135,11 +135,7 @@ export async function restoreSpace(ctx: ContentContext, userId: string, spaceId:
     if (!live) throw httpError.notFound('Space');
     return withRole(ctx, userId, live);
   }
-  await ctx.events.publish({
-    type: EVENT_TYPES.spaceRestored,
-    organizationId: restored.organizationId,
-    payload: { organizationId: restored.organizationId, spaceId },
-  });
+  await ctx.events.publish(EVENTS.spaceRestored, { organizationId: restored.organizationId, spaceId }, { organizationId: restored.organizationId });
   return withRole(ctx, userId, restored);
 }
 
@@ -168,10 +164,10 @@ export async function transferSpace(ctx: ContentContext, userId: string, access:
   });
   if (!moved) throw httpError.notFound('Space');
   await ctx.models.Grant.deleteMany({ resourceType: 'space', resourceId: space._id });
-  await ctx.events.publish({
-    type: EVENT_TYPES.spaceTransferred,
-    organizationId,
-    payload: { spaceId: space._id, fromOrganizationId: space.organizationId, toOrganizationId: organizationId },
-  });
+  await ctx.events.publish(
+    EVENTS.spaceTransferred,
+    { spaceId: space._id, fromOrganizationId: space.organizationId, toOrganizationId: organizationId },
+    { organizationId },
+  );
   return withRole(ctx, userId, moved);
 }

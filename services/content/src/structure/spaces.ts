@@ -1,6 +1,6 @@
-import { EVENT_TYPES } from '@quire/async';
+import { EVENTS } from '@quire/async';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
-import { findByIds, idOfKey, installationScopes, isDuplicateKeyError, newId, roleAtLeast, type Role } from '@quire/runtime';
+import { documentCacheOf, findByIds, idOfKey, installationScopes, isDuplicateKeyError, newId, roleAtLeast, type Role } from '@quire/runtime';
 import {
   COLLECTION_ACTION_ROLES,
   loadCollectionAccess,
@@ -205,6 +205,11 @@ export async function findSpaces(ctx: ContentContext, ids: string[], options: { 
   return (await findByIds(ctx.models.Space, ids, { filter: options.includeDeleted ? {} : { deletedAt: null } })) as SpaceDoc[];
 }
 
+/** Spaces by id from the document cache, the deleted ones included (the lean lookups other services make per request). */
+export async function findCachedSpaces(ctx: ContentContext, ids: string[]): Promise<SpaceDoc[]> {
+  return documentCacheOf(ctx.redis, ctx.logger).findByIds<SpaceDoc>(ctx.models.Space, ids);
+}
+
 /** A keyset page (by createdAt) of the live spaces a member sees in the view's organization. */
 export function listVisibleSpaces(
   ctx: ContentContext,
@@ -273,11 +278,7 @@ export async function updateSpace(ctx: ContentContext, userId: string, access: S
   if (!updated) throw httpError.notFound('Space');
   if (previousVisibility && previousVisibility !== updated.visibility) {
     const { organizationId } = updated;
-    await announce(ctx, {
-      type: EVENT_TYPES.spaceVisibilityUpdated,
-      organizationId,
-      payload: { organizationId, spaceId: updated._id, previousVisibility, visibility: updated.visibility },
-    });
+    await announce(ctx, EVENTS.spaceVisibilityUpdated, { organizationId, spaceId: updated._id, previousVisibility, visibility: updated.visibility });
   }
   return withRole(ctx, userId, updated);
 }

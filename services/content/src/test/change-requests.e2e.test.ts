@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
+import { createEventBus, EVENTS, type EventBus, type EventOf } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { pdfText } from './pdf-text';
 import { assertMatchesOpenApi, startTestStack, waitFor, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
@@ -10,7 +10,8 @@ import { assertMatchesOpenApi, startTestStack, waitFor, type TestAccount, type T
 describe('content: change requests and revisions (end to end)', () => {
   let stack: TestStack;
   let events: EventBus;
-  const seen: DomainEvent[] = [];
+  const MERGE_EVENTS = [EVENTS.changeRequestMerged, EVENTS.spaceContentUpdated] as const;
+  const seen: Array<EventOf<(typeof MERGE_EVENTS)[number]>> = [];
   let orgId: string;
   let admin: TestAccount;
   let reviewer: TestAccount;
@@ -51,7 +52,7 @@ describe('content: change requests and revisions (end to end)', () => {
     reader = await account(['add-member', '--org', orgId, '--email', 'rita@acme.test', '--role', 'read']);
     outsider = await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
     events = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
-    await events.subscribe('content-change-requests-e2e-test', async (event) => void seen.push(event), { blockMs: 200 });
+    await events.subscribe('content-change-requests-e2e-test', MERGE_EVENTS, async (event) => void seen.push(event), { blockMs: 200 });
   });
 
   afterAll(async () => {
@@ -348,11 +349,11 @@ describe('content: change requests and revisions (end to end)', () => {
     assert.deepEqual([counters.changeRequests, counters.changeRequestsOpen], [4, 1]);
 
     // Both events of the first merge, each waited for (they travel on the stream independently).
-    const mergedEvent = () => seen.find((e) => e.type === EVENT_TYPES.changeRequestMerged && (e.payload as any).changeRequestId === crX.id);
-    const contentEvent = () => seen.find((e) => e.type === EVENT_TYPES.spaceContentUpdated && (e.payload as any).revisionId === merged.revision);
+    const mergedEvent = () => seen.find((e) => e.type === EVENTS.changeRequestMerged.type && e.payload.changeRequestId === crX.id);
+    const contentEvent = () => seen.find((e) => e.type === EVENTS.spaceContentUpdated.type && e.payload.revisionId === merged.revision);
     await waitFor('the merge events of the first change request', async () => !!mergedEvent() && !!contentEvent(), 10_000);
     assert.deepEqual(mergedEvent()?.payload, { organizationId: orgId, spaceId: space.id, changeRequestId: crX.id, revisionId: merged.revision });
-    assert.equal((contentEvent()?.payload as any).spaceId, space.id);
+    assert.equal(contentEvent()?.payload.spaceId, space.id);
   });
 
   it('never loses either of two concurrent merges into one space', async () => {

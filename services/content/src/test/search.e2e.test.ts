@@ -17,7 +17,9 @@ import {
 import MiniSearch from 'minisearch';
 import type { ContentModels } from '../kernel';
 import { modelsOf, registerModels } from '../models';
-import { FORMAT, markdownSections, readIndexData, settleAverages, storeIndexData } from '../search';
+import { settleAverages } from '../search/search-engine';
+import { markdownSections } from '../search/search-sections';
+import { FORMAT, readIndexData, storeIndexData } from '../search/search-store';
 
 /**
  * Space search through the gateway: result shapes (GitBook SearchPageResult), ranking,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mergeContent, type ContentSnapshot } from '../change-requests';
+import { mergeContent, type ContentSnapshot } from '../change-requests/merge';
 import { applyChanges, type ContentChange } from '../revisions';
 
 /** Content snapshots for the pure engines' tests (content changes, three-way merge): bodies kept by hash, as the store would. */

@@ -8,7 +8,7 @@ import { content } from '@quire/proto';
 import { ClientError, createGrpcClient, createLogger, grpcStatus, PRINCIPAL_HEADER, SIGNATURE_HEADER, signPrincipal, type BackendConfig } from '@quire/runtime';
 import { apiClient, cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
 import type { ContentContext } from '../kernel';
-import { markdownSections } from '../search';
+import { markdownSections } from '../search/search-sections';
 import { purgeSpace, startContent } from '../service';
 
 /**
@@ -237,7 +237,14 @@ describe('content service: space content over gRPC (real datastore, real identit
     await ok('DELETE', `/v1/spaces/${other}`, undefined, 204);
     await rejectsWith(grpc.getSpaceContent({ spaceId: other, revisionId: '' }), grpcStatus.NOT_FOUND);
     const events = createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger: createLogger('test', 'silent') });
-    const ctx = { models: service.context.models, redis: service.deps.redis, config, logger: service.deps.logger, events } as unknown as ContentContext;
+    const ctx = {
+      models: service.context.models,
+      caches: service.context.caches,
+      redis: service.deps.redis,
+      config,
+      logger: service.deps.logger,
+      events,
+    } as unknown as ContentContext;
     try {
       await service.context.models.Space.updateOne({ _id: other }, { $set: { deletedAt: new Date(Date.now() - 8 * 24 * 3600 * 1000) } });
       assert.equal(await purgeSpace(ctx, other), true);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
+import { createEventBus, EVENTS, type EventBus, type EventOf } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import {
   assertMatchesOpenApi,
@@ -19,7 +19,8 @@ const RETENTION_MS = 10_000;
 describe('content: spaces (end to end)', () => {
   let stack: TestStack;
   let events: EventBus;
-  const seen: DomainEvent[] = [];
+  const SPACE_EVENTS = [EVENTS.spaceDeleted, EVENTS.spacePurged, EVENTS.spaceTransferred] as const;
+  const seen: Array<EventOf<(typeof SPACE_EVENTS)[number]>> = [];
   let orgId: string;
   let admin: TestAccount;
   let creator: TestAccount;
@@ -36,7 +37,7 @@ describe('content: spaces (end to end)', () => {
   };
   const eventFor = async (type: string, spaceId: string, attempts = 100) => {
     for (let i = 0; i < attempts; i++) {
-      const found = seen.find((e) => e.type === type && (e.payload as { spaceId?: string }).spaceId === spaceId);
+      const found = seen.find((e) => e.type === type && e.payload.spaceId === spaceId);
       if (found) return found;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -61,7 +62,7 @@ describe('content: spaces (end to end)', () => {
     guest = await account(['add-member', '--org', orgId, '--email', 'gus@elsewhere.test', '--role', 'guest']);
     outsider = await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other']);
     events = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
-    await events.subscribe('content-spaces-e2e-test', async (event) => void seen.push(event), { blockMs: 200 });
+    await events.subscribe('content-spaces-e2e-test', SPACE_EVENTS, async (event) => void seen.push(event), { blockMs: 200 });
   });
 
   afterAll(async () => {
@@ -272,7 +273,7 @@ describe('content: spaces (end to end)', () => {
     const space = await createSpace(admin.api, { title: 'Trash me' });
     assertError(await editor.api.delete(`/v1/spaces/${space.id}`), 403);
     assert.equal((await admin.api.delete(`/v1/spaces/${space.id}`)).status, 204);
-    await eventFor(EVENT_TYPES.spaceDeleted, space.id);
+    await eventFor(EVENTS.spaceDeleted.type, space.id);
     assertError(await admin.api.get(`/v1/spaces/${space.id}`), 404);
     const listed = await admin.api.get(`/v1/orgs/${orgId}/spaces?limit=1000`);
     assert.ok(!listed.body.items.some((s: { id: string }) => s.id === space.id));
@@ -288,7 +289,7 @@ describe('content: spaces (end to end)', () => {
 
     const doomed = await createSpace(admin.api, { title: 'Doomed' });
     assert.equal((await admin.api.delete(`/v1/spaces/${doomed.id}`)).status, 204);
-    await eventFor(EVENT_TYPES.spacePurged, doomed.id, 300);
+    await eventFor(EVENTS.spacePurged.type, doomed.id, 300);
     assertError(await admin.api.post(`/v1/spaces/${doomed.id}/restore`), 404);
     // The restored space's older purge job found it live and left it alone.
     assert.equal((await admin.api.get(`/v1/spaces/${space.id}`)).status, 200);
@@ -351,7 +352,7 @@ describe('content: spaces (end to end)', () => {
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
     assertMatchesOpenApi('Space', moved.body);
     assert.equal(moved.body.organization, target.body.id);
-    await eventFor(EVENT_TYPES.spaceTransferred, space.id);
+    await eventFor(EVENTS.spaceTransferred.type, space.id);
     assertError(await reader.api.get(`/v1/spaces/${space.id}`), 404);
     assertError(await guest.api.get(`/v1/spaces/${space.id}`), 404);
     assert.equal((await admin.api.get(`/v1/spaces/${space.id}`)).status, 200);

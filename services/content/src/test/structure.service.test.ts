@@ -338,7 +338,7 @@ describe('content service: gRPC and trash rules (real datastore, real identity)'
     assert.equal((await call('ada', 'GET', `/v1/spaces/${id}/links`)).status, 200);
     assert.equal((await call('ada', 'DELETE', `/v1/spaces/${id}`)).status, 204);
     const events = createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger: createLogger('test', 'silent') });
-    const ctx = { models, redis: service.deps.redis, config, logger: service.deps.logger, events } as unknown as ContentContext;
+    const ctx = { models, caches: service.context.caches, redis: service.deps.redis, config, logger: service.deps.logger, events } as unknown as ContentContext;
     try {
       assert.equal(await purgeSpace(ctx, id), false, 'not before the retention is over');
       assert.ok(await models.Space.exists({ _id: id }));

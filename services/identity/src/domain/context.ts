@@ -8,7 +8,7 @@ export interface IdentityContext {
   redis: RedisClient;
   config: BackendConfig;
   logger: Logger;
-  /** gRPC clients of the other services (content counts and lists a member's spaces, publishing counts sites). */
+  /** gRPC connections to the other services, used through clientsOf(ctx) (content counts and lists a member's spaces, publishing counts sites). */
   clients?: ServiceClients;
   /** The cross-service event stream (member removed, team deleted). */
   events?: EventBus;

@@ -1,29 +1,7 @@
-import { fromService, httpError } from '@quire/http';
-import { ClientError, grpcStatus, type Role, type ServiceClients } from '@quire/runtime';
+import { clientsOf } from '@quire/http';
+import type { Role } from '@quire/runtime';
 import type { MembershipDoc } from '../db/models';
 import type { IdentityContext } from './context';
-
-const SERVICE_NAMES = { content: 'Content', publishing: 'Publishing' } as const;
-
-function clientOf<K extends keyof typeof SERVICE_NAMES>(ctx: IdentityContext, service: K): ServiceClients[K] {
-  if (!ctx.clients) throw httpError.unavailable(`${SERVICE_NAMES[service]} service is not configured`);
-  return ctx.clients[service];
-}
-
-/** Runs a content call; a bad page token is the caller's 400, anything else a 503. */
-export async function callContent<T>(ctx: IdentityContext, call: (content: ServiceClients['content']) => Promise<T>): Promise<T> {
-  // Content refuses only what the caller sent us (a page token): that is the caller's 400.
-  const pending = call(clientOf(ctx, 'content')).catch((error: unknown) => {
-    if (error instanceof ClientError && error.code === grpcStatus.INVALID_ARGUMENT) throw httpError.badRequest(`Invalid query: page: ${error.details}`);
-    throw error;
-  });
-  return fromService('Content', pending);
-}
-
-/** Runs a publishing call; a failure is a 503 (identity sends publishing no caller input). */
-export async function callPublishing<T>(ctx: IdentityContext, call: (publishing: ServiceClients['publishing']) => Promise<T>): Promise<T> {
-  return fromService('Publishing', call(clientOf(ctx, 'publishing')));
-}
 
 /** The team ids of each of these users in the organization, in one query. */
 export async function teamIdsOfUsers(ctx: IdentityContext, organizationId: string, userIds: string[]): Promise<Map<string, string[]>> {
@@ -66,7 +44,7 @@ export async function memberCounts(
       memberships.map((m) => m.userId),
     );
     const subjects = memberships.map((m) => memberSubject(organizationId, m.userId, m.role, teams.get(m.userId) ?? []));
-    const { counts: spaces } = await callContent(ctx, (content) => content.batchCountSpaces({ subjects }));
+    const { counts: spaces } = await clientsOf(ctx).content.batchCountSpaces({ subjects });
     return { teams, spaces };
   };
   const [{ teams, spaces }, sites] = await Promise.all([
@@ -80,7 +58,7 @@ export async function memberCounts(
 
 /** The number of sites of the organization, in one publishing call. */
 async function organizationSiteCount(ctx: IdentityContext, organizationId: string): Promise<number> {
-  const { counts } = await callPublishing(ctx, (publishing) => publishing.batchCountSites({ organizationIds: [organizationId] }));
+  const { counts } = await clientsOf(ctx).publishing.batchCountSites({ organizationIds: [organizationId] });
   return counts[0] ?? 0;
 }
 
@@ -105,7 +83,7 @@ export async function teamCounts(ctx: IdentityContext, organizationId: string, t
   if (teamIds.length === 0) return result;
   const [members, spaces] = await Promise.all([
     teamMemberCounts(ctx, teamIds),
-    callContent(ctx, (content) => content.batchCountSpaces({ subjects: teamIds.map((teamId) => ({ organizationId, teamId })) })),
+    clientsOf(ctx).content.batchCountSpaces({ subjects: teamIds.map((teamId) => ({ organizationId, teamId })) }),
   ]);
   teamIds.forEach((id, i) => result.set(id, { members: members.get(id) ?? 0, spaces: spaces.counts[i] ?? 0 }));
   return result;

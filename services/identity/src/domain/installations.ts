@@ -1,3 +1,4 @@
+import { HttpError } from '@quire/http';
 import { isDuplicateKeyError, newId } from '@quire/runtime';
 import type { InstallationIdentityDoc } from '../db/models';
 import type { IdentityContext } from './context';
@@ -35,10 +36,18 @@ export function installationRole(scopes: readonly string[]): InstallationRole {
   return scopes.some((scope) => scope.endsWith(':write') || scope === 'space:git:sync') ? 'edit' : 'read';
 }
 
-/** Refused: the installation's tokens were revoked (uninstalled, the integration deleted). */
-export class InstallationRevokedError extends Error {}
-/** Refused: the installation is known in another organization. */
-export class InstallationMismatchError extends Error {}
+/** Refused (412, a gRPC FAILED_PRECONDITION): the installation's tokens were revoked (uninstalled, the integration deleted). */
+export class InstallationRevokedError extends HttpError {
+  constructor(message: string) {
+    super(412, message);
+  }
+}
+/** Refused (412, a gRPC FAILED_PRECONDITION): the installation is known in another organization. */
+export class InstallationMismatchError extends HttpError {
+  constructor(message: string) {
+    super(412, message);
+  }
+}
 
 /** Spaces and sites of the installation's organization: all of them, or those listed. */
 export interface InstallationSelection {

@@ -1,12 +1,13 @@
-import { httpError, type KeysetPage } from '@quire/http';
+import { clientsOf, httpError, ServiceError, type KeysetPage, type SpaceObject } from '@quire/http';
+import { grpcStatus } from '@quire/runtime';
 import type { IdentityContext } from './context';
-import { callContent, memberSubject, teamIdsOfUsers } from './counts';
+import { memberSubject, teamIdsOfUsers } from './counts';
 import { getVisibleOrganization } from './organizations';
 import { canViewMemberSpaces } from './permissions';
 
 export interface MemberSpace {
   permission: string;
-  space: Record<string, unknown>;
+  space: SpaceObject;
 }
 
 /**
@@ -25,16 +26,19 @@ export async function listMemberSpaces(
   const target = await ctx.models.Membership.findOne({ organizationId, userId }).lean();
   if (!target) throw httpError.notFound('Member');
   const teamIds = (await teamIdsOfUsers(ctx, organizationId, [userId])).get(userId) ?? [];
-  const listed = await callContent(ctx, (content) =>
-    content.listMemberSpaces({
+  const listed = await clientsOf(ctx)
+    .content.listMemberSpaces({
       ...memberSubject(organizationId, userId, target.role, teamIds),
       pageSize: query.limit,
       pageToken: query.page ?? '',
       order: query.order,
       viewerUserId: callerId,
-    }),
-  );
-  const parse = (json: string) => JSON.parse(json) as Record<string, unknown>;
-  const items = listed.items.filter((item) => item.space?.restJson).map((item) => ({ permission: item.role, space: parse(item.space!.restJson) }));
+    })
+    .catch((error: unknown) => {
+      // Content refuses only what the caller sent us (a page token): that is the caller's 400.
+      if (error instanceof ServiceError && error.code === grpcStatus.INVALID_ARGUMENT) throw httpError.badRequest(`Invalid query: page: ${error.details}`);
+      throw error;
+    });
+  const items = listed.items.flatMap((item) => (item.space?.rest ? [{ permission: item.role, space: item.space.rest }] : []));
   return { items, next: listed.nextPageToken || undefined, count: listed.totalSize };
 }

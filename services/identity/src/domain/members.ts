@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { EVENT_TYPES } from '@quire/async';
+import { EVENTS } from '@quire/async';
 import { containsText, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { withRedisLock, type Role } from '@quire/runtime';
 import type { MembershipDoc, UserDoc } from '../db/models';
@@ -125,7 +125,7 @@ export async function removeMember(ctx: IdentityContext, callerId: string, organ
     return true;
   });
   if (!removed) return;
-  await ctx.events?.publish({ type: EVENT_TYPES.memberRemoved, organizationId, payload: { organizationId, userId } });
+  await ctx.events?.publish(EVENTS.memberRemoved, { organizationId, userId }, { organizationId });
 }
 
 async function ensureAnotherAdmin(ctx: IdentityContext, organizationId: string, userId: string): Promise<void> {

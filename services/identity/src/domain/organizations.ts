@@ -1,8 +1,7 @@
-import { httpError, keysetPage, type KeysetPage } from '@quire/http';
+import { clientsOf, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { isDuplicateKeyError, newId, outsideTokenScope, retryOnDuplicateKey, tokenScope, type Role, findByIds } from '@quire/runtime';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
-import { callPublishing } from './counts';
 import { changingMembers } from './invalidations';
 
 export interface OrganizationInput {
@@ -123,7 +122,7 @@ export async function updateOrganization(ctx: IdentityContext, userId: string, o
  * and another organization's get the same answer, so the check tells nothing about other tenants.
  */
 async function checkOwnSite(ctx: IdentityContext, organizationId: string, siteId: string): Promise<void> {
-  const { sites } = await callPublishing(ctx, (publishing) => publishing.batchGetSites({ ids: [siteId] }));
+  const { sites } = await clientsOf(ctx).publishing.batchGetSites({ ids: [siteId] });
   if (!sites.some((site) => site.id === siteId && site.organizationId === organizationId)) {
     throw httpError.badRequest('Invalid body: defaultContent.site: not a site of this organization');
   }

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '@quire/async';
+import { EVENTS } from '@quire/async';
 import { containsText, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { newId, retryOnDuplicateKey, findByIds } from '@quire/runtime';
 import type { MembershipDoc } from '../db/models';
@@ -146,7 +146,7 @@ export async function deleteTeam(ctx: IdentityContext, callerId: string, organiz
   });
   if (!deleted) return;
   await ctx.models.SamlProvider.updateMany({ organizationId, defaultTeamId: teamId }, { $set: { defaultTeamId: null } });
-  await ctx.events?.publish({ type: EVENT_TYPES.teamDeleted, organizationId, payload: { organizationId, teamId } });
+  await ctx.events?.publish(EVENTS.teamDeleted, { organizationId, teamId }, { organizationId });
 }
 
 export interface TeamMemberView {

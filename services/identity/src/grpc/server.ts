@@ -1,14 +1,19 @@
-import { HttpError, keysetPage } from '@quire/http';
 import { identity } from '@quire/proto';
-import { GrpcError, grpcStatus, roleToProto, findByIds, checkBatch, requireCallingService, MAX_GRPC_BATCH } from '@quire/runtime';
+import { GrpcError, grpcStatus, roleToProto, checkBatch, requireCallingService, MAX_GRPC_BATCH } from '@quire/runtime';
 import type { TeamDoc } from '../db/directory';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
-import { teamIdsOfUsers } from '../domain/counts';
+import {
+  membershipsOfUser,
+  membershipsOfUsers,
+  membershipsOfUserWithTeams,
+  membershipWithTeams,
+  organizationsByIdOrHostname,
+  pageOfMemberships,
+  usersWithMembership,
+} from '../domain/lookups';
 import {
   installationStanding,
-  InstallationMismatchError,
-  InstallationRevokedError,
   issueInstallationToken,
   revokeInstallationTokens,
   updateInstallationAccess,
@@ -81,7 +86,7 @@ const toTeam = (team: TeamDoc, members: number): identity.Team => ({
   memberCount: members,
 });
 
-/** IdentityService over gRPC: token resolution and batched lookups for other services. */
+/** IdentityService over gRPC: token resolution and batched lookups for other services (domain errors: their status, libs/runtime grpc.ts). */
 export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImplementation {
   return {
     async resolveToken(request) {
@@ -100,8 +105,7 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
     async batchGetUsers(request) {
       let ids = checkBatch(request.ids);
       if (request.organizationId && ids.length > 0) {
-        const members = await ctx.models.Membership.find({ organizationId: request.organizationId, userId: { $in: ids } }, { userId: 1 }).lean();
-        const memberIds = new Set(members.map((m) => m.userId));
+        const memberIds = await usersWithMembership(ctx, request.organizationId, ids);
         ids = ids.filter((id) => memberIds.has(id));
       }
       const users = await getUsers(ctx, ids);
@@ -111,18 +115,12 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
     async batchGetOrganizations(request) {
       const ids = checkBatch(request.ids);
       const hostnames = [...new Set(checkBatch(request.hostnames, 'hostnames').map((hostname) => hostname.toLowerCase()))];
-      const claims = await findByIds(ctx.models.HostnameClaim, hostnames);
-      const found = await findByIds(ctx.models.Organization, [...ids, ...claims.map((claim) => claim.organizationId)]);
-      // A claim names its organization only while that organization still has the hostname.
-      const organizations = found.filter((o) => ids.includes(o._id) || (o.hostname !== undefined && hostnames.includes(o.hostname)));
+      const organizations = await organizationsByIdOrHostname(ctx, ids, hostnames);
       const viewer = request.viewerUserId;
       if (!viewer) return { organizations: organizations.map(toOrganization) };
       // What the viewer sees: as identity's REST API presents each organization to them.
       const visible = organizations.filter((o) => !request.viewerTokenOrganizationId || request.viewerTokenOrganizationId === o._id).map((o) => o._id);
-      const [memberships, owning] = await Promise.all([
-        visible.length ? ctx.models.Membership.find({ userId: viewer, organizationId: { $in: visible } }).lean() : [],
-        organizationsWithOwnedTeam(ctx, viewer, visible),
-      ]);
+      const [memberships, owning] = await Promise.all([membershipsOfUser(ctx, viewer, visible), organizationsWithOwnedTeam(ctx, viewer, visible)]);
       const membershipOf = new Map(memberships.map((m) => [m.organizationId, m]));
       return {
         organizations: organizations.map((organization) => ({
@@ -140,12 +138,10 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
 
     async getMembership(request) {
       // Side by side: for a non-member, whether an installation's user stands for one in its organization.
-      const [membership, teams, installation] = await Promise.all([
-        ctx.models.Membership.findOne({ organizationId: request.organizationId, userId: request.userId }).lean(),
-        ctx.models.TeamMembership.find({ organizationId: request.organizationId, userId: request.userId }, { teamId: 1 }).lean(),
+      const [{ membership, teamIds }, installation] = await Promise.all([
+        membershipWithTeams(ctx, request.organizationId, request.userId),
         installationStanding(ctx, request.userId, [request.organizationId]),
       ]);
-      const teamIds = teams.map((t) => t.teamId);
       if (membership) return { membership: toMembership(membership, teamIds) };
       return {
         membership: installation
@@ -156,13 +152,9 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
 
     async batchGetMemberships(request) {
       const organizationIds = checkBatch(request.organizationIds);
-      const [memberships, teams] = await Promise.all([
-        ctx.models.Membership.find({ userId: request.userId, organizationId: { $in: organizationIds } }).lean(),
-        ctx.models.TeamMembership.find({ userId: request.userId, organizationId: { $in: organizationIds } }, { organizationId: 1, teamId: 1 }).lean(),
-      ]);
-      const teamsOf = (organizationId: string) => teams.filter((t) => t.organizationId === organizationId).map((t) => t.teamId);
-      const answered = memberships.map((m) => toMembership(m, teamsOf(m.organizationId)));
-      const found = new Set(memberships.map((m) => m.organizationId));
+      const memberships = await membershipsOfUserWithTeams(ctx, request.userId, organizationIds);
+      const answered = memberships.map(({ membership, teamIds }) => toMembership(membership, teamIds));
+      const found = new Set(memberships.map(({ membership }) => membership.organizationId));
       const installation = await installationStanding(
         ctx,
         request.userId,
@@ -175,14 +167,8 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
       requireCallingService(...INSTALLATION_TOKEN_CALLERS);
       for (const field of ['installationId', 'organizationId', 'integrationName'] as const)
         if (!request[field]) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, `${field} is required`);
-      try {
-        const issued = await issueInstallationToken(ctx, { ...request, selection: request.selection, version: request.accessVersion });
-        return { token: issued.token, expireTime: issued.expiresAt, userId: issued.userId };
-      } catch (error) {
-        if (error instanceof InstallationRevokedError || error instanceof InstallationMismatchError)
-          throw new GrpcError(grpcStatus.FAILED_PRECONDITION, error.message);
-        throw error;
-      }
+      const issued = await issueInstallationToken(ctx, { ...request, selection: request.selection, version: request.accessVersion });
+      return { token: issued.token, expireTime: issued.expiresAt, userId: issued.userId };
     },
 
     async updateInstallationAccess(request) {
@@ -213,12 +199,9 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
       const userIds = [...new Set(checkBatch(request.userIds))];
       if (userIds.length === 0) return { members: [] };
       if (!request.organizationId) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, 'organization_id is required');
-      const memberships = await ctx.models.Membership.find({ organizationId: request.organizationId, userId: { $in: userIds } }).lean();
+      const memberships = await membershipsOfUsers(ctx, request.organizationId, userIds);
       // The REST presenter's own views (users and counts in batched calls), so the shape is the REST one.
-      const views = await viewsOf(ctx, request.organizationId, memberships).catch((error: unknown) => {
-        if (error instanceof HttpError && error.status === 503) throw new GrpcError(grpcStatus.UNAVAILABLE, error.message);
-        throw error;
-      });
+      const views = await viewsOf(ctx, request.organizationId, memberships);
       const byUser = new Map(views.map((view) => [view.membership.userId, view]));
       return {
         members: userIds.flatMap((userId) => {
@@ -231,28 +214,15 @@ export function identityGrpc(ctx: IdentityContext): identity.IdentityServiceImpl
     },
 
     async listMembers(request) {
-      try {
-        const page = await keysetPage(ctx.models.Membership, {
-          filter: { organizationId: request.organizationId },
-          sortField: 'joinedAt',
-          order: 'desc',
-          limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
-          page: request.pageToken || undefined,
-        });
-        const teams = await teamIdsOfUsers(
-          ctx,
-          request.organizationId,
-          page.items.map((m) => m.userId),
-        );
-        return {
-          memberships: page.items.map((m) => toMembership(m, teams.get(m.userId) ?? [])),
-          nextPageToken: page.next ?? '',
-          totalSize: page.count,
-        };
-      } catch (error) {
-        if (error instanceof HttpError) throw new GrpcError(grpcStatus.INVALID_ARGUMENT, error.message);
-        throw error;
-      }
+      const page = await pageOfMemberships(ctx, request.organizationId, {
+        limit: Math.min(Math.max(request.pageSize || 100, 1), MAX_GRPC_BATCH),
+        page: request.pageToken || undefined,
+      });
+      return {
+        memberships: page.items.map(({ membership, teamIds }) => toMembership(membership, teamIds)),
+        nextPageToken: page.next ?? '',
+        totalSize: page.count,
+      };
     },
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { createEventBus, EVENT_TYPES, type DomainEvent, type EventBus } from '@quire/async';
+import { createEventBus, EVENTS, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 
@@ -42,7 +42,7 @@ describe('identity: members and teams (end to end)', () => {
     guest = await account(['add-member', '--org', orgId, '--email', 'guest@elsewhere.test', '--role', 'guest']);
     outsider = await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other Org']);
     events = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
-    await events.subscribe('identity-e2e-test', async (event) => void seen.push(event), { blockMs: 200 });
+    await events.subscribe('identity-e2e-test', [EVENTS.teamDeleted, EVENTS.memberRemoved], async (event) => void seen.push(event), { blockMs: 200 });
   });
 
   afterAll(async () => {
@@ -391,7 +391,7 @@ describe('identity: members and teams (end to end)', () => {
     assert.equal((await admin.api.delete(teams(`/${doomed.body.id}`))).status, 204);
     assert.equal((await admin.api.get(teams(`/${doomed.body.id}`))).status, 404);
     assert.equal((await admin.api.get(members(`/${reader.userId}/teams`))).body.count, 0);
-    const event = await eventFor(EVENT_TYPES.teamDeleted, (p) => p.teamId === doomed.body.id);
+    const event = await eventFor(EVENTS.teamDeleted.type, (p) => p.teamId === doomed.body.id);
     assert.deepEqual(event.payload, { organizationId: orgId, teamId: doomed.body.id });
     assert.equal((await outsider.api.delete(teams(`/${teamId}`))).status, 404);
   });
@@ -403,7 +403,7 @@ describe('identity: members and teams (end to end)', () => {
     assert.equal((await admin.api.get(members(`/${editor.userId}`))).status, 404);
     assert.equal((await admin.api.get(teams(`/${teamId}/members`))).body.count, 0, 'their team membership went with them');
     assert.equal((await editor.api.get(members())).status, 404, 'a removed member sees nothing any more');
-    const event = await eventFor(EVENT_TYPES.memberRemoved, (p) => p.userId === editor.userId);
+    const event = await eventFor(EVENTS.memberRemoved.type, (p) => p.userId === editor.userId);
     assert.deepEqual(event.payload, { organizationId: orgId, userId: editor.userId });
     assert.equal((await guest.api.delete(members(`/${guest.userId}`))).status, 204, 'members may leave');
 

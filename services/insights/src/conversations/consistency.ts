@@ -1,5 +1,4 @@
-import type { ClusterDoc, ClusterTermsDoc, ConversationDoc, IssueDoc, TermStatsDoc } from './models';
-import { parseCounts } from './store';
+import { termCountsJson, type ClusterDoc, type ClusterTermsDoc, type ConversationDoc, type IssueDoc, type TermStatsDoc } from './models';
 import { inPulse } from './weekly';
 
 /*
@@ -32,7 +31,7 @@ export function clusteringProblems(docs: ClusteringDocuments, now = new Date()):
     byCluster.set(issue.clusterId, [...(byCluster.get(issue.clusterId) ?? []), issue]);
     if (!clusterIds.has(issue.clusterId)) problems.push(`issue ${issue._id}: its cluster ${issue.clusterId} does not exist`);
   }
-  const termsOf = new Map(docs.clusterTerms.map((doc) => [doc._id, parseCounts(doc.counts)]));
+  const termsOf = new Map(docs.clusterTerms.map((doc) => [doc._id, termCountsJson.read(doc.counts)]));
   for (const doc of docs.clusterTerms) if (!clusterIds.has(doc._id)) problems.push(`term counts of the missing cluster ${doc._id}`);
 
   for (const cluster of docs.clusters) {
@@ -64,7 +63,7 @@ export function clusteringProblems(docs: ClusteringDocuments, now = new Date()):
   const stats = docs.stats ?? { docs: 0, totalLength: 0, df: '{}', journal: null };
   if (stats.docs !== docs.issues.length) problems.push(`term statistics: ${stats.docs} issues, ${docs.issues.length} stored`);
   if (stats.totalLength !== totalLength) problems.push(`term statistics: total length ${stats.totalLength}, ${totalLength} stored`);
-  if (!sameCounts(parseCounts(stats.df), df)) problems.push(`term statistics: document frequencies differ from the issues' terms`);
+  if (!sameCounts(termCountsJson.read(stats.df), df)) problems.push(`term statistics: document frequencies differ from the issues' terms`);
   // A journal left open once its conversation is processed is harmless (all its writes were made before).
   if (stats.journal && conversations.get(stats.journal.conversationKey)?.pending !== false)
     problems.push(`the journal of ${stats.journal.conversationKey}, still waiting, is open`);

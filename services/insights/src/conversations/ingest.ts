@@ -4,7 +4,7 @@ import type { conversationInput } from '@quire/contract';
 import { httpError, loadOrgAccess, requireOrgAdmin, type OrgAccess } from '@quire/http';
 import { installationScopes, retryOnDuplicateKey, type Principal } from '@quire/runtime';
 import type { InsightsContext } from '../context';
-import type { ConversationDoc } from './models';
+import { attributesJson, type ConversationDoc } from './models';
 import { enqueueProcessing } from './worker';
 
 /*
@@ -69,7 +69,7 @@ async function storeConversation(ctx: InsightsContext, organizationId: string, i
       subject: input.subject ?? null,
       source: sourceOf(input),
       url: input.metadata.url ?? null,
-      attributes: JSON.stringify(input.metadata.attributes),
+      attributes: attributesJson.write(input.metadata.attributes),
       parts: input.parts,
       updatedAt: now,
       processedAt: null,

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
-import type { ModelDefinitions } from '@quire/runtime';
+import { z } from 'zod';
+import { storedJson, type ModelDefinitions } from '@quire/runtime';
 
 /*
  * What the conversations module stores. Free-form maps are never stored as keys (design.md §5:
@@ -122,6 +123,25 @@ export interface TermStatsDoc {
   journal?: ClusteringJournalDoc | null;
   updatedAt: Date;
 }
+
+/*
+ * The JSON text fields, read and written only through these. Each reads as empty when its text
+ * is unusable: clustering goes on with what it can count, and the consistency check (consistency.ts)
+ * reports what differs from the issues.
+ */
+
+/** A conversation's string attributes (`ConversationDoc.attributes`). */
+export const attributesJson = storedJson('Conversation.attributes', z.record(z.string(), z.string()), { fallback: {} });
+
+/** Term counts, {term: count} (`ClusterTermsDoc.counts`, `TermStatsDoc.df`): read as the map clustering keeps. */
+export const termCountsJson = storedJson(
+  'term counts',
+  z.record(z.string(), z.number().positive()).transform((counts) => new Map(Object.entries(counts))),
+  { fallback: {} },
+);
+
+/** The terms of each issue a journal's attempt writes (`ClusteringJournalDoc.added`). */
+export const journalTermsJson = storedJson('ClusteringJournal.added', z.array(z.array(z.string())), { fallback: [] });
 
 const countOf = (type: typeof String | typeof Number) => ({ type: [{ _id: false, k: type, v: Number }], default: [] });
 

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import type { conversation, conversationDetail, conversationIssue, issuesCluster } from '@quire/contract';
 import { apiUrl } from '@quire/http';
-import type { ClusterDoc, ConversationDoc, IssueDoc } from './models';
-import { parseAttributes } from './queries';
+import { attributesJson, type ClusterDoc, type ConversationDoc, type IssueDoc } from './models';
 import { weeklyPulse } from './weekly';
 
 /** The shapes the conversations routes answer with (spec "Conversation, issue, cluster"). */
@@ -37,7 +36,7 @@ export function presentConversationDetail(doc: ConversationDoc, options: Present
   return {
     conversation: presentConversation(doc, options),
     parts: doc.parts.map(({ type, role, body }) => ({ type, role, body })),
-    metadata: { ...(doc.url ? { url: doc.url } : {}), attributes: parseAttributes(doc.attributes), createdAt: doc.createdAt.toISOString() },
+    metadata: { ...(doc.url ? { url: doc.url } : {}), attributes: attributesJson.read(doc.attributes), createdAt: doc.createdAt.toISOString() },
   };
 }
 

@@ -3,7 +3,7 @@ import type { InsightsContext } from '../context';
 import { clusterConversation, type ClusterableIssue, type ClusterState, type OrganizationClusters } from './clustering';
 import { extractIssues } from './extract';
 import { describeCluster } from './labels';
-import type { ConversationDoc, IssueDoc } from './models';
+import { journalTermsJson, type ConversationDoc, type IssueDoc } from './models';
 import { termsOf } from './nlp';
 import { hasEmbeddings, hasProvider, providerDescription, providerEmbeddings, providerIssues } from './provider';
 import { repairInterruptedProcessing } from './repair';
@@ -163,7 +163,7 @@ async function clusterAndStore(ctx: InsightsContext, conversation: ConversationD
   const attempt = newId();
   if (changes || journal) {
     const opened = changes
-      ? { attempt, conversationKey: conversation._id, touched: [...outcome.touched], added: JSON.stringify(added.map((issue) => issue.terms)) }
+      ? { attempt, conversationKey: conversation._id, touched: [...outcome.touched], added: journalTermsJson.write(added.map((issue) => issue.terms)) }
       : null;
     if (made('statistics')) await saveTermStats(ctx, organizationId, org.stats, opened);
     stopIfSkipped();

@@ -8,16 +8,6 @@ import type { listClustersQuery, listConversationsQuery, listIssuesQuery } from 
 
 /** Reads of the conversations module: keyset pages on indexed (filter, sort) pairs, and single objects. */
 
-/** Stored attributes (JSON text) as the map they were given as. */
-export function parseAttributes(text: string): Record<string, string> {
-  try {
-    const parsed = JSON.parse(text) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  } catch {
-    return {};
-  }
-}
-
 /** A page of the organization's clusters, in the order asked. */
 export function listClusters(ctx: InsightsContext, organizationId: string, query: z.output<typeof listClustersQuery>): Promise<KeysetPage<ClusterDoc>> {
   return keysetPage(ctx.models.IssuesCluster, {

@@ -1,7 +1,7 @@
 import { findByIds } from '@quire/runtime';
 import type { InsightsContext } from '../context';
 import { rebuildCluster, type OrganizationClusters, type StoredIssue } from './clustering';
-import type { ClusteringJournalDoc, ConversationDoc, IssueDoc } from './models';
+import { journalTermsJson, type ClusteringJournalDoc, type ConversationDoc, type IssueDoc } from './models';
 import { loadClusterIssues } from './store';
 import { countIssue } from './vectors';
 
@@ -54,16 +54,6 @@ const toStored = (issue: IssueDoc): StoredIssue => ({
   embedding: issue.embedding,
 });
 
-/** The terms of each issue a journal says its attempt writes. */
-function journalTerms(journal: ClusteringJournalDoc): string[][] {
-  try {
-    const parsed = JSON.parse(journal.added) as unknown;
-    return Array.isArray(parsed) ? parsed.filter((terms): terms is string[] => Array.isArray(terms)).map((terms) => terms.map(String)) : [];
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Sets `org` (as loaded with `journal`) right after the interrupted processing the journal
  * describes: its statistics, and the clusters to repair counted again from their issues
@@ -80,7 +70,7 @@ export async function repairInterruptedProcessing(
   const { ConversationIssue, Conversation } = ctx.models;
   // The statistics count the journal's terms for its conversation: make them count its issues as stored.
   const current = await ConversationIssue.find({ conversationKey: journal.conversationKey }).lean<IssueDoc[]>();
-  for (const terms of journalTerms(journal)) countIssue(org.stats, terms, -1);
+  for (const terms of journalTermsJson.read(journal.added)) countIssue(org.stats, terms, -1);
   for (const issue of current) countIssue(org.stats, issue.terms, 1);
 
   const repaired = new Set([...journal.touched, ...current.map((issue) => issue.clusterId)]);

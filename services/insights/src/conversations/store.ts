@@ -1,6 +1,6 @@
 import type { InsightsContext } from '../context';
 import type { ClusterState, OrganizationClusters } from './clustering';
-import type { ClusterDoc, ClusteringJournalDoc, IssueDoc } from './models';
+import { termCountsJson, type ClusterDoc, type ClusteringJournalDoc, type IssueDoc } from './models';
 import type { TermStats } from './vectors';
 
 /*
@@ -12,21 +12,6 @@ import type { TermStats } from './vectors';
 
 const toMap = <K extends string | number>(pairs: ReadonlyArray<{ k: K; v: number }>) => new Map(pairs.map(({ k, v }) => [k, v]));
 const toPairs = <K extends string | number>(map: ReadonlyMap<K, number>) => [...map].map(([k, v]) => ({ k, v }));
-
-/** JSON text of {term: count} as a map (anything else: empty). */
-export function parseCounts(text: string | null | undefined): Map<string, number> {
-  try {
-    const parsed = JSON.parse(text || '{}') as Record<string, unknown>;
-    return new Map(Object.entries(parsed).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] > 0));
-  } catch {
-    return new Map();
-  }
-}
-
-/** A map of counts as JSON text. */
-export function countsText(counts: ReadonlyMap<string, number>): string {
-  return JSON.stringify(Object.fromEntries(counts));
-}
 
 /** A stored cluster as clustering state. */
 export function clusterState(doc: ClusterDoc): ClusterState {
@@ -56,7 +41,7 @@ export async function loadOrganizationClusters(
 ): Promise<{ org: OrganizationClusters; journal: ClusteringJournalDoc | null }> {
   const { ConversationTermStats, IssuesCluster } = ctx.models;
   const [statsDoc, clusters] = await Promise.all([ConversationTermStats.findById(organizationId).lean(), IssuesCluster.find({ organizationId }).lean()]);
-  const stats: TermStats = { docs: statsDoc?.docs ?? 0, totalLength: statsDoc?.totalLength ?? 0, df: parseCounts(statsDoc?.df) };
+  const stats: TermStats = { docs: statsDoc?.docs ?? 0, totalLength: statsDoc?.totalLength ?? 0, df: termCountsJson.read(statsDoc?.df) };
   return {
     org: { stats, clusters: new Map(clusters.map((doc) => [doc._id, clusterState(doc)])), counts: new Map() },
     journal: statsDoc?.journal?.attempt ? statsDoc.journal : null,
@@ -66,7 +51,7 @@ export async function loadOrganizationClusters(
 /** A cluster's full term counts (empty for a cluster not stored yet). */
 export async function loadClusterCounts(ctx: InsightsContext, clusterId: string): Promise<Map<string, number>> {
   const doc = await ctx.models.IssuesClusterTerms.findById(clusterId).lean();
-  return parseCounts(doc?.counts);
+  return termCountsJson.read(doc?.counts);
 }
 
 /** The issues listing a cluster (an indexed query: O(the cluster)). */
@@ -78,7 +63,7 @@ export function loadClusterIssues(ctx: InsightsContext, organizationId: string, 
 export async function saveTermStats(ctx: InsightsContext, organizationId: string, stats: TermStats, journal: ClusteringJournalDoc | null): Promise<void> {
   await ctx.models.ConversationTermStats.updateOne(
     { _id: organizationId },
-    { $set: { docs: stats.docs, totalLength: stats.totalLength, df: countsText(stats.df), journal, updatedAt: new Date() } },
+    { $set: { docs: stats.docs, totalLength: stats.totalLength, df: termCountsJson.write(Object.fromEntries(stats.df)), journal, updatedAt: new Date() } },
     { upsert: true },
   );
 }
@@ -100,7 +85,7 @@ export async function saveClusters(ctx: InsightsContext, organizationId: string,
     }
     const counts = org.counts.get(id) ?? new Map<string, number>();
     await Promise.all([
-      IssuesClusterTerms.updateOne({ _id: id }, { $set: { organizationId, counts: countsText(counts) } }, { upsert: true }),
+      IssuesClusterTerms.updateOne({ _id: id }, { $set: { organizationId, counts: termCountsJson.write(Object.fromEntries(counts)) } }, { upsert: true }),
       IssuesCluster.updateOne(
         { _id: id },
         {

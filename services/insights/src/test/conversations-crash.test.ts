@@ -82,7 +82,12 @@ describe('insights: a crash mid-processing leaves every number true', () => {
         }
       }),
     );
-    writers.catch(() => {}); // awaited below: a failed write fails the test there
+    // A failed write fails the test at once: in the waits for the kills, and when the writers are awaited after them.
+    let failedWrite: unknown;
+    writers.catch((error: unknown) => (failedWrite = error));
+    const assertWriting = () => {
+      if (failedWrite) throw failedWrite;
+    };
 
     // Killed KILLS times, each time once more conversations are processed and while a processing
     // is between its writes (its journal open); restarted by the supervisor each time.
@@ -103,6 +108,7 @@ describe('insights: a crash mid-processing leaves every number true', () => {
       const waitStarted = Date.now();
       // After a restart, processing resumes once the killed process's clustering locks expired (30 s).
       while ((await processedCount()) < threshold || (await cutNow()).length === 0) {
+        assertWriting();
         assert.ok(Date.now() - waitStarted < 90_000, `no processing between its writes with ${threshold} conversations processed`);
         await sleep(2);
       }
@@ -112,6 +118,8 @@ describe('insights: a crash mid-processing leaves every number true', () => {
       await waitFor('the supervisor to restart insights', async () => stack.servicePids('insights').some((pid) => pid !== before), 30_000);
     }
     const crashed = kills.at(-1)!.at;
+    // Every batch acknowledged (204), through the kills, before anything is counted.
+    await writers;
     // Every conversation processed. BullMQ runs the dead worker's jobs again once their lock
     // (30 s) expired and a stalled check saw them, the clustering locks it held expire after
     // 30 s, and the sweep queues again what waits: done well within two minutes.

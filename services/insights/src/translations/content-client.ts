@@ -1,13 +1,13 @@
-import { fromService } from '@quire/http';
+import { clientsOf, ServiceError } from '@quire/http';
 import type { content } from '@quire/proto';
-import { ClientError, grpcStatus, MAX_GRPC_BATCH } from '@quire/runtime';
+import { grpcStatus } from '@quire/runtime';
 import type { InsightsContext } from '../context';
 
 /*
  * What translations ask of the content service (insights never reads content's database):
  * spaces as a viewer sees them (BatchGetSpaces), a space's pages (GetSpaceContent), the target
  * space (CreateSpace, idempotent by key) and its new page tree (WriteSpacePages, compare-and-set
- * on the revision). The last three run in the worker: their failures (ClientError) are told
+ * on the revision). The last three run in the worker: their failures (ServiceError) are told
  * by the run as its reason, not turned into HTTP answers.
  */
 
@@ -29,42 +29,29 @@ export interface SpaceView {
 
 /** Live spaces among `ids` (deleted, purged and unknown ones are absent), with `viewerUserId`'s role on each. */
 export async function lookUpSpaces(ctx: InsightsContext, ids: readonly string[], viewerUserId: string): Promise<Map<string, SpaceView>> {
-  const unique = [...new Set(ids)];
+  const { spaces } = await clientsOf(ctx).content.batchGetSpaces({ ids: [...new Set(ids)], includeDeleted: false, viewerUserId });
   const found = new Map<string, SpaceView>();
-  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
-    const { spaces } = await fromService(
-      'Content',
-      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId }),
-    );
-    for (const space of spaces) {
-      if (space.deleteTime) continue;
-      let language: string | undefined;
-      try {
-        const rest = space.restJson ? (JSON.parse(space.restJson) as { language?: unknown }) : {};
-        language = typeof rest.language === 'string' ? rest.language : undefined;
-      } catch {
-        language = undefined;
-      }
-      found.set(space.id, {
-        id: space.id,
-        organizationId: space.organizationId,
-        title: space.title,
-        emoji: space.emoji,
-        parentId: space.parentId,
-        viewerRole: space.viewerRole,
-        language,
-      });
-    }
+  for (const space of spaces) {
+    if (space.deleteTime) continue;
+    found.set(space.id, {
+      id: space.id,
+      organizationId: space.organizationId,
+      title: space.title,
+      emoji: space.emoji,
+      parentId: space.parentId,
+      viewerRole: space.viewerRole,
+      language: space.rest?.language,
+    });
   }
   return found;
 }
 
-const isStatus = (error: unknown, code: number) => error instanceof ClientError && error.code === code;
+const isStatus = (error: unknown, code: number) => error instanceof ServiceError && error.code === code;
 
 /** A space's pages at its current revision (pre-order, with bodies); null when the space is gone (deleted or purged). */
 export async function readSpaceContent(ctx: InsightsContext, spaceId: string): Promise<content.GetSpaceContentResponse | null> {
   try {
-    return await ctx.clients.content.getSpaceContent({ spaceId, revisionId: '' }, { deadline: CONTENT_DEADLINE_MS });
+    return await clientsOf(ctx).content.getSpaceContent({ spaceId, revisionId: '' }, { deadline: CONTENT_DEADLINE_MS });
   } catch (error) {
     if (isStatus(error, grpcStatus.NOT_FOUND)) return null;
     throw error;
@@ -73,7 +60,7 @@ export async function readSpaceContent(ctx: InsightsContext, spaceId: string): P
 
 /** Creates the target space once per key (asked again, it answers the space made the first time). */
 export async function createTargetSpace(ctx: InsightsContext, request: content.CreateSpaceRequest): Promise<string> {
-  const answer = await ctx.clients.content.createSpace(request, { deadline: CONTENT_DEADLINE_MS });
+  const answer = await clientsOf(ctx).content.createSpace(request, { deadline: CONTENT_DEADLINE_MS });
   if (!answer.space) throw new Error('CreateSpace answered no space');
   return answer.space.id;
 }
@@ -81,7 +68,7 @@ export async function createTargetSpace(ctx: InsightsContext, request: content.C
 /** Writes the page tree if the space is still at `expectedRevisionId`: its new revision, or 'moved' when it is not (read it again). */
 export async function writeSpacePages(ctx: InsightsContext, request: content.WriteSpacePagesRequest): Promise<{ revisionId: string } | 'moved'> {
   try {
-    const answer = await ctx.clients.content.writeSpacePages(request, { deadline: CONTENT_DEADLINE_MS });
+    const answer = await clientsOf(ctx).content.writeSpacePages(request, { deadline: CONTENT_DEADLINE_MS });
     return { revisionId: answer.revisionId };
   } catch (error) {
     if (isStatus(error, grpcStatus.ABORTED)) return 'moved';

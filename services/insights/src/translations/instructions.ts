@@ -20,12 +20,7 @@ function textOf(node: JsonNode): string {
     .join(blocks ? '\n' : '');
 }
 
-/** The stored instructions (JSON text of the document) as plain text; '' when they say nothing. */
-export function instructionsText(json: string): string {
-  try {
-    const document = JSON.parse(json) as JsonNode;
-    return textOf({ ...document, object: 'block' }).trim();
-  } catch {
-    return '';
-  }
+/** The instructions document as plain text; '' when it says nothing. */
+export function instructionsText(document: { nodes: unknown[] }): string {
+  return textOf({ nodes: document.nodes, object: 'block' }).trim();
 }

@@ -1,4 +1,6 @@
 import { Schema, type Model } from 'mongoose';
+import { document } from '@quire/contract';
+import { storedJson } from '@quire/runtime';
 
 /*
  * A translation of a space, and what its runs remember. The instructions document is stored as
@@ -56,6 +58,9 @@ export interface TranslationDoc {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** The instructions (`TranslationDoc.instructions`), read and written only through this. */
+export const instructionsJson = storedJson('Translation.instructions', document);
 
 export const EMPTY_STATS: TranslationStats = {
   runs: 0,

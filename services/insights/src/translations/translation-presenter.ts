@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { translation } from '@quire/contract';
 import { apiUrl } from '@quire/http';
 import type { InsightsConfig } from '../config';
-import type { TranslationDoc } from './translation-model';
+import { instructionsJson, type TranslationDoc } from './translation-model';
 
 type Translation = z.infer<typeof translation>;
 type Language = Translation['language'];
@@ -19,7 +19,7 @@ export function presentTranslation(doc: TranslationDoc, options: { config: Insig
     status: doc.status,
     source: { space: doc.sourceSpaceId, language: doc.sourceLanguage as Language },
     language: doc.language as Language,
-    instructions: JSON.parse(doc.instructions) as Translation['instructions'],
+    instructions: instructionsJson.read(doc.instructions),
     ...(doc.targetSpaceId && doc.targetRevisionId
       ? { result: { space: doc.targetSpaceId, revision: doc.targetRevisionId, language: doc.language as Language } }
       : {}),

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { content } from '@quire/proto';
-import { HttpError } from '@quire/http';
-import { ClientError, LockBusyError, withRedisLock } from '@quire/runtime';
+import { HttpError, ServiceError } from '@quire/http';
+import { LockBusyError, withRedisLock } from '@quire/runtime';
 import type { InsightsContext } from '../context';
 import { createTargetSpace, lookUpSpaces, readSpaceContent, writeSpacePages } from './content-client';
 import { instructionsText } from './instructions';
 import { ProviderError, translationProviderOf, type TranslationProvider, type TranslationRequest } from './providers';
 import { assemble, countWords, segmentInline, segmentMarkdown, segmentsOf, type Segment } from './segmenter';
-import type { TranslatedPage, TranslationDoc } from './translation-model';
+import { instructionsJson, type TranslatedPage, type TranslationDoc } from './translation-model';
 import { findTranslation, findTranslationForRun, finishRun, markRunning, recordTargetSpace, type RunOutcome } from './translation-store';
 import { translateSegments } from './translator';
 
@@ -169,7 +169,11 @@ async function translateSpace(ctx: InsightsContext, doc: TranslationDoc): Promis
 
   const previous = new Map(doc.pages.map((page) => [page.id, page.hash]));
   const hashes = new Map(source.pages.map((page) => [page.id, sourceHash(page)]));
-  const translator = new PageTranslator(provider, { source: doc.sourceLanguage, target: doc.language, instructions: instructionsText(doc.instructions) });
+  const translator = new PageTranslator(provider, {
+    source: doc.sourceLanguage,
+    target: doc.language,
+    instructions: instructionsText(instructionsJson.read(doc.instructions)),
+  });
   const inTarget = new Set(target?.pages.map((page) => page.id) ?? []);
   await translator.translate(source.pages.filter((page) => !inTarget.has(page.id) || previous.get(page.id) !== hashes.get(page.id)));
 
@@ -223,7 +227,7 @@ async function translateSpace(ctx: InsightsContext, doc: TranslationDoc): Promis
 /** Why the run failed, in words safe to show (provider failures never carry its address or key). */
 function failureReason(ctx: InsightsContext, doc: TranslationDoc, error: unknown): string {
   if (error instanceof RunFailure || error instanceof ProviderError) return error.message;
-  if (error instanceof ClientError) return `The content service failed: ${error.details}`;
+  if (error instanceof ServiceError) return `The content service failed: ${error.details}`;
   if (error instanceof HttpError) return error.message;
   ctx.logger.error({ err: error, translationId: doc._id }, 'translation run failed unexpectedly');
   return 'The run failed on the platform side: run the translation again';

@@ -4,7 +4,7 @@ import { httpError, isOrgAdmin, listEnvelope, loadOrgAccess, memoryPage, require
 import type { Principal } from '@quire/runtime';
 import type { InsightsContext } from '../context';
 import { lookUpSpaces } from './content-client';
-import type { TranslationDoc } from './translation-model';
+import { instructionsJson, type TranslationDoc } from './translation-model';
 import { presentTranslation } from './translation-presenter';
 import { enqueueRun } from './translation-queue';
 import { EMPTY_INSTRUCTIONS, type InstructionsDocument } from './translation-schemas';
@@ -61,7 +61,7 @@ export async function createTranslation(ctx: InsightsContext, caller: Principal,
     sourceSpaceId: space.id,
     sourceLanguage: input.source.language,
     language: input.language,
-    instructions: JSON.stringify(input.instructions ?? EMPTY_INSTRUCTIONS),
+    instructions: instructionsJson.write(input.instructions ?? EMPTY_INSTRUCTIONS),
     createdBy: caller.userId,
   });
   return present(ctx, doc, access);
@@ -116,7 +116,7 @@ export async function updateTranslationInstructions(
 ): Promise<Translation> {
   const { access } = await loadVisibleTranslation(ctx, caller, organizationId, translationId);
   requireOrgAdmin(access, 'update translations');
-  const doc = await setInstructions(ctx, organizationId, translationId, JSON.stringify(instructions));
+  const doc = await setInstructions(ctx, organizationId, translationId, instructionsJson.write(instructions));
   if (!doc) throw httpError.notFound('Translation');
   return present(ctx, doc, access);
 }

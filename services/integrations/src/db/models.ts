@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
-import { defineModels } from '@quire/runtime';
+import { z } from 'zod';
+import { defineModels, storedJson } from '@quire/runtime';
 
 /*
  * The integrations service's own database: the catalogue (integrations and their files),
@@ -130,6 +131,19 @@ export interface IntegrationEventDoc {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** The JSON text fields of an integration, read and written only through these. */
+export const integrationJson = {
+  blocks: storedJson('Integration.blocks', z.array(z.unknown()), { absent: [] }),
+  contentSources: storedJson('Integration.contentSources', z.array(z.unknown()), { absent: [] }),
+  configurations: storedJson('Integration.configurations', z.record(z.string(), z.unknown()), { absent: {} }),
+};
+
+/** The configuration of an installation, on an organization or on a space or site: an object (anything else reads as none). */
+export const installationConfigurationJson = storedJson('Installation.configuration', z.record(z.string(), z.unknown()), { fallback: {} });
+
+/** An event's payload: GitBook's `Event`, by its common fields (the type's own follow). */
+export const eventPayloadJson = storedJson('IntegrationEvent.payload', z.looseObject({ eventId: z.string(), type: z.string() }));
 
 const nullableString = { type: String, default: null };
 

@@ -14,7 +14,7 @@ import {
   type OrgAccess,
 } from '@quire/http';
 import { withRedisLock, type Principal, type Role } from '@quire/runtime';
-import { INTEGRATION_RUNTIMES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, type IntegrationDoc } from '../db/models';
+import { INTEGRATION_RUNTIMES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, integrationJson, type IntegrationDoc } from '../db/models';
 import { compileScript } from '../runtime';
 import { checkConfigurations, type IntegrationConfigurations } from './configuration-schemas';
 import type { IntegrationsContext } from './context';
@@ -176,13 +176,13 @@ export async function publishIntegration(
         target: input.target ?? 'all',
         scopes: [...new Set(input.scopes)],
         categories: [...new Set(input.categories ?? [])],
-        blocks: JSON.stringify(blocks),
+        blocks: integrationJson.blocks.write(blocks),
         blockDomains: blockDomainsOf(blocks),
         hasBlocks: blocks.length > 0,
-        contentSources: JSON.stringify(contentSources),
+        contentSources: integrationJson.contentSources.write(contentSources),
         hasContentSources: contentSources.length > 0,
         externalLinks: input.externalLinks ?? [],
-        configurations: JSON.stringify(input.configurations ?? {}),
+        configurations: integrationJson.configurations.write(input.configurations ?? {}),
         contentSecurityPolicy: contentSecurityPolicyText(input.contentSecurityPolicy),
         script: input.script,
         iconFileId,

@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { IntegrationDoc } from '../db/models';
+import { integrationJson, type IntegrationDoc } from '../db/models';
 import { configurationValidator, isConfigurationSchema, type IntegrationConfigurations } from './configuration-schemas';
 
 /*
@@ -13,7 +13,7 @@ import { configurationValidator, isConfigurationSchema, type IntegrationConfigur
 export type ConfigurationLevel = 'account' | 'space' | 'site';
 
 function validatorOf(integration: Pick<IntegrationDoc, 'configurations'>, level: ConfigurationLevel): ValidateFunction | undefined {
-  const configuration = (JSON.parse(integration.configurations || '{}') as IntegrationConfigurations)[level];
+  const configuration = (integrationJson.configurations.read(integration.configurations) as IntegrationConfigurations)[level];
   // A ContentKit component draws its own form: the integration keeps what it wants.
   return isConfigurationSchema(configuration) ? configurationValidator(configuration) : undefined;
 }

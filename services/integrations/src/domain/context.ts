@@ -9,6 +9,7 @@ export interface IntegrationsContext {
   redis: RedisClient;
   config: IntegrationsConfig;
   logger: Logger;
+  /** gRPC connections to the other services, used through clientsOf(ctx). */
   clients: ServiceClients;
   /** The cross-service event stream: what happens elsewhere becomes integration events. */
   events: EventBus;

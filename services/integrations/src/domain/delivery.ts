@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { queuePerInstance } from '@quire/async';
 import { withRedisLock, LockBusyError } from '@quire/runtime';
-import type { IntegrationDoc, IntegrationEventDoc, TraceLogLine } from '../db/models';
+import { eventPayloadJson, type IntegrationDoc, type IntegrationEventDoc, type TraceLogLine } from '../db/models';
 import { presentInstallation, presentTargetInstallation } from '../presenters/installation-presenter';
 import { dispatchRequest, type IntegrationEnvironment, type IntegrationEvent, type ScriptRequest } from '../runtime';
 import type { IntegrationsContext } from './context';
@@ -185,7 +185,7 @@ async function toRuntime(ctx: IntegrationsContext, integration: IntegrationDoc, 
 async function attemptDelivery(ctx: IntegrationsContext, row: IntegrationEventDoc): Promise<Outcome> {
   const integration = await ctx.models.Integration.findById(row.integrationName).lean<IntegrationDoc>();
   if (!integration) return { ok: false, retryable: false, logs: [line('error', 'The integration is no longer published')], to: null };
-  const payload = JSON.parse(row.payload) as IntegrationEvent;
+  const payload = eventPayloadJson.read(row.payload);
   const environment = await environmentOf(ctx, integration, row.installationId, payload);
   const request = await dispatchRequest({ event: payload, environment });
   const signature = signDelivery(environment.signingSecrets.integration, request.body ?? new Uint8Array());

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type DomainEvent, type EventSubscription } from '@quire/async';
+import { EVENTS, type EventOf, type EventSubscription } from '@quire/async';
 import { documentCacheOf } from '@quire/runtime';
 import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
@@ -19,42 +19,19 @@ import { derivedEventId, recordEvents } from './events';
  * event's, so a redelivered view is recorded once.
  */
 
-const INTAKE_TYPES = [
-  EVENT_TYPES.spaceContentUpdated,
-  EVENT_TYPES.changeRequestMerged,
-  EVENT_TYPES.spaceVisibilityUpdated,
-  EVENT_TYPES.gitSyncStarted,
-  EVENT_TYPES.gitSyncCompleted,
-  EVENT_TYPES.spacePurged,
-  EVENT_TYPES.spaceTransferred,
-  EVENT_TYPES.siteViewed,
-];
+const INTAKE_EVENTS = [
+  EVENTS.spaceContentUpdated,
+  EVENTS.changeRequestMerged,
+  EVENTS.spaceVisibilityUpdated,
+  EVENTS.gitSyncStarted,
+  EVENTS.gitSyncCompleted,
+  EVENTS.spacePurged,
+  EVENTS.spaceTransferred,
+  EVENTS.siteViewed,
+] as const;
 
-interface SpacePayload {
-  organizationId?: unknown;
-  spaceId?: unknown;
-  revisionId?: unknown;
-  fromOrganizationId?: unknown;
-  previousVisibility?: unknown;
-  visibility?: unknown;
-  operationId?: unknown;
-  commitId?: unknown;
-  state?: unknown;
-}
-
-/** What publishing tells of a page view (EVENT_TYPES.siteViewed); anything else in it is ignored. */
-interface SiteViewPayload {
-  organizationId?: unknown;
-  siteId?: unknown;
-  siteSpaceId?: unknown;
-  spaceId?: unknown;
-  pageId?: unknown;
-  url?: unknown;
-  referrer?: unknown;
-  visitor?: unknown;
-}
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value ? value : undefined);
+/** A stream event the intake takes, its payload parsed. */
+export type IntakeEvent = EventOf<(typeof INTAKE_EVENTS)[number]>;
 
 type TargetedInstallation = Pick<InstallationDoc, '_id' | 'integrationName' | 'organizationId'>;
 
@@ -137,93 +114,65 @@ function recordForEach(
   );
 }
 
-/** GitBook's event of a space stream event that is not about its content, with its key; undefined for others. */
-function otherSpaceEvent(
-  type: string,
-  payload: SpacePayload,
-  streamEventId: string,
-): { type: string; key: string; fields: Record<string, unknown> } | undefined {
-  if (type === EVENT_TYPES.spaceVisibilityUpdated) {
-    const previousVisibility = text(payload.previousVisibility);
-    const visibility = text(payload.visibility);
-    if (!previousVisibility || !visibility) return undefined;
-    // Two changes to the same visibility are two events: the stream event's own id tells them apart.
-    return { type: 'space_visibility_updated', key: streamEventId, fields: { previousVisibility, visibility } };
-  }
-  if (type === EVENT_TYPES.gitSyncStarted || type === EVENT_TYPES.gitSyncCompleted) {
-    const operationId = text(payload.operationId);
-    if (!operationId) return undefined;
-    const revision = { revisionId: text(payload.revisionId) ?? '', commitId: text(payload.commitId) ?? '' };
-    if (type === EVENT_TYPES.gitSyncStarted) return { type: 'space_gitsync_started', key: operationId, fields: revision };
-    const state = payload.state === 'success' ? 'success' : 'failure';
-    return { type: 'space_gitsync_completed', key: operationId, fields: { state, ...revision } };
-  }
-  return undefined;
-}
-
-/**
- * GitBook's EventVisitor of a page view: its own fields only (strings), whatever else the stream
- * carries. Cookies are never passed on: a site's cookies hold its share key and the visitor's
- * token, secrets no third party may read.
- */
-function siteVisitor(value: unknown): Record<string, unknown> {
-  const visitor = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
-  const language = text(visitor.language);
-  return {
-    anonymousId: text(visitor.anonymousId) ?? '',
-    cookies: {},
-    userAgent: text(visitor.userAgent) ?? '',
-    ip: text(visitor.ip) ?? '',
-    ...(language ? { language } : {}),
-  };
-}
-
 /**
  * Records `site_view` (GitBook's SiteViewEvent) for each installation on the viewed site; returns
  * how many were new. Each view is its own event: the id derives from the stream event's, so a
- * redelivery of the same view records nothing new. Nothing without a site and its organization.
+ * redelivery of the same view records nothing new. The visitor is GitBook's EventVisitor, its own
+ * fields only; cookies are never passed on (a site's cookies hold its share key and the visitor's
+ * token, secrets no third party may read).
  */
-async function siteViewed(ctx: IntegrationsContext, streamEventId: string, payload: SiteViewPayload): Promise<number> {
-  const organizationId = text(payload.organizationId);
-  const siteId = text(payload.siteId);
-  if (!organizationId || !siteId) return 0;
-  const fields: Record<string, unknown> = {};
-  for (const field of ['spaceId', 'siteSpaceId', 'pageId'] as const) {
-    const value = text(payload[field]);
-    if (value) fields[field] = value;
-  }
-  const visitor = siteVisitor(payload.visitor);
+async function siteViewed(ctx: IntegrationsContext, event: EventOf<typeof EVENTS.siteViewed>): Promise<number> {
+  const { organizationId, siteId, siteSpaceId, spaceId, pageId, url, referrer, visitor } = event.payload;
+  const { anonymousId, userAgent, ip, language } = visitor;
   const installations = await installationsOn(ctx, 'site', organizationId, siteId);
   return recordForEach(ctx, installations, {
     type: 'site_view',
     subject: { siteId },
-    key: streamEventId,
-    fields: { ...fields, visitor, url: text(payload.url) ?? '', referrer: text(payload.referrer) ?? '' },
+    key: event.id,
+    fields: {
+      spaceId,
+      siteSpaceId,
+      pageId,
+      visitor: { anonymousId, cookies: {}, userAgent, ip, ...(language ? { language } : {}) },
+      url,
+      referrer: referrer ?? '',
+    },
   });
 }
 
 /** Applies one stream event (idempotent: at-least-once delivery may repeat it). */
-export async function applyStreamEvent(ctx: IntegrationsContext, event: Pick<DomainEvent, 'id' | 'type' | 'payload'>): Promise<void> {
-  if (event.type === EVENT_TYPES.siteViewed) {
-    const id = text(event.id);
-    if (id) await siteViewed(ctx, id, (event.payload ?? {}) as SiteViewPayload);
-    return;
-  }
-  const payload = (event.payload ?? {}) as SpacePayload;
-  const spaceId = text(payload.spaceId);
-  if (!spaceId) return;
-  const organizationId = text(payload.organizationId);
-  const other = otherSpaceEvent(event.type, payload, event.id);
-  if (event.type === EVENT_TYPES.spaceContentUpdated || event.type === EVENT_TYPES.changeRequestMerged) {
-    const revisionId = text(payload.revisionId);
-    if (organizationId && revisionId) await spaceContentUpdated(ctx, { organizationId, spaceId, revisionId });
-  } else if (other) {
-    if (organizationId) await spaceEvent(ctx, { organizationId, spaceId, ...other });
-  } else if (event.type === EVENT_TYPES.spacePurged) {
-    await ctx.models.TargetInstallation.deleteMany({ kind: 'space', targetId: spaceId });
-  } else if (event.type === EVENT_TYPES.spaceTransferred) {
-    const from = text(payload.fromOrganizationId);
-    if (from) await ctx.models.TargetInstallation.deleteMany({ kind: 'space', targetId: spaceId, organizationId: from });
+export async function applyStreamEvent(ctx: IntegrationsContext, event: IntakeEvent): Promise<void> {
+  switch (event.type) {
+    case EVENTS.siteViewed.type:
+      await siteViewed(ctx, event);
+      return;
+    case EVENTS.spaceContentUpdated.type:
+    case EVENTS.changeRequestMerged.type: {
+      const { organizationId, spaceId, revisionId } = event.payload;
+      await spaceContentUpdated(ctx, { organizationId, spaceId, revisionId });
+      return;
+    }
+    case EVENTS.spaceVisibilityUpdated.type: {
+      const { organizationId, spaceId, previousVisibility, visibility } = event.payload;
+      // Two changes to the same visibility are two events: the stream event's own id tells them apart.
+      await spaceEvent(ctx, { organizationId, spaceId, type: 'space_visibility_updated', key: event.id, fields: { previousVisibility, visibility } });
+      return;
+    }
+    case EVENTS.gitSyncStarted.type: {
+      const { organizationId, spaceId, operationId, revisionId, commitId } = event.payload;
+      await spaceEvent(ctx, { organizationId, spaceId, type: 'space_gitsync_started', key: operationId, fields: { revisionId, commitId } });
+      return;
+    }
+    case EVENTS.gitSyncCompleted.type: {
+      const { organizationId, spaceId, operationId, state, revisionId, commitId } = event.payload;
+      await spaceEvent(ctx, { organizationId, spaceId, type: 'space_gitsync_completed', key: operationId, fields: { state, revisionId, commitId } });
+      return;
+    }
+    case EVENTS.spacePurged.type:
+      await ctx.models.TargetInstallation.deleteMany({ kind: 'space', targetId: event.payload.spaceId });
+      return;
+    case EVENTS.spaceTransferred.type:
+      await ctx.models.TargetInstallation.deleteMany({ kind: 'space', targetId: event.payload.spaceId, organizationId: event.payload.fromOrganizationId });
   }
 }
 
@@ -235,9 +184,5 @@ const INTAKE_CONCURRENCY = 8;
 
 /** Subscribes the service to the stream (one consumer group shared by its replicas). */
 export function subscribeToStreamEvents(ctx: IntegrationsContext): Promise<EventSubscription> {
-  return ctx.events.subscribe('integrations', (event) => applyStreamEvent(ctx, event), {
-    types: INTAKE_TYPES,
-    retryAfterMs: 5_000,
-    concurrency: INTAKE_CONCURRENCY,
-  });
+  return ctx.events.subscribe('integrations', INTAKE_EVENTS, (event) => applyStreamEvent(ctx, event), { retryAfterMs: 5_000, concurrency: INTAKE_CONCURRENCY });
 }

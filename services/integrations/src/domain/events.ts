@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { keysetPage, type ListQuery } from '@quire/http';
 import { isDuplicateKeyError, newId } from '@quire/runtime';
-import type { IntegrationEventDoc } from '../db/models';
+import { eventPayloadJson, type IntegrationEventDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
 import { enqueueDelivery } from './delivery';
 
@@ -53,7 +53,7 @@ export async function recordEvents(ctx: IntegrationsContext, events: NewIntegrat
       installationId: event.installationId,
       organizationId: event.organizationId,
       type: event.payload.type,
-      payload: JSON.stringify(event.payload),
+      payload: eventPayloadJson.write(event.payload),
       status: 'pending',
       attempts: 0,
       logs: [],

@@ -1,6 +1,5 @@
-import { fromService, httpError } from '@quire/http';
+import { clientsOf, httpError } from '@quire/http';
 import type { identity } from '@quire/proto';
-import { MAX_GRPC_BATCH } from '@quire/runtime';
 import type { InstallationDoc, IntegrationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
 
@@ -109,12 +108,10 @@ export async function currentAccess(
  * kept; the next change or token gives the access again).
  */
 export async function accessChanged(ctx: IntegrationsContext, integration: IntegrationDoc, installationIds: readonly string[]): Promise<void> {
-  for (let start = 0; start < installationIds.length; start += MAX_GRPC_BATCH) {
-    const ids = installationIds.slice(start, start + MAX_GRPC_BATCH);
-    const filter = { _id: ids.length === 1 ? ids[0] : { $in: ids }, integrationName: integration._id };
-    await ctx.models.Installation.updateMany(filter, { $inc: { accessVersion: 1 } });
-    const installations = await ctx.models.Installation.find(filter).lean<InstallationDoc[]>();
-    if (!installations.length) continue;
-    await fromService('Identity', ctx.clients.identity.updateInstallationAccess({ installations: await accessOf(ctx, integration, installations) }));
-  }
+  if (!installationIds.length) return;
+  const filter = { _id: installationIds.length === 1 ? installationIds[0] : { $in: installationIds }, integrationName: integration._id };
+  await ctx.models.Installation.updateMany(filter, { $inc: { accessVersion: 1 } });
+  const installations = await ctx.models.Installation.find(filter).lean<InstallationDoc[]>();
+  if (!installations.length) return;
+  await clientsOf(ctx).identity.updateInstallationAccess({ installations: await accessOf(ctx, integration, installations) });
 }

@@ -1,5 +1,5 @@
-import { fromService } from '@quire/http';
-import { ClientError, grpcStatus, MAX_GRPC_BATCH } from '@quire/runtime';
+import { clientsOf, ServiceError } from '@quire/http';
+import { grpcStatus } from '@quire/runtime';
 import type { InstallationDoc, IntegrationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
 import { currentAccess } from './installation-access';
@@ -52,9 +52,9 @@ export async function installationToken(ctx: IntegrationsContext, integration: I
   let issued: { token: string; expireTime?: Date };
   try {
     const { version, ...access } = await currentAccess(ctx, integration, installation);
-    issued = await ctx.clients.identity.issueInstallationToken({ ...access, accessVersion: version });
+    issued = await clientsOf(ctx).identity.issueInstallationToken({ ...access, accessVersion: version });
   } catch (error) {
-    if (!(error instanceof ClientError && error.code === grpcStatus.FAILED_PRECONDITION))
+    if (!(error instanceof ServiceError && error.code === grpcStatus.FAILED_PRECONDITION))
       ctx.logger.warn({ err: error, installationId: installation._id }, 'no installation token: identity could not issue one');
     return '';
   }
@@ -69,9 +69,10 @@ export async function installationToken(ctx: IntegrationsContext, integration: I
  */
 export async function revokeInstallationTokens(ctx: IntegrationsContext, installationIds: readonly string[]): Promise<void> {
   const cache = cacheOf(ctx);
-  for (let i = 0; i < installationIds.length; i += MAX_GRPC_BATCH) {
-    const batch = installationIds.slice(i, i + MAX_GRPC_BATCH);
-    await fromService('Identity', ctx.clients.identity.revokeInstallationTokens({ installationIds: batch }));
-    for (const installationId of batch) cache.delete(installationId);
+  try {
+    await clientsOf(ctx).identity.revokeInstallationTokens({ installationIds });
+  } finally {
+    // Forgotten whatever identity answered: a token of an installation not revoked yet is simply issued again.
+    for (const installationId of installationIds) cache.delete(installationId);
   }
 }

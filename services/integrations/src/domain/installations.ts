@@ -1,13 +1,13 @@
 import { findOrgAccess, httpError, isOrgAdmin, keysetPage, orgRolesOf, requireOrgAdmin, type ListQuery, type OrgAccess } from '@quire/http';
 import { isDuplicateKeyError, newId, roleAtLeast, type Principal } from '@quire/runtime';
-import type { InstallationDoc, IntegrationDoc, TargetInstallationDoc } from '../db/models';
-import { configurationOf } from '../presenters/installation-presenter';
+import { installationConfigurationJson, type InstallationDoc, type IntegrationDoc, type TargetInstallationDoc } from '../db/models';
 import { loadIntegration } from './catalogue';
 import { checkConfiguration, requireValidConfiguration } from './configuration';
 import type { IntegrationsContext } from './context';
 import { newEventId, recordEvents, type EventPayload } from './events';
 import { accessChanged, checkAccessUpdate, installationStatus } from './installation-access';
 import { revokeInstallationTokens } from './installation-tokens';
+import type { TargetObject } from './targets';
 
 /*
  * Installations of an integration: one per organization (installing again answers the one
@@ -94,7 +94,7 @@ export async function installIntegration(
     status: check.complete ? 'active' : 'pending',
     spaceSelection: 'selected',
     siteSelection: 'selected',
-    configuration: JSON.stringify(check.value),
+    configuration: installationConfigurationJson.write(check.value),
     externalIds: [],
     // Installing approves what the integration asks for now; more, later, needs another approval.
     scopes: [...integration.scopes],
@@ -173,11 +173,10 @@ export async function requireTargetInstaller(
   view: IntegrationView,
   installation: InstallationDoc,
   kind: TargetKind,
-  target: { organizationId: string; rest?: Record<string, unknown> } | undefined,
+  target: Pick<TargetObject, 'organizationId' | 'rest'> | undefined,
   action: string,
 ): Promise<void> {
-  const permissions = target?.rest?.permissions as { installIntegration?: unknown } | undefined;
-  if (kind === 'space' && target?.organizationId === installation.organizationId && permissions?.installIntegration === true) return;
+  if (kind === 'space' && target?.organizationId === installation.organizationId && target.rest?.permissions?.installIntegration === true) return;
   requireInstallingAdmin(await installationStanding(ctx, userId, view, installation.organizationId), action);
 }
 
@@ -221,7 +220,7 @@ export async function updateInstallation(
   if (input.configuration !== undefined) {
     const checked = requireValidConfiguration(integration, 'account', input.configuration);
     if ('message' in checked) throw httpError.badRequest(checked.message);
-    set.configuration = JSON.stringify(checked.value);
+    set.configuration = installationConfigurationJson.write(checked.value);
     if (installation.status === 'pending') set.status = 'active';
   }
   if (input.externalIds !== undefined) set.externalIds = [...new Set(input.externalIds)];
@@ -237,7 +236,7 @@ export async function updateInstallation(
       installationId: updated._id,
       organizationId: updated.organizationId,
       payload: setupPayload('installation_setup', updated._id, installationStatus(updated, integration), {
-        previous: { status: installationStatus(installation, integration), configuration: configurationOf(installation) },
+        previous: { status: installationStatus(installation, integration), configuration: installationConfigurationJson.read(installation.configuration) },
       }),
     },
   ]);
@@ -256,7 +255,12 @@ export async function uninstallIntegration(ctx: IntegrationsContext, integration
       integrationName: integration._id,
       installationId,
       organizationId: installation.organizationId,
-      payload: { eventId: newEventId(), type: 'installation_deleted', installationId, previous: { configuration: configurationOf(installation) } },
+      payload: {
+        eventId: newEventId(),
+        type: 'installation_deleted',
+        installationId,
+        previous: { configuration: installationConfigurationJson.read(installation.configuration) },
+      },
     },
   ]);
   return true;
@@ -299,7 +303,7 @@ export async function installOnTarget(
     integrationName: integration._id,
     organizationId: installation.organizationId,
     status: check.complete ? 'active' : 'pending',
-    configuration: JSON.stringify(check.value),
+    configuration: installationConfigurationJson.write(check.value),
     externalIds: [],
     createdAt: now,
     updatedAt: now,
@@ -347,7 +351,7 @@ export async function updateTargetInstallation(
   if (input.configuration !== undefined) {
     const checked = requireValidConfiguration(integration, target.kind, input.configuration);
     if ('message' in checked) throw httpError.badRequest(checked.message);
-    set.configuration = JSON.stringify(checked.value);
+    set.configuration = installationConfigurationJson.write(checked.value);
     if (target.status === 'pending') set.status = 'active';
   }
   if (input.externalIds !== undefined) set.externalIds = [...new Set(input.externalIds)];
@@ -364,7 +368,7 @@ export async function updateTargetInstallation(
       organizationId: updated.organizationId,
       payload: setupPayload(`${updated.kind}_installation_setup`, updated.installationId, updated.status, {
         [targetField(updated.kind)]: updated.targetId,
-        previous: { status: target.status, configuration: configurationOf(target) },
+        previous: { status: target.status, configuration: installationConfigurationJson.read(target.configuration) },
       }),
     },
   ]);
@@ -396,7 +400,7 @@ export async function uninstallFromTarget(
         type: `${kind}_installation_deleted`,
         installationId: installation._id,
         [targetField(kind)]: targetId,
-        previous: { configuration: configurationOf(removed) },
+        previous: { configuration: installationConfigurationJson.read(removed.configuration) },
       },
     },
   ]);

@@ -1,4 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { storedJson } from '@quire/runtime';
 import type { IntegrationsConfig } from '../config';
 import type { IntegrationDoc } from '../db/models';
 
@@ -58,17 +60,20 @@ export function decryptSecret(config: KeyConfig, sealed: string, purpose: string
   }
 }
 
+/** The `secrets` map as the JSON text that is sealed. */
+const secretsJson = storedJson('Integration.secrets', z.record(z.string(), z.string()));
+
 const secretsPurpose = (integrationName: string) => `integration/${integrationName}/secrets`;
 const signingPurpose = (integrationName: string) => `integration/${integrationName}/signing-secret`;
 
 /** The sealed form of an integration's `secrets` map (what IntegrationDoc.secrets holds). */
 export function sealIntegrationSecrets(config: KeyConfig, integrationName: string, secrets: Record<string, string>): string {
-  return encryptSecret(config, JSON.stringify(secrets), secretsPurpose(integrationName));
+  return encryptSecret(config, secretsJson.write(secrets), secretsPurpose(integrationName));
 }
 
 /** An integration's `secrets` map, in clear: for its script's environment only, never for an answer. */
 export function integrationSecrets(config: KeyConfig, integration: Pick<IntegrationDoc, '_id' | 'secrets'>): Record<string, string> {
-  return JSON.parse(decryptSecret(config, integration.secrets, secretsPurpose(integration._id))) as Record<string, string>;
+  return secretsJson.read(decryptSecret(config, integration.secrets, secretsPurpose(integration._id)));
 }
 
 /** A new signing secret (32 random bytes, base64url), sealed for the integration. */

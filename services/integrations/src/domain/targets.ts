@@ -1,5 +1,4 @@
-import { fromService } from '@quire/http';
-import { MAX_GRPC_BATCH } from '@quire/runtime';
+import { clientsOf, type SiteObject, type SpaceObject } from '@quire/http';
 import type { IntegrationsContext } from './context';
 
 /*
@@ -12,48 +11,24 @@ export interface TargetObject {
   id: string;
   organizationId: string;
   /** The Space or Site object as the viewer sees it (permissions false when they hold no role). */
-  rest?: Record<string, unknown>;
+  rest?: SpaceObject | SiteObject;
 }
 
 /** The live spaces among `ids` (trashed, purged and unknown ones are absent), presented to `viewerUserId` when given. */
 async function lookUpSpaces(ctx: IntegrationsContext, ids: string[], viewerUserId?: string): Promise<Map<string, TargetObject>> {
-  const unique = [...new Set(ids)];
+  const { spaces } = await clientsOf(ctx).content.batchGetSpaces({ ids: [...new Set(ids)], includeDeleted: false, viewerUserId: viewerUserId ?? '' });
   const found = new Map<string, TargetObject>();
-  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
-    const { spaces } = await fromService(
-      'Content',
-      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId: viewerUserId ?? '' }),
-    );
-    for (const space of spaces) {
-      if (space.deleteTime) continue;
-      found.set(space.id, {
-        id: space.id,
-        organizationId: space.organizationId,
-        rest: viewerUserId && space.restJson ? (JSON.parse(space.restJson) as Record<string, unknown>) : undefined,
-      });
-    }
+  for (const space of spaces) {
+    if (space.deleteTime) continue;
+    found.set(space.id, { id: space.id, organizationId: space.organizationId, rest: viewerUserId ? space.rest : undefined });
   }
   return found;
 }
 
 /** The sites among `ids` (unknown ones are absent), presented to `viewerUserId` when given. */
 async function lookUpSites(ctx: IntegrationsContext, ids: string[], viewerUserId?: string): Promise<Map<string, TargetObject>> {
-  const unique = [...new Set(ids)];
-  const found = new Map<string, TargetObject>();
-  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
-    const { sites } = await fromService(
-      'Publishing',
-      ctx.clients.publishing.batchGetSites({ ids: unique.slice(start, start + MAX_GRPC_BATCH), viewerUserId: viewerUserId ?? '' }),
-    );
-    for (const site of sites) {
-      found.set(site.id, {
-        id: site.id,
-        organizationId: site.organizationId,
-        rest: viewerUserId && site.restJson ? (JSON.parse(site.restJson) as Record<string, unknown>) : undefined,
-      });
-    }
-  }
-  return found;
+  const { sites } = await clientsOf(ctx).publishing.batchGetSites({ ids: [...new Set(ids)], viewerUserId: viewerUserId ?? '' });
+  return new Map(sites.map((site) => [site.id, { id: site.id, organizationId: site.organizationId, rest: viewerUserId ? site.rest : undefined }]));
 }
 
 /** Looks up targets of one kind. */

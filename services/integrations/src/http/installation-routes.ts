@@ -24,7 +24,7 @@ import {
   updateTargetInstallation,
   type TargetKind,
 } from '../domain/installations';
-import { lookUpTargets } from '../domain/targets';
+import { lookUpTargets, type TargetObject } from '../domain/targets';
 import { installationPath, presentInstallation, presentTargetInstallation, targetInstallationPath } from '../presenters/installation-presenter';
 import {
   extendedQuery,
@@ -46,8 +46,7 @@ const INSTALLATIONS = `${INTEGRATION}/installations`;
 const INSTALLATION = `${INSTALLATIONS}/:installationId`;
 
 /** A space's or site's object as the caller sees it, when they may see it (its `permissions.view`); else nothing (its id is shown). */
-const visibleObject = (object: Record<string, unknown> | undefined) =>
-  (object?.permissions as { view?: unknown } | undefined)?.view === true ? object : undefined;
+const visibleObject = (object: TargetObject['rest']) => (object?.permissions?.view === true ? object : undefined);
 
 /**
  * Installations of an integration (spec "### Integrations", GitBook's installation operations):

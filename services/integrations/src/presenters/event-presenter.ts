@@ -1,4 +1,4 @@
-import type { IntegrationEventDoc } from '../db/models';
+import { eventPayloadJson, type IntegrationEventDoc } from '../db/models';
 
 /** spec "IntegrationEvent" (GitBook IntegrationEvent): `status` only once delivered or given up. */
 export function presentEvent(event: IntegrationEventDoc) {
@@ -7,7 +7,7 @@ export function presentEvent(event: IntegrationEventDoc) {
     integrationId: event.integrationName,
     installationId: event.installationId,
     createdAt: event.createdAt.toISOString(),
-    payload: JSON.parse(event.payload) as { eventId: string; type: string; [field: string]: unknown },
+    payload: eventPayloadJson.read(event.payload),
     ...(event.status === 'pending' ? {} : { status: event.status }),
   };
 }

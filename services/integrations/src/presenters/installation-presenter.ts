@@ -1,18 +1,10 @@
 import { apiUrl } from '@quire/http';
 import type { IntegrationsConfig } from '../config';
-import type { InstallationDoc, IntegrationDoc, TargetInstallationDoc } from '../db/models';
+import { installationConfigurationJson, type InstallationDoc, type IntegrationDoc, type TargetInstallationDoc } from '../db/models';
 import { installationStatus, scopesInForce } from '../domain/installation-access';
 import { integrationEndpointUrl } from './integration-presenter';
 
 type UrlConfig = Pick<IntegrationsConfig, 'PUBLIC_BASE_URL'>;
-
-const parseObject = (json: string): Record<string, unknown> => {
-  const value = JSON.parse(json || '{}') as unknown;
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-};
-
-/** The stored configuration (JSON text) as the object it is. */
-export const configurationOf = (doc: { configuration: string }): Record<string, unknown> => parseObject(doc.configuration);
 
 export const installationPath = (integrationName: string, installationId: string) =>
   `/v1/integrations/${encodeURIComponent(integrationName)}/installations/${encodeURIComponent(installationId)}`;
@@ -39,7 +31,7 @@ export function presentInstallation(
     space_selection: installation.spaceSelection,
     site_selection: installation.siteSelection,
     spaces,
-    configuration: configurationOf(installation),
+    configuration: installationConfigurationJson.read(installation.configuration),
     createdAt: installation.createdAt.toISOString(),
     updatedAt: installation.updatedAt.toISOString(),
     urls: {
@@ -69,7 +61,7 @@ export function presentTargetInstallation(target: TargetInstallationDoc, { objec
     integration: target.integrationName,
     installation: target.installationId,
     status: target.status,
-    configuration: configurationOf(target),
+    configuration: installationConfigurationJson.read(target.configuration),
     externalIds: target.externalIds,
     urls: { location: apiUrl(config.PUBLIC_BASE_URL, targetInstallationPath(target)), publicEndpoint, publicContentEndpoint: publicEndpoint },
     ...(target.kind === 'space' ? { space: object ?? target.targetId } : { site: object ?? target.targetId }),

@@ -1,5 +1,5 @@
 import { apiUrl } from '@quire/http';
-import type { IntegrationDoc } from '../db/models';
+import { integrationJson, type IntegrationDoc } from '../db/models';
 import type { IntegrationViewer } from '../domain/catalogue';
 import { integrationFileUrl } from '../domain/files';
 import type { OrganizationObject } from '../domain/organizations';
@@ -8,8 +8,6 @@ import type { OrganizationObject } from '../domain/organizations';
 export const integrationPath = (name: string) => `/v1/integrations/${encodeURIComponent(name)}`;
 /** The integration's public endpoint (answered by its script, without a token). */
 export const integrationEndpointUrl = (baseUrl: string, name: string) => apiUrl(baseUrl, `/v1/public/integrations/${encodeURIComponent(name)}/integration`);
-
-const parseJson = <T>(text: string | undefined, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
 
 /**
  * The integration's addresses (GitBook's Integration.urls): the API, its icon, the app page,
@@ -59,9 +57,9 @@ export function presentIntegration(integration: IntegrationDoc, options: { owner
     visibility: integration.visibility,
     scopes: integration.scopes,
     categories: integration.categories,
-    blocks: parseJson<unknown[]>(integration.blocks, []),
-    contentSources: parseJson<unknown[]>(integration.contentSources, []),
-    configurations: parseJson<Record<string, unknown>>(integration.configurations, {}),
+    blocks: integrationJson.blocks.read(integration.blocks),
+    contentSources: integrationJson.contentSources.read(integration.contentSources),
+    configurations: integrationJson.configurations.read(integration.configurations),
     externalLinks: integration.externalLinks.map(({ url, label }) => ({ url, label })),
     owner: viewer.ownerRole ? owner : ownerSeenFromOutside(owner),
     urls: integrationUrls(baseUrl, integration),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { EVENT_TYPES } from '@quire/async';
+import { createEvent, EVENTS } from '@quire/async';
 import { cleanupTestEnvironment, testBackendConfig, testEnvironment, waitFor, type TestEnvironment } from '@quire/testkit';
 import type { IntegrationsConfig } from '../config';
 import type { IntegrationDoc, IntegrationEventDoc } from '../db/models';
@@ -222,11 +222,12 @@ describe('integration events: recording and delivery (domain, real datastore and
     await settled(other._id, 1);
 
     const payload = { organizationId: 'content-org', spaceId: 'space-1', revisionId: 'rev-2', changeRequestId: 'cr-1' };
-    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.changeRequestMerged, payload });
-    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.spaceContentUpdated, payload });
-    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.spaceContentUpdated, payload });
+    const streamEvent = { id: 'stream-event' };
+    await applyStreamEvent(ctx, createEvent(EVENTS.changeRequestMerged, payload, streamEvent));
+    await applyStreamEvent(ctx, createEvent(EVENTS.spaceContentUpdated, payload, streamEvent));
+    await applyStreamEvent(ctx, createEvent(EVENTS.spaceContentUpdated, payload, streamEvent));
     // Another organization's space with the same id changes nothing here.
-    await applyStreamEvent(ctx, { id: 'stream-event', type: EVENT_TYPES.spaceContentUpdated, payload: { ...payload, organizationId: 'elsewhere' } });
+    await applyStreamEvent(ctx, createEvent(EVENTS.spaceContentUpdated, { ...payload, organizationId: 'elsewhere' }, streamEvent));
     await settled(integration._id, 3);
     await settled(other._id, 2);
     for (const [name, installationId] of [
@@ -286,22 +287,22 @@ describe('integration events: recording and delivery (domain, real datastore and
         userAgent: 'Mozilla/5.0',
         ip: '203.0.113.7',
         language: 'fr',
-        cookies: { theme: 'dark', count: 3 },
+        cookies: { theme: 'dark', count: '3' },
         claims: { email: 'secret@example.test' },
         token: 'never-sent',
       },
       secret: 'never-sent',
     };
-    const view1 = { id: 'site-view-stream-1', type: EVENT_TYPES.siteViewed, payload };
+    const view1 = createEvent(EVENTS.siteViewed, payload, { id: 'site-view-stream-1' });
     await applyStreamEvent(ctx, view1);
     // Redelivered (at least once): nothing new.
     await applyStreamEvent(ctx, view1);
-    // Not a view of this organization's site, or not a usable one: nothing.
-    await applyStreamEvent(ctx, { id: 'site-view-forged', type: EVENT_TYPES.siteViewed, payload: { ...payload, organizationId: 'site-view-forger' } });
-    await applyStreamEvent(ctx, { id: 'site-view-no-site', type: EVENT_TYPES.siteViewed, payload: { ...payload, siteId: undefined } });
-    await applyStreamEvent(ctx, { id: 'site-view-no-org', type: EVENT_TYPES.siteViewed, payload: { ...payload, organizationId: undefined } });
-    await applyStreamEvent(ctx, { id: 'site-view-bad-site', type: EVENT_TYPES.siteViewed, payload: { ...payload, siteId: ['site-1'] } });
-    await applyStreamEvent(ctx, { id: 'site-view-null', type: EVENT_TYPES.siteViewed, payload: null });
+    // Not a view of this organization's site: nothing.
+    await applyStreamEvent(ctx, createEvent(EVENTS.siteViewed, { ...payload, organizationId: 'site-view-forger' }, { id: 'site-view-forged' }));
+    // Not a usable one: the event bus drops it (logged) before the intake.
+    for (const unusable of [{ ...payload, siteId: undefined }, { ...payload, organizationId: undefined }, { ...payload, siteId: ['site-1'] }, null]) {
+      assert.equal(EVENTS.siteViewed.schema.safeParse(unusable).success, false);
+    }
     await settled(onSite._id, 5);
     await settled(allSites._id, 5);
 
@@ -339,7 +340,7 @@ describe('integration events: recording and delivery (domain, real datastore and
     assert.equal(await ofInstallation(spacesOnly._id), 0, 'an installation on all spaces only');
 
     // Another view of the same page (its own stream event) is another event; a referrer is kept.
-    await applyStreamEvent(ctx, { id: 'site-view-stream-2', type: EVENT_TYPES.siteViewed, payload: { ...payload, referrer: 'https://search.example.test/' } });
+    await applyStreamEvent(ctx, createEvent(EVENTS.siteViewed, { ...payload, referrer: 'https://search.example.test/' }, { id: 'site-view-stream-2' }));
     await settled(onSite._id, 6);
     const views = (await eventsOf(onSite._id)).filter((e) => e.type === 'site_view' && e.installationId === installation._id);
     assert.equal(views.length, 2);

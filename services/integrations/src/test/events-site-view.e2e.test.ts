@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { createEventBus, EVENT_TYPES, type EventBus } from '@quire/async';
+import { createEventBus, EVENTS, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { assertMatchesOpenApi, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
 import { startTunnelRecorder } from './tunnel-recorder';
@@ -85,7 +85,7 @@ describe('integrations: site_view from the views of a published site', () => {
       },
       ...extra,
     });
-    const first = await bus.publish({ type: EVENT_TYPES.siteViewed, organizationId: vendor.id, payload: view('page-first') });
+    const first = await bus.publish(EVENTS.siteViewed, view('page-first'), { organizationId: vendor.id });
     let recorded: any[] = [];
     await waitFor('the view recorded', async () => {
       recorded = await siteViewsOf(NAME, onSite.id);
@@ -110,9 +110,9 @@ describe('integrations: site_view from the views of a published site', () => {
 
     // The same stream event again (at-least-once delivery), and a forged one naming another
     // organization's site; then another view, to know the stream got this far.
-    await bus.publish({ id: first.id, type: EVENT_TYPES.siteViewed, organizationId: vendor.id, payload: first.payload });
-    await bus.publish({ type: EVENT_TYPES.siteViewed, organizationId: vendor.id, payload: view('page-forged', { siteId: customerSite.id }) });
-    await bus.publish({ type: EVENT_TYPES.siteViewed, organizationId: vendor.id, payload: view('page-second', { referrer: undefined }) });
+    await bus.publish(EVENTS.siteViewed, first.payload, { id: first.id, organizationId: vendor.id });
+    await bus.publish(EVENTS.siteViewed, view('page-forged', { siteId: customerSite.id }), { organizationId: vendor.id });
+    await bus.publish(EVENTS.siteViewed, view('page-second', { referrer: undefined }), { organizationId: vendor.id });
     await waitFor('the second view recorded', async () => {
       recorded = await siteViewsOf(NAME, onSite.id);
       return recorded.some((e) => e.payload.pageId === 'page-second' && e.status);
@@ -121,11 +121,7 @@ describe('integrations: site_view from the views of a published site', () => {
     assert.equal(recorded.find((e) => e.payload.pageId === 'page-second').payload.referrer, '', 'no referrer: empty, as GitBook requires one');
 
     // A view of the customer's own site reaches its installation, and is the fence for it.
-    await bus.publish({
-      type: EVENT_TYPES.siteViewed,
-      organizationId: customer.id,
-      payload: view('page-customer', { organizationId: customer.id, siteId: customerSite.id }),
-    });
+    await bus.publish(EVENTS.siteViewed, view('page-customer', { organizationId: customer.id, siteId: customerSite.id }), { organizationId: customer.id });
     let customerViews: any[] = [];
     await waitFor("the customer's view recorded", async () => {
       customerViews = await siteViewsOf(NAME, inCustomer.id);
@@ -186,18 +182,27 @@ describe('integrations: site_view from the views of a published site', () => {
       // Organization B (the customer): another integration, run by the service, on one of its sites.
       const single = expectOk(await customer.admin.api.post(`/v1/orgs/${customer.id}/sites`, { title: 'Viewed once' }), 201);
       const installation = await installOnSite(customer, OTHER, single.id);
-      const viewOf = (organizationId: string, siteId: string, pageId: string) => ({
-        type: EVENT_TYPES.siteViewed,
-        organizationId,
-        payload: { organizationId, siteId, pageId, url: `${stack.baseUrl}/${pageId}` },
-      });
+      const publishView = (organizationId: string, siteId: string, pageId: string) =>
+        bus.publish(
+          EVENTS.siteViewed,
+          {
+            organizationId,
+            siteId,
+            siteSpaceId: 'site-space-of-the-test',
+            spaceId: 'space-of-the-test',
+            pageId,
+            url: `${stack.baseUrl}/${pageId}`,
+            visitor: { anonymousId: 'anon-1', userAgent: '', ip: '', cookies: {} },
+          },
+          { organizationId },
+        );
 
       const FLOOD = 40;
       const floodOf = async () => (await eventsOf(FLOODED)).filter((event) => event.payload.type === 'site_view');
-      for (let i = 0; i < FLOOD; i++) await bus.publish(viewOf(vendor.id, flooded.id, `flood-${i}`));
+      for (let i = 0; i < FLOOD; i++) await publishView(vendor.id, flooded.id, `flood-${i}`);
       await waitFor("A's flood recorded", async () => (await floodOf()).length === FLOOD);
       // A's deliveries hang at its tunnel (a queue in arrival order would be stuck behind them); B's one view.
-      await bus.publish(viewOf(customer.id, single.id, 'single'));
+      await publishView(customer.id, single.id, 'single');
       let waitingOfA = -1;
       await waitFor("B's view delivered", async () => {
         const delivered = (await siteViewsOf(OTHER, installation.id)).some((event) => event.status === 'success');

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
-import { defineModels } from '@quire/runtime';
+import { z } from 'zod';
+import { defineModels, storedJson } from '@quire/runtime';
 
 export const SITE_TYPES = ['basic', 'premium', 'ultimate', 'sponsored', 'legacy-basic', 'legacy-premium'] as const;
 export const SITE_VISIBILITIES = ['public', 'unlisted', 'share-link', 'visitor-auth'] as const;
@@ -91,6 +92,17 @@ export interface ShareLinkDoc {
 }
 
 const nullableString = { type: String, default: null };
+
+/** A site's adaptive JSON schema (`SiteDoc.adaptiveSchema.json`), read and written only through this. */
+export const adaptiveSchemaJson = storedJson(
+  'Site.adaptiveSchema',
+  z.looseObject({
+    $schema: z.string().optional(),
+    type: z.literal('object'),
+    properties: z.record(z.string(), z.unknown()),
+    additionalProperties: z.literal(false),
+  }),
+);
 
 const siteSchema = new Schema<SiteDoc>(
   {

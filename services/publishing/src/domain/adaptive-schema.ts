@@ -9,12 +9,13 @@ import Ajv from 'ajv';
 export const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 export const UNSIGNED_DESCRIPTION = 'Unsigned claims of the site visitor.';
 
-export interface AdaptiveJsonSchema {
+// A type alias (not an interface) so that it fits the JSON object it is stored as (db/models.ts).
+export type AdaptiveJsonSchema = {
   $schema?: string;
   type: 'object';
   properties: Record<string, unknown>;
   additionalProperties: false;
-}
+};
 
 /** What a site has before anyone sets its schema. */
 export function defaultAdaptiveSchema(): AdaptiveJsonSchema {

@@ -1,7 +1,8 @@
 import { containsText, httpError, keysetPage, type ListQuery } from '@quire/http';
-import { newId, newSecret, reachedIds, withRedisLock } from '@quire/runtime';
-import type { SiteDoc, SiteVisibility } from '../db/models';
+import { findByIds, newId, newSecret, reachedIds, withRedisLock } from '@quire/runtime';
+import { adaptiveSchemaJson, type SiteDoc, type SiteVisibility } from '../db/models';
 import type { OrgAccess } from './access';
+import { defaultAdaptiveSchema, type AdaptiveJsonSchema } from './adaptive-schema';
 import type { PublishingContext } from './context';
 import { addSiteSpaces } from './site-spaces';
 import { fetchSpaces } from './spaces';
@@ -204,14 +205,35 @@ export async function deleteSite(ctx: PublishingContext, siteId: string): Promis
   ]);
 }
 
+/** The sites with these ids (other services' batched lookups; ids not found are left out). */
+export async function getSites(ctx: PublishingContext, ids: string[]): Promise<SiteDoc[]> {
+  return findByIds(ctx.models.Site, ids);
+}
+
+/** Sites of each organization (those without sites absent), in one aggregation over the distinct ids. */
+export async function countSitesOf(ctx: PublishingContext, organizationIds: string[]): Promise<Map<string, number>> {
+  const unique = [...new Set(organizationIds)];
+  if (unique.length === 0) return new Map();
+  const grouped = await ctx.models.Site.aggregate<{ _id: string; n: number }>([
+    { $match: { organizationId: { $in: unique } } },
+    { $group: { _id: '$organizationId', n: { $sum: 1 } } },
+  ]);
+  return new Map(grouped.map((g) => [g._id, g.n]));
+}
+
 /** The site of an organization, if it exists (DELETEs under a site answer 204 when it does not). */
 export async function findSite(ctx: PublishingContext, organizationId: string, siteId: string): Promise<SiteDoc | undefined> {
   return (await ctx.models.Site.findOne({ _id: siteId, organizationId }).lean<SiteDoc>()) ?? undefined;
 }
 
+/** The site's adaptive schema: the one set, else the default. */
+export function adaptiveSchemaOf(site: SiteDoc): AdaptiveJsonSchema {
+  return site.adaptiveSchema ? adaptiveSchemaJson.read(site.adaptiveSchema.json) : defaultAdaptiveSchema();
+}
+
 /** Stores a validated adaptive schema on the site; 404 when the site is gone meanwhile. */
-export async function setAdaptiveSchema(ctx: PublishingContext, site: SiteDoc, schema: unknown): Promise<SiteDoc> {
-  const adaptiveSchema = { json: JSON.stringify(schema), updatedAt: new Date() };
+export async function setAdaptiveSchema(ctx: PublishingContext, site: SiteDoc, schema: AdaptiveJsonSchema): Promise<SiteDoc> {
+  const adaptiveSchema = { json: adaptiveSchemaJson.write(schema), updatedAt: new Date() };
   const updated = await ctx.models.Site.findOneAndUpdate({ _id: site._id }, { $set: { adaptiveSchema } }, { returnDocument: 'after' }).lean<SiteDoc>();
   if (!updated) throw httpError.notFound('Site');
   return updated;

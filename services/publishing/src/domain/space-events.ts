@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type DomainEvent, type EventSubscription } from '@quire/async';
+import { EVENTS, type EventOf, type EventSubscription } from '@quire/async';
 import type { PublishingContext } from './context';
 import { bumpSiteVersions } from './site-version';
 
@@ -15,30 +15,26 @@ async function sitesShowing(ctx: PublishingContext, filter: Record<string, unkno
   return (await ctx.models.SiteSpace.find(filter, { siteId: 1 }).lean()).map((s) => s.siteId);
 }
 
+/** content's events about spaces that sites follow. */
+const SPACE_EVENTS = [EVENTS.spaceDeleted, EVENTS.spacePurged, EVENTS.spaceRestored, EVENTS.spaceTransferred] as const;
+
 /**
  * Keeps sites consistent with content's spaces: a space in the trash hides its site
  * spaces (restoring it shows them again), a purged or transferred space removes them. Idempotent, as
  * at-least-once delivery needs. Reads also drop site spaces whose space content no longer
  * returns, so a late or missed event never breaks a site.
  */
-export async function applySpaceEvent(ctx: PublishingContext, event: Pick<DomainEvent, 'type' | 'payload'>): Promise<void> {
-  const spaceId = (event.payload as { spaceId?: unknown } | null)?.spaceId;
-  if (typeof spaceId !== 'string') return;
+export async function applySpaceEvent(ctx: PublishingContext, event: EventOf<(typeof SPACE_EVENTS)[number]>): Promise<void> {
+  const { spaceId } = event.payload;
   const sites = await sitesShowing(ctx, { spaceId });
-  if (event.type === EVENT_TYPES.spacePurged) await detachSpaces(ctx, [spaceId]);
-  else if (event.type === EVENT_TYPES.spaceDeleted) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: true } });
-  else if (event.type === EVENT_TYPES.spaceRestored) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: false } });
-  else if (event.type === EVENT_TYPES.spaceTransferred) {
-    // A site only shows its own organization's spaces: the old organization's sites let it go.
-    const from = (event.payload as { fromOrganizationId?: unknown }).fromOrganizationId;
-    if (typeof from === 'string') await ctx.models.SiteSpace.deleteMany({ spaceId, organizationId: from });
-  }
+  if (event.type === EVENTS.spacePurged.type) await detachSpaces(ctx, [spaceId]);
+  else if (event.type === EVENTS.spaceDeleted.type) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: true } });
+  else if (event.type === EVENTS.spaceRestored.type) await ctx.models.SiteSpace.updateMany({ spaceId }, { $set: { spaceDeleted: false } });
+  // A site only shows its own organization's spaces: the old organization's sites let a transferred one go.
+  else await ctx.models.SiteSpace.deleteMany({ spaceId, organizationId: event.payload.fromOrganizationId });
   await bumpSiteVersions(ctx, sites);
 }
 
 export function subscribeToSpaceEvents(ctx: PublishingContext): Promise<EventSubscription> {
-  return ctx.events.subscribe('publishing', (event) => applySpaceEvent(ctx, event), {
-    types: [EVENT_TYPES.spaceDeleted, EVENT_TYPES.spacePurged, EVENT_TYPES.spaceRestored, EVENT_TYPES.spaceTransferred],
-    retryAfterMs: 5_000,
-  });
+  return ctx.events.subscribe('publishing', SPACE_EVENTS, (event) => applySpaceEvent(ctx, event), { retryAfterMs: 5_000 });
 }

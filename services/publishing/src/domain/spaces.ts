@@ -1,5 +1,4 @@
-import { fromService } from '@quire/http';
-import { MAX_GRPC_BATCH } from '@quire/runtime';
+import { clientsOf, type SpaceObject } from '@quire/http';
 import type { PublishingContext } from './context';
 
 /** A space as content presents it to the viewer (spec "Space"), plus what publishing needs. */
@@ -7,7 +6,7 @@ export interface EmbeddedSpace {
   id: string;
   organizationId: string;
   title: string;
-  rest: Record<string, unknown>;
+  rest: SpaceObject;
 }
 
 /** What one BatchGetSpaces told about a set of spaces, for one viewer. */
@@ -23,33 +22,23 @@ export interface SpaceLookup {
 
 /**
  * The live spaces among `ids` that belong to `organizationId`, as `viewerUserId` sees them:
- * one BatchGetSpaces per 1000 ids (one call per response in practice). Deleted, purged,
+ * BatchGetSpaces (one call per response in practice). Deleted, purged,
  * transferred or unknown spaces are in neither set, so callers drop what points at them.
  */
 export async function lookUpSpaces(ctx: PublishingContext, organizationId: string, ids: string[], viewerUserId: string): Promise<SpaceLookup> {
   const unique = [...new Set(ids)];
   const lookup: SpaceLookup = { visible: new Map(), hidden: new Set() };
-  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
-    // Without content we cannot tell which spaces exist: a 503 rather than a partial site.
-    const { spaces } = await fromService(
-      'Content',
-      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, viewerUserId }),
-    );
-    for (const space of spaces) {
-      if (space.organizationId !== organizationId || space.deleteTime) continue;
-      // Asked with a viewer, content returns the spaces they cannot open too, with no role:
-      // their title, revision and counters are exactly what must not reach this viewer.
-      if (!space.viewerRole || !space.restJson) {
-        lookup.hidden.add(space.id);
-        continue;
-      }
-      lookup.visible.set(space.id, {
-        id: space.id,
-        organizationId: space.organizationId,
-        title: space.title,
-        rest: JSON.parse(space.restJson) as Record<string, unknown>,
-      });
+  // Without content we cannot tell which spaces exist: a 503 rather than a partial site.
+  const { spaces } = await clientsOf(ctx).content.batchGetSpaces({ ids: unique, includeDeleted: false, viewerUserId });
+  for (const space of spaces) {
+    if (space.organizationId !== organizationId || space.deleteTime) continue;
+    // Asked with a viewer, content returns the spaces they cannot open too, with no role:
+    // their title, revision and counters are exactly what must not reach this viewer.
+    if (!space.viewerRole || !space.rest) {
+      lookup.hidden.add(space.id);
+      continue;
     }
+    lookup.visible.set(space.id, { id: space.id, organizationId: space.organizationId, title: space.title, rest: space.rest });
   }
   return lookup;
 }

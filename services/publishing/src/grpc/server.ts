@@ -1,11 +1,11 @@
 import { HttpError } from '@quire/http';
 import type { publishing } from '@quire/proto';
-import { GrpcError, grpcStatus, findByIds, checkBatch } from '@quire/runtime';
+import { GrpcError, grpcStatus, checkBatch } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import { loadOrgAccess, seesSite, type OrgAccess } from '../domain/access';
 import type { PublishingContext } from '../domain/context';
 import { resolveSharedSpace } from '../domain/share-links';
-import { countSiteSpaces } from '../domain/sites';
+import { countSiteSpaces, countSitesOf, getSites } from '../domain/sites';
 import { detachSpaces } from '../domain/space-events';
 import { presentSite } from '../presenters/site-presenter';
 
@@ -59,23 +59,12 @@ async function presentSitesTo(ctx: PublishingContext, sites: SiteDoc[], viewerUs
   return presented;
 }
 
-/** Sites of each organization (those without sites absent), in one aggregation over the distinct ids. */
-async function countSitesOf(ctx: PublishingContext, organizationIds: string[]): Promise<Map<string, number>> {
-  const unique = [...new Set(organizationIds)];
-  if (unique.length === 0) return new Map();
-  const grouped = await ctx.models.Site.aggregate<{ _id: string; n: number }>([
-    { $match: { organizationId: { $in: unique } } },
-    { $group: { _id: '$organizationId', n: { $sum: 1 } } },
-  ]);
-  return new Map(grouped.map((g) => [g._id, g.n]));
-}
-
 /** PublishingService over gRPC: sites and site counts for other services, detaching deleted spaces, share keys for content. */
 export function publishingGrpc(ctx: PublishingContext): publishing.PublishingServiceImplementation {
   return {
     async batchGetSites(request) {
       const ids = checkBatch(request.ids);
-      const sites = await findByIds(ctx.models.Site, ids);
+      const sites = await getSites(ctx, ids);
       if (!request.viewerUserId) return { sites: sites.map((site) => toSite(site)) };
       const presented = await presentSitesTo(ctx, sites, request.viewerUserId);
       return { sites: sites.map((site) => toSite(site, presented.get(site._id))) };

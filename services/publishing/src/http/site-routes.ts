@@ -10,11 +10,11 @@ import {
 import { created, httpError, listEnvelope, listQuerySchema, route, type Route } from '@quire/http';
 import { loadOrgAccess, requireSiteAdmin, type OrgAccess } from '../domain/access';
 import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
-import { defaultAdaptiveSchema, templateConditions, validateAdaptiveSchema, type AdaptiveJsonSchema } from '../domain/adaptive-schema';
+import { templateConditions, validateAdaptiveSchema } from '../domain/adaptive-schema';
 import type { PublishingContext } from '../domain/context';
 import { loadView } from '../domain/published';
 import { createShareLink, deleteShareLink, listShareLinks, resolveShareKey, updateShareLink } from '../domain/share-links';
-import { countSiteSpaces, createSite, deleteSite, listSites, setAdaptiveSchema, setPublished, updateSite } from '../domain/sites';
+import { adaptiveSchemaOf, countSiteSpaces, createSite, deleteSite, listSites, setAdaptiveSchema, setPublished, updateSite } from '../domain/sites';
 import { siteApiUrl } from '../domain/urls';
 import { presentPublishingAuth, regeneratePublishingAuth, updatePublishingAuth, visitorClaims } from '../domain/visitor-auth';
 import type { SiteDoc } from '../db/models';
@@ -44,10 +44,9 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
     const counts = await countSiteSpaces(ctx, access, [site._id]);
     return presentSite(site, { siteSpaces: counts.get(site._id) ?? 0, access, config });
   };
-  const schemaOf = (site: SiteDoc): AdaptiveJsonSchema => (site.adaptiveSchema ? JSON.parse(site.adaptiveSchema.json) : defaultAdaptiveSchema());
   const presentSchema = (site: SiteDoc) => ({
     object: 'site-adaptive-schema' as const,
-    jsonSchema: schemaOf(site),
+    jsonSchema: adaptiveSchemaOf(site),
     updatedAt: (site.adaptiveSchema?.updatedAt ?? site.createdAt).toISOString(),
   });
 
@@ -225,7 +224,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       summary: 'Example conditions built from the adaptive schema',
       response: siteAdaptiveTemplateConditions,
       params: siteParams,
-      handler: async ({ caller, params }) => ({ items: templateConditions(schemaOf((await siteOfRequest(ctx, caller, params)).site)) }),
+      handler: async ({ caller, params }) => ({ items: templateConditions(adaptiveSchemaOf((await siteOfRequest(ctx, caller, params)).site)) }),
     }),
 
     // Share links carry their secret key: only those who manage them see them.

@@ -1,5 +1,5 @@
 import { apiUrl, httpError } from '@quire/http';
-import { LruCache } from '@quire/runtime';
+import { declareCache, type LruCache } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import { siteVersion } from '../domain/site-version';
@@ -34,32 +34,45 @@ function segmentsOf(rest: string | string[] | undefined): string[] {
 const hostnameOf = (host: string) => host.replace(/:\d+$/, '');
 
 /*
- * Sites by address, kept in this process: an address → the site's id, and the site as read
- * under its version. A request reads the version (one Redis GET) and uses the kept site while
- * it has not moved; every write of a site moves it. The version is read before the site, so a
- * write that lands in between only makes the next request read it again.
+ * Sites by address, kept in this process (ctx.caches): an address → the site's id, and the site
+ * as read under its version. A request reads the version (one Redis GET) and uses the kept site
+ * while it has not moved; every write of a site moves it. The version is read before the site,
+ * so a write that lands in between only makes the next request read it again.
  */
-const idsByAddress = new LruCache<string>(5_000);
-const sitesById = new LruCache<{ site: SiteDoc; version: string }>(5_000);
+export const addressCaches = {
+  siteIdsByAddress: declareCache<string>(1),
+  sitesById: declareCache<KnownSite>(10),
+};
 
-async function knownSite(
-  ctx: PublishingContext,
-  address: string,
-  fits: (site: SiteDoc) => boolean,
-  find: () => Promise<SiteDoc>,
-): Promise<{ site: SiteDoc; version: string }> {
-  const id = idsByAddress.get(address);
+declare module '../domain/context' {
+  interface PublishingCaches {
+    siteIdsByAddress: LruCache<string>;
+    sitesById: LruCache<KnownSite>;
+  }
+}
+
+export interface KnownSite {
+  site: SiteDoc;
+  version: string;
+}
+
+/** Heap of an address's entry, and of a kept site, estimated (the default budgets hold about 5,000 of each). */
+const ADDRESS_HEAP_BYTES = 200;
+const SITE_HEAP_BYTES = 2048;
+
+async function knownSite(ctx: PublishingContext, address: string, fits: (site: SiteDoc) => boolean, find: () => Promise<SiteDoc>): Promise<KnownSite> {
+  const id = ctx.caches.siteIdsByAddress.get(address);
   if (id) {
     const version = await siteVersion(ctx, id);
-    const kept = sitesById.get(id);
+    const kept = ctx.caches.sitesById.get(id);
     if (kept && kept.version === version && fits(kept.site)) return kept;
   }
   const found = await find();
   const version = await siteVersion(ctx, found._id);
   const site = await ctx.models.Site.findOne({ _id: found._id, published: true }).lean();
   if (!site || !fits(site)) throw httpError.notFound('Site');
-  idsByAddress.set(address, site._id, 1);
-  sitesById.set(site._id, { site, version }, 1);
+  ctx.caches.siteIdsByAddress.set(address, site._id, ADDRESS_HEAP_BYTES);
+  ctx.caches.sitesById.set(site._id, { site, version }, SITE_HEAP_BYTES);
   return { site, version };
 }
 

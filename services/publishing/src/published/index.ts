@@ -1,6 +1,14 @@
 /*
  * Published sites served as web pages to their audience: addresses, audiences, the visitor's
  * view of the structure, rendering, search, and what crawlers and agents read. Imports the
- * domain; nothing imports it but the service's routes.
+ * domain; nothing imports it but the service's routes and its composition (the caches).
  */
+import { addressCaches } from './address';
+import { pathCaches } from './paths';
+import { siteViewCaches } from './site-view';
+import { spaceContentCaches } from './space-content';
+
 export { publishedSiteRoutes } from './routes';
+
+/** The caches published sites keep (PublishingCaches), for startBackendService. */
+export const publishedSiteCaches = { ...addressCaches, ...siteViewCaches, ...spaceContentCaches, ...pathCaches };

@@ -1,4 +1,4 @@
-import { fromService } from '@quire/http';
+import { clientsOf } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
 import type { SearchResult } from './html';
 import { VariantAddresses } from './pages';
@@ -23,7 +23,7 @@ export async function searchSite(ctx: PublishingContext, view: SiteView, query: 
   const results = await Promise.all(
     searched.map(async ({ section, siteSpace, space }) => {
       const [found, content] = await Promise.all([
-        fromService('Content', ctx.clients.content.searchSpaceContent({ spaceId: space.id, revisionId: space.revisionId, query, limit: PER_SPACE })),
+        clientsOf(ctx).content.searchSpaceContent({ spaceId: space.id, revisionId: space.revisionId, query, limit: PER_SPACE }),
         publishedContent(ctx, space),
       ]);
       const addresses = new VariantAddresses(view, { section, siteSpace, pagePath: '' }, content);

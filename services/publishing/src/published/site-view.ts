@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fromService } from '@quire/http';
-import { LruCache, MAX_GRPC_BATCH } from '@quire/runtime';
+import { clientsOf } from '@quire/http';
+import { declareCache, type LruCache } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
@@ -46,16 +46,33 @@ export interface Location {
   pagePath: string;
 }
 
-const structures = new LruCache<{ version: string; structure: Omit<SiteStructure, 'site'>; at: number }>(2_000);
+export interface KeptStructure {
+  version: string;
+  structure: Omit<SiteStructure, 'site'>;
+  at: number;
+}
+
+/** Sites' structures by site id (ctx.caches.siteStructures), each under the version it was read at. */
+export const siteViewCaches = { siteStructures: declareCache<KeptStructure>(16) };
+
+declare module '../domain/context' {
+  interface PublishingCaches {
+    siteStructures: LruCache<KeptStructure>;
+  }
+}
+
+/** Heap of one document of a structure (a section, group or site space), estimated. */
+const STRUCTURE_DOC_HEAP_BYTES = 1024;
 /** A structure read longer ago than this is read again even if no change was announced (a lost bump). */
 const STRUCTURE_TTL_MS = 60_000;
 
 /** The site's structure under `version` (read before `site` was: see address.ts). */
 async function structureOf(ctx: PublishingContext, site: SiteDoc, version: string): Promise<{ structure: SiteStructure; version: string }> {
-  const kept = structures.get(site._id);
+  const kept = ctx.caches.siteStructures.get(site._id);
   if (kept && kept.version === version && Date.now() - kept.at < STRUCTURE_TTL_MS) return { structure: { ...kept.structure, site }, version };
   const structure = await loadStructure(ctx, site);
-  structures.set(site._id, { version, structure, at: Date.now() }, 1);
+  const docs = 1 + structure.sections.length + structure.groups.length + structure.siteSpaces.length;
+  ctx.caches.siteStructures.set(site._id, { version, structure, at: Date.now() }, docs * STRUCTURE_DOC_HEAP_BYTES);
   return { structure, version };
 }
 
@@ -63,15 +80,10 @@ async function structureOf(ctx: PublishingContext, site: SiteDoc, version: strin
 async function spaceStates(ctx: PublishingContext, organizationId: string, ids: string[]): Promise<Map<string, SpaceState>> {
   const states = new Map<string, SpaceState>();
   const unique = [...new Set(ids)];
-  for (let start = 0; start < unique.length; start += MAX_GRPC_BATCH) {
-    const { spaces } = await fromService(
-      'Content',
-      ctx.clients.content.batchGetSpaces({ ids: unique.slice(start, start + MAX_GRPC_BATCH), includeDeleted: false, lean: true }),
-    );
-    for (const space of spaces) {
-      if (space.organizationId !== organizationId || space.deleteTime) continue;
-      states.set(space.id, { id: space.id, title: space.title, revisionId: space.revisionId, updated: space.updateTime?.toISOString() ?? '' });
-    }
+  const { spaces } = await clientsOf(ctx).content.batchGetSpaces({ ids: unique, includeDeleted: false, lean: true });
+  for (const space of spaces) {
+    if (space.organizationId !== organizationId || space.deleteTime) continue;
+    states.set(space.id, { id: space.id, title: space.title, revisionId: space.revisionId, updated: space.updateTime?.toISOString() ?? '' });
   }
   return states;
 }

@@ -1,6 +1,7 @@
-import { fromService } from '@quire/http';
+import { clientsOf } from '@quire/http';
 import { renderMarkdown, type RenderedMarkdown, type RenderOptions } from '@quire/markdown';
-import { LruCache } from '@quire/runtime';
+import type { content } from '@quire/proto';
+import { declareCache, type LruCache } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
 import type { SpaceState } from './site-view';
 
@@ -54,11 +55,17 @@ export interface PublishedContent {
   navigation: Map<string, string>;
 }
 
-/** About 64 MB of content per process (weights are bodies' lengths). */
-const cache = new LruCache<PublishedContent>(64 * 1024 * 1024);
-const loading = new Map<string, Promise<PublishedContent>>();
+/** Spaces' content by revision (ctx.caches.siteContents), weighed by their bodies' lengths. */
+export const spaceContentCaches = { siteContents: declareCache<PublishedContent>(64) };
 
-function build(response: Awaited<ReturnType<PublishingContext['clients']['content']['getSpaceContent']>>): PublishedContent {
+declare module '../domain/context' {
+  interface PublishingCaches {
+    siteContents: LruCache<PublishedContent>;
+  }
+}
+
+/** A space's content as content's GetSpaceContent gives it, arranged as sites read it. */
+export function publishedContentOf(response: content.GetSpaceContentResponse): PublishedContent {
   const pages: PublishedPage[] = [];
   const byId = new Map<string, PublishedPage>();
   const byPath = new Map<string, PublishedPage>();
@@ -111,24 +118,18 @@ export async function publishedContent(ctx: PublishingContext, space: Pick<Space
   // The revision holds the pages; the space's title and language come with them and change
   // without a new revision: what was read is kept while neither changes.
   const key = `${space.revisionId}\n${space.updated}`;
+  const cache = ctx.caches.siteContents;
   const cached = cache.get(key);
   if (cached) return cached;
-  let pending = loading.get(key);
-  if (!pending) {
-    pending = fromService('Content', ctx.clients.content.getSpaceContent({ spaceId: space.id, revisionId: space.revisionId, evaluated: true }))
-      .then((response) => {
-        const content = build(response);
-        cache.set(
-          key,
-          content,
-          content.pages.reduce((sum, page) => sum + page.body.length * 3 + 512, 0),
-        );
-        return content;
-      })
-      .finally(() => loading.delete(key));
-    loading.set(key, pending);
-  }
-  return pending;
+  return cache.shared(key, async () => {
+    const content = publishedContentOf(await clientsOf(ctx).content.getSpaceContent({ spaceId: space.id, revisionId: space.revisionId, evaluated: true }));
+    cache.set(
+      key,
+      content,
+      content.pages.reduce((sum, page) => sum + page.body.length * 3 + 512, 0),
+    );
+    return content;
+  });
 }
 
 /** A page's body as HTML, rendered once per site address it is shown under. */

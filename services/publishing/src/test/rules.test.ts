@@ -9,7 +9,7 @@ import { checkCondition, conditionHolds } from '../domain/conditions';
 import { slugify } from '@quire/http';
 import { positionNextTo, uniquePath } from '../domain/positions';
 import { applySpaceEvent } from '../domain/space-events';
-import { EVENT_TYPES } from '@quire/async';
+import { createEvent, EVENTS } from '@quire/async';
 import { startPublishing } from '../service';
 
 describe('conditions (jsep AST, no eval)', () => {
@@ -263,16 +263,16 @@ describe('publishing gRPC and space events (real datastore)', () => {
       createdAt: now,
     });
     const state = async () => (await SiteSpace.findById('ev1').lean())?.spaceDeleted;
-    const event = (type: string) => ({ type, payload: { organizationId: 'org1', spaceId: 'space9' } });
-    await applySpaceEvent(ctx, event(EVENT_TYPES.spaceDeleted));
+    const event = (definition: typeof EVENTS.spaceDeleted | typeof EVENTS.spaceRestored | typeof EVENTS.spacePurged) =>
+      createEvent(definition, { organizationId: 'org1', spaceId: 'space9' });
+    await applySpaceEvent(ctx, event(EVENTS.spaceDeleted));
     assert.equal(await state(), true);
-    await applySpaceEvent(ctx, event(EVENT_TYPES.spaceDeleted));
+    await applySpaceEvent(ctx, event(EVENTS.spaceDeleted));
     assert.equal(await state(), true, 'redelivery changes nothing');
-    await applySpaceEvent(ctx, event(EVENT_TYPES.spaceRestored));
+    await applySpaceEvent(ctx, event(EVENTS.spaceRestored));
     assert.equal(await state(), false);
-    await applySpaceEvent(ctx, { type: EVENT_TYPES.spaceDeleted, payload: { nonsense: true } });
-    assert.equal(await state(), false, 'payloads without a space id are ignored');
-    await applySpaceEvent(ctx, event(EVENT_TYPES.spacePurged));
+    assert.equal(EVENTS.spaceDeleted.schema.safeParse({ nonsense: true }).success, false, 'payloads without a space id never reach it (the bus drops them)');
+    await applySpaceEvent(ctx, event(EVENTS.spacePurged));
     assert.equal(await state(), undefined);
 
     await SiteSpace.create({
@@ -285,7 +285,7 @@ describe('publishing gRPC and space events (real datastore)', () => {
       position: 8,
       createdAt: now,
     });
-    await applySpaceEvent(ctx, { type: EVENT_TYPES.spaceTransferred, payload: { spaceId: 'space8', fromOrganizationId: 'org1', toOrganizationId: 'org2' } });
+    await applySpaceEvent(ctx, createEvent(EVENTS.spaceTransferred, { spaceId: 'space8', fromOrganizationId: 'org1', toOrganizationId: 'org2' }));
     assert.equal(await SiteSpace.exists({ _id: 'ev2' }), null, "a transferred space leaves the old organization's sites");
   });
   it('resolves the published address of a space on the site of an active share link only', async () => {

@@ -1,0 +1,257 @@
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { Body, revisionFileUrl, sendCached } from '@quire/http';
+import { declareCache, type LruCache } from '@quire/runtime';
+import type { SiteSpaceDoc } from '../db/models';
+import type { PublishingContext } from '../domain/context';
+import type { SiteAddress } from './address';
+import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
+import { cachingHeaders, etagOf, notFound, sendText, textType } from './answers';
+import { searchHtml, STYLESHEET } from './html';
+import { frameOf, VariantAddresses } from './pages';
+import { renderPage } from './render';
+import { searchSite } from './search';
+import { locate, shownVariants, type Location, type SiteView } from './site-view';
+import { announceView } from './site-viewed';
+import { publishedContent, type PublishedContent, type PublishedPage } from './space-content';
+
+/*
+ * The addresses below a published site's root, as data: what each one matches, who may read it
+ * (its audience) and how it is answered. routes.ts finds the site, lets in the audience the
+ * first matching path asks for, and hands it the answer.
+ */
+
+/** What an answer works with, by audience. */
+interface Answering {
+  ctx: PublishingContext;
+  req: Request;
+  res: Response;
+}
+interface OnSite extends Answering {
+  address: SiteAddress;
+}
+interface ToVisitor extends OnSite {
+  view: SiteView;
+}
+
+export type SitePath = {
+  name: string;
+  /** Whether it answers these segments below the site's root. */
+  matches: (segments: string[]) => boolean;
+} & (
+  | {
+      /** Anyone, whether or not a site is there (the stylesheet a 404 page uses). */
+      audience: 'anyone';
+      serve: (input: Answering) => Promise<void>;
+    }
+  | {
+      /** Anyone, once the site is found (robots.txt tells every crawler what it may read). */
+      audience: 'site';
+      serve: (input: OnSite) => Promise<void>;
+    }
+  | {
+      /** The visitors the site's audience lets in (share link, visitor token), with the view their claims give. */
+      audience: 'visitors';
+      /** Whether the site offers it at all (else a 404 in the site's frame). */
+      offered?: (view: SiteView) => boolean;
+      serve: (input: ToVisitor) => Promise<void>;
+    }
+);
+
+/** Rendered pages by ETag (everything they show), with their gzip (ctx.caches.renderedPages). */
+export const pathCaches = { renderedPages: declareCache<Body>(32) };
+
+declare module '../domain/context' {
+  interface PublishingCaches {
+    renderedPages: LruCache<Body>;
+  }
+}
+
+const stylesheet = new Body(STYLESHEET);
+const STYLESHEET_TAG = etagOf(STYLESHEET);
+const MAX_QUERY = 200;
+
+/** The search box's query: trimmed, at most MAX_QUERY characters; anything but one string is no query. */
+export const searchQuery = z.object({
+  q: z
+    .unknown()
+    .optional()
+    .transform((q) => (typeof q === 'string' ? q.trim().slice(0, MAX_QUERY) : '')),
+});
+
+const only =
+  (...expected: string[]) =>
+  (segments: string[]) =>
+    segments.length === expected.length && expected.every((segment, i) => segments[i] === segment);
+
+/** The published content of a variant's space, when the visitor sees that space. */
+function variantContent(ctx: PublishingContext, view: SiteView, siteSpace: SiteSpaceDoc): Promise<PublishedContent | undefined> {
+  const space = view.spaces.get(siteSpace.spaceId);
+  return space ? publishedContent(ctx, space) : Promise.resolve(undefined);
+}
+
+/** The content of the other variants of the location's section (or the site root), by site space id. */
+async function peerContents(ctx: PublishingContext, view: SiteView, location: Location): Promise<Map<string, PublishedContent>> {
+  const variants = view.variants.get(location.section?._id ?? '') ?? [];
+  if (variants.length < 2) return new Map();
+  const others = variants.filter((siteSpace) => siteSpace._id !== location.siteSpace._id);
+  const found = await Promise.all(others.map((siteSpace) => variantContent(ctx, view, siteSpace)));
+  return new Map(others.flatMap((siteSpace, i) => (found[i] ? [[siteSpace._id, found[i]] as const] : [])));
+}
+
+/** Every variant the visitor sees, each with its addresses. */
+async function everyVariant(ctx: PublishingContext, view: SiteView): Promise<Array<{ title: string; addresses: VariantAddresses }>> {
+  const found = await Promise.all(
+    shownVariants(view).map(async ({ section, siteSpace }) => {
+      const content = await variantContent(ctx, view, siteSpace);
+      if (!content) return [];
+      const addresses = new VariantAddresses(view, { section, siteSpace, pagePath: '' }, content);
+      const several = (view.variants.get(section?._id ?? '')?.length ?? 0) > 1;
+      const spaceTitle = view.spaces.get(siteSpace.spaceId)?.title ?? siteSpace.path;
+      return [{ title: [section?.title, several || !section ? spaceTitle : undefined].filter(Boolean).join(' — '), addresses }];
+    }),
+  );
+  return found.flat();
+}
+
+/** The page's HTML: kept under its ETag (everything it shows), else rendered and kept. */
+async function renderedPage(
+  ctx: PublishingContext,
+  view: SiteView,
+  location: Location,
+  variant: PublishedContent,
+  page: PublishedPage,
+  etag: string,
+): Promise<Body> {
+  const kept = ctx.caches.renderedPages.get(etag);
+  if (kept) return kept;
+  const body = new Body(renderPage(view, location, { variant, page, peers: await peerContents(ctx, view, location) }));
+  ctx.caches.renderedPages.set(etag, body, body.weight);
+  return body;
+}
+
+/**
+ * A page of the site, as HTML or (`.md`) as markdown, under an ETag made of everything it shows
+ * (the site's view and the page's path): a revisit of an unchanged page is a 304. Each HTML view
+ * is announced.
+ */
+async function servePage({ ctx, req, res, view, address }: ToVisitor, format: 'html' | 'md'): Promise<void> {
+  const { segments } = address;
+  const path = format === 'md' ? [...segments.slice(0, -1), segments[segments.length - 1].slice(0, -'.md'.length)] : segments;
+  const location = locate(view, path);
+  if (!location) return notFound(req, res, view);
+  const variant = await variantContent(ctx, view, location.siteSpace);
+  const page = variant && new VariantAddresses(view, location, variant).pageAt(location.pagePath);
+  if (!variant || !page) return notFound(req, res, view);
+  const headers: Record<string, string> & { etag: string } = { etag: etagOf(view.version, format, path.join('/')), ...cachingHeaders(view) };
+  if (format === 'md') {
+    await sendCached(req, res, { headers: { 'content-type': textType('text/markdown'), ...headers }, compressible: true, body: () => pageMarkdown(page) });
+    return;
+  }
+  if (page.noRobotsIndex) headers['x-robots-tag'] ??= 'noindex';
+  await sendCached(req, res, {
+    headers: { 'content-type': textType('text/html'), ...headers },
+    compressible: true,
+    body: () => renderedPage(ctx, view, location, variant, page, headers.etag),
+  });
+  announceView(ctx, req, view, location, page);
+}
+
+/** The addresses of a site, in the order they are tried: the first that matches answers. */
+export const SITE_PATHS: SitePath[] = [
+  {
+    name: 'stylesheet',
+    audience: 'anyone',
+    matches: only('~', 'site.css'),
+    serve: async ({ req, res }) => {
+      const headers = { 'content-type': textType('text/css'), etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' };
+      await sendCached(req, res, { headers, compressible: true, body: () => stylesheet });
+    },
+  },
+  {
+    name: 'robots.txt',
+    audience: 'site',
+    matches: only('robots.txt'),
+    serve: ({ req, res, address }) =>
+      sendText(req, res, 200, 'text/plain', robotsTxt({ site: address.site, address }), { 'cache-control': 'public, max-age=300' }),
+  },
+  {
+    name: 'sitemap.xml',
+    audience: 'visitors',
+    matches: only('sitemap.xml'),
+    offered: (view) => view.site.visibility === 'public',
+    serve: async ({ ctx, req, res, view }) => {
+      const urls = (await everyVariant(ctx, view)).flatMap(({ addresses }) => listedPages(addresses, 'robots').map((p) => p.url));
+      return sendText(req, res, 200, 'application/xml', sitemapXml(urls), { 'cache-control': 'public, max-age=300' });
+    },
+  },
+  {
+    name: 'llms.txt',
+    audience: 'visitors',
+    matches: only('llms.txt'),
+    offered: (view) => view.site.agentsContext === 'included',
+    serve: async ({ ctx, req, res, view }) => {
+      const sections: LlmsSection[] = (await everyVariant(ctx, view)).map(({ title, addresses }) => ({
+        title: title || view.site.title,
+        pages: listedPages(addresses, 'agents'),
+      }));
+      return sendText(req, res, 200, 'text/plain', llmsTxt(view, sections), cachingHeaders(view));
+    },
+  },
+  {
+    name: 'search',
+    audience: 'visitors',
+    matches: only('~', 'search'),
+    serve: async ({ ctx, req, res, view }) => {
+      const { q } = searchQuery.parse(req.query);
+      const results = q ? await searchSite(ctx, view, q) : [];
+      const frame = frameOf(view, { title: q ? `Search: ${q} | ${view.site.title}` : `Search | ${view.site.title}`, noIndex: true, query: q });
+      return sendText(req, res, 200, 'text/html', searchHtml(frame, q, results), { 'cache-control': 'private, no-cache' });
+    },
+  },
+  {
+    name: 'files',
+    audience: 'visitors',
+    matches: (segments) => segments.length === 4 && segments[0] === '~' && segments[1] === 'files',
+    // A file of a space the visitor sees: sent to its signed download address.
+    serve: async ({ ctx, req, res, view, address }) => {
+      const [, , spaceId, fileId] = address.segments;
+      const shown = shownVariants(view).some(({ siteSpace }) => siteSpace.spaceId === spaceId);
+      const space = shown ? view.spaces.get(spaceId) : undefined;
+      const content = space && (await publishedContent(ctx, space));
+      if (!space || !content?.files.has(fileId)) return notFound(req, res, view);
+      res
+        .status(302)
+        .set({ location: revisionFileUrl(ctx.config, space.revisionId, fileId), 'cache-control': 'private, max-age=60' })
+        .end();
+    },
+  },
+  {
+    // The site's own addresses are under ~/: one that is none of the above is not a page either.
+    name: 'other ~/ addresses',
+    audience: 'visitors',
+    matches: (segments) => segments[0] === '~',
+    serve: ({ req, res, view }) => notFound(req, res, view),
+  },
+  {
+    name: 'page as markdown',
+    audience: 'visitors',
+    matches: (segments) => {
+      const last = segments[segments.length - 1] ?? '';
+      return last.endsWith('.md') && last.length > '.md'.length;
+    },
+    offered: (view) => view.site.agentsContext === 'included',
+    serve: (input) => servePage(input, 'md'),
+  },
+  {
+    name: 'page',
+    audience: 'visitors',
+    matches: () => true,
+    serve: (input) => servePage(input, 'html'),
+  },
+];
+
+/** The path that answers `segments` (the page when no other does). */
+export function pathOf(segments: string[]): SitePath {
+  return SITE_PATHS.find((path) => path.matches(segments)) as SitePath;
+}

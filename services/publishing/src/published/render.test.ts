@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { describe, it } from '@jest/globals';
+import { content as proto } from '@quire/proto';
+import type { SiteDoc, SiteSpaceDoc } from '../db/models';
+import type { SiteAddress } from './address';
+import { renderPage } from './render';
+import type { Location, SiteView } from './site-view';
+import { publishedContentOf, type PublishedContent } from './space-content';
+
+/*
+ * renderPage is a function of the visitor's view, the location and the content: these build
+ * each by hand (no service, no datastore) and read the HTML it makes.
+ */
+
+const at = new Date('2024-01-01T00:00:00Z');
+
+function siteOf(overrides: Partial<SiteDoc> = {}): SiteDoc {
+  return {
+    _id: 'site1',
+    organizationId: 'org1',
+    type: 'basic',
+    title: 'Acme Docs',
+    visibility: 'public',
+    published: true,
+    agentsContext: 'excluded',
+    adaptiveContent: false,
+    positionSeq: 2,
+    visitorAuth: { privateKey: 'k', backend: 'custom' },
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
+}
+
+const variant = (id: string, spaceId: string, path: string, position: number): SiteSpaceDoc => ({
+  _id: id,
+  siteId: 'site1',
+  organizationId: 'org1',
+  sectionId: null,
+  spaceId,
+  path,
+  position,
+  spaceDeleted: false,
+  createdAt: at,
+});
+
+const english = variant('ss-en', 'space-en', 'en', 1);
+const french = variant('ss-fr', 'space-fr', 'fr', 2);
+
+/** A site at https://docs.example.com/ without sections, whose root has the given variants (the first is the default). */
+function viewOf(variants: SiteSpaceDoc[], site = siteOf()): SiteView {
+  const address: SiteAddress = { site, version: 'v1', base: 'https://docs.example.com/', basePath: '/', segments: [], needsSlash: false };
+  return {
+    site,
+    address,
+    sectioned: false,
+    sections: [],
+    groups: [],
+    variants: new Map([['', variants]]),
+    spaces: new Map(
+      variants.map((v) => [v.spaceId, { id: v.spaceId, title: v.spaceId === 'space-fr' ? 'Français' : 'English', revisionId: 'r1', updated: '' }]),
+    ),
+    defaults: new Set([variants[0]._id]),
+    version: 'view-version',
+  };
+}
+
+type PageInput = { id: string; title: string; slug: string; parentId?: string; body?: string; hidden?: boolean; noRobotsIndex?: boolean; description?: string };
+
+function contentOf(spaceId: string, language: string, pages: PageInput[]): PublishedContent {
+  return publishedContentOf(
+    proto.GetSpaceContentResponse.fromPartial({
+      spaceId,
+      revisionId: `rev-${spaceId}`,
+      title: spaceId,
+      language,
+      pages: pages.map((page) => ({ kind: 'document', ...page })),
+      files: [{ id: 'file1', name: 'diagram.png', contentType: 'image/png' }],
+    }),
+  );
+}
+
+const englishPages: PageInput[] = [
+  { id: 'intro', title: 'Introduction', slug: 'intro', body: 'Welcome. Read [the install guide](/pages/install).' },
+  { id: 'guides', title: 'Guides', slug: 'guides', body: 'All guides.' },
+  {
+    id: 'install',
+    title: 'Install',
+    slug: 'install',
+    parentId: 'guides',
+    description: 'How to install',
+    body: '## Requirements\n\nSee ![a diagram](/files/file1) and [the intro](../intro.md).',
+  },
+  { id: 'secret', title: 'Internal notes', slug: 'internal', body: 'Hidden.', hidden: true },
+];
+const englishContent = () => contentOf('space-en', 'en', englishPages);
+const frenchContent = () =>
+  contentOf('space-fr', 'fr', [
+    { id: 'fr-intro', title: 'Introduction FR', slug: 'intro', body: 'Bienvenue.' },
+    { id: 'fr-guides', title: 'Guides FR', slug: 'guides' },
+    { id: 'fr-install', title: 'Installer', slug: 'install', parentId: 'fr-guides' },
+  ]);
+
+const locationOf = (siteSpace: SiteSpaceDoc, pagePath: string): Location => ({ siteSpace, pagePath });
+
+function render(view: SiteView, location: Location, variantContent: PublishedContent, peers = new Map<string, PublishedContent>()): string {
+  const page = location.pagePath ? variantContent.byPath.get(location.pagePath) : variantContent.reading[0];
+  assert.ok(page, `a page at ${location.pagePath}`);
+  return renderPage(view, location, { variant: variantContent, page, peers });
+}
+
+describe('renderPage', () => {
+  it("shows the page in the site's frame: title, canonical address, its body with the site's addresses, navigation and neighbours", () => {
+    const html = render(viewOf([english]), locationOf(english, 'guides/install'), englishContent());
+    assert.match(html, /<title>Install \| Acme Docs<\/title>/);
+    assert.match(html, /<html lang="en">/);
+    assert.ok(html.includes('<link rel="canonical" href="https://docs.example.com/guides/install">'));
+    assert.ok(html.includes('<meta name="description" content="How to install">'));
+    assert.ok(!html.includes('name="robots"'), 'a public page is indexable');
+    // Links and files of the body become the site's addresses.
+    assert.ok(html.includes('href="/"'), 'a relative link to the first page leads to the root');
+    assert.ok(html.includes('src="/~/files/space-en/file1"'));
+    assert.match(html, /<h2 id="requirements"/);
+    // The page tree marks the current page and leaves hidden pages out; previous and next follow the reading order.
+    assert.ok(html.includes('<a href="/guides/install" aria-current="page">Install</a>'));
+    assert.ok(!html.includes('Internal notes'));
+    assert.ok(html.includes('<a rel="prev" href="/guides"><span>Previous</span> Guides</a>'));
+    assert.ok(!html.includes('rel="next"'), 'the last page in reading order has no next one');
+  });
+
+  it("rewrites a page reference to the linked page's address, and names the markdown form only when agents may read the site", () => {
+    const closed = render(viewOf([english]), locationOf(english, ''), englishContent());
+    assert.ok(closed.includes('href="/guides/install"'), 'the /pages/<id> reference');
+    assert.ok(!closed.includes('text/markdown'));
+    const open = render(viewOf([english], siteOf({ agentsContext: 'included' })), locationOf(english, ''), englishContent());
+    assert.ok(open.includes('<link rel="alternate" type="text/markdown" href="/intro.md">'));
+  });
+
+  it('offers the same page in the other variants (switcher and hreflang), the current one marked and the default as x-default', () => {
+    const view = viewOf([english, french]);
+    const html = render(view, locationOf(english, 'guides/install'), englishContent(), new Map([['ss-fr', frenchContent()]]));
+    assert.ok(html.includes('<nav class="variants" aria-label="Variants">'));
+    assert.ok(html.includes('<a href="/guides/install" aria-current="page">English</a>'));
+    assert.ok(html.includes('<a href="/fr/guides/install">Français</a>'));
+    assert.ok(html.includes('<link rel="alternate" hreflang="en" href="https://docs.example.com/guides/install">'));
+    assert.ok(html.includes('<link rel="alternate" hreflang="fr" href="https://docs.example.com/fr/guides/install">'));
+    assert.ok(html.includes('<link rel="alternate" hreflang="x-default" href="https://docs.example.com/guides/install">'));
+
+    // A variant without that page links to its root, and is no alternate.
+    const intro = render(view, locationOf(french, 'guides'), frenchContent(), new Map([['ss-en', contentOf('space-en', 'en', [englishPages[0]])]]));
+    assert.ok(intro.includes('<a href="/">English</a>'));
+    assert.ok(!intro.includes('hreflang'));
+  });
+
+  it('links a variant whose content is not given to its root, and keeps a hidden or noRobotsIndex page out of search engines', () => {
+    const view = viewOf([english, french]);
+    const alone = render(view, locationOf(english, 'guides/install'), englishContent());
+    assert.ok(alone.includes('<a href="/fr/">Français</a>'));
+    assert.ok(!alone.includes('hreflang'));
+    const hidden = render(viewOf([english]), locationOf(english, 'internal'), englishContent());
+    assert.ok(hidden.includes('<meta name="robots" content="noindex, nofollow">'));
+    const robotsLess = contentOf('space-en', 'en', [{ id: 'p', title: 'Private notes', slug: 'notes', noRobotsIndex: true }]);
+    assert.ok(render(viewOf([english]), locationOf(english, ''), robotsLess).includes('<meta name="robots" content="noindex, nofollow">'));
+    const unlisted = render(viewOf([english], siteOf({ visibility: 'unlisted' })), locationOf(english, 'guides/install'), englishContent());
+    assert.ok(unlisted.includes('<meta name="robots" content="noindex, nofollow">'), 'only public sites are indexed');
+  });
+
+  it('is a function of its input: the same view, location and content make the same page', () => {
+    const view = viewOf([english, french]);
+    const content = englishContent();
+    const peers = new Map([['ss-fr', frenchContent()]]);
+    const first = render(view, locationOf(english, 'guides/install'), content, peers);
+    const again = render(view, locationOf(english, 'guides/install'), content, peers);
+    const fresh = render(viewOf([english, french]), locationOf(english, 'guides/install'), englishContent(), new Map([['ss-fr', frenchContent()]]));
+    assert.equal(again, first);
+    assert.equal(fresh, first);
+  });
+});
