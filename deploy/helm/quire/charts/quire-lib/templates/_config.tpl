@@ -317,6 +317,10 @@ env:
     value: {{ (include "quire-lib.httpPort" $ctx) | quote }}
   - name: GRPC_PORT
     value: {{ (include "quire-lib.grpcPort" $ctx) | quote }}
+  {{- with $v.cacheBudgetMb }}
+  - name: CACHE_BUDGET_MB
+    value: {{ . | quote }}
+  {{- end }}
   {{- end }}
   {{- with $v.logLevel }}
   - name: LOG_LEVEL

@@ -121,6 +121,11 @@ tmpSizeLimit: 256Mi
 
 terminationGracePeriodSeconds: 30
 
+# CACHE_BUDGET_MB of a backend: its in-process caches (estimated heap, MB), split among the caches
+# its modules declare in proportion to their declared sizes. Empty: the service's default (the sum
+# of those sizes). Each cache's fill, hits and misses are at GET /metrics on the service's HTTP port.
+cacheBudgetMb: ""
+
 # Extra environment variables (list of EnvVar) and envFrom sources.
 extraEnv: []
 extraEnvFrom: []
