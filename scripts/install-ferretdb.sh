@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds FerretDB v1.24.2 (our embedded MongoDB-protocol engine, design.md §8) into
-# .tools/bin/ferretdb with the local Go toolchain, unless one is already there or on PATH.
+# Builds FerretDB v1.24.2 (our embedded MongoDB-protocol engine, design.md §8) with the local Go
+# toolchain into the shared tool cache (scripts/lib/tool-cache.sh: once per version for every
+# clone of the machine), unless it is there already or a ferretdb is on PATH, and links it as
+# .tools/bin/ferretdb, where the datastore launcher looks first. The last line printed is the
+# binary's path.
 #
 # `go install ...@v1.24.2` is not usable everywhere: it asks the module proxy for the
 # module's version list to check deprecation, and some proxies refuse that. So we
@@ -10,29 +13,30 @@ set -euo pipefail
 
 VERSION=v1.24.2
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin_dir="$root/.tools/bin"
-target="$bin_dir/ferretdb"
+source "$root/scripts/lib/tool-cache.sh"
 
-if [ -x "$target" ]; then echo "$target"; exit 0; fi
+link() {
+  mkdir -p "$root/.tools/bin"
+  ln -sfn "$1" "$root/.tools/bin/ferretdb"
+  echo "$1"
+}
+
+if cached="$(cached_tool_path ferretdb "$VERSION")"; then link "$cached"; exit 0; fi
 if command -v ferretdb >/dev/null 2>&1; then command -v ferretdb; exit 0; fi
 if ! command -v go >/dev/null 2>&1; then
   echo "install-ferretdb: Go is not installed; set MONGODB_URI to an existing MongoDB instead" >&2
   exit 1
 fi
 
-export GOTOOLCHAIN=local GOFLAGS=-mod=mod DO_NOT_TRACK=1
-module_dir="$(go mod download -json "github.com/FerretDB/FerretDB@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-if [ -z "$module_dir" ] || [ ! -d "$module_dir" ]; then
+echo "install-ferretdb: building FerretDB $VERSION with $(go version)" >&2
+module_dir="$(go_module_source github.com/FerretDB/FerretDB "$VERSION")" || {
   echo "install-ferretdb: could not download FerretDB $VERSION" >&2
   exit 1
-fi
-
+}
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp -r "$module_dir/." "$work/src"
 chmod -R u+w "$work/src"
 echo "$VERSION" > "$work/src/build/version/version.txt"
-mkdir -p "$bin_dir"
-(cd "$work/src" && go build -trimpath -o "$target.tmp" ./cmd/ferretdb)
-mv "$target.tmp" "$target"
-echo "$target"
+(cd "$work/src" && GOTOOLCHAIN=local GOFLAGS=-mod=mod DO_NOT_TRACK=1 go build -trimpath -o "$work/ferretdb" ./cmd/ferretdb)
+link "$(store_tool ferretdb "$VERSION" "$work/ferretdb")"

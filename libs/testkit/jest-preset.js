@@ -17,9 +17,15 @@ module.exports = {
     '/node_modules/@apidevtools/.+\\.js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!@apidevtools/)'],
-  // response.json() in the test file's realm, for node:assert's deepStrictEqual.
+  // response.json() in the test file's realm, for node:assert's deepStrictEqual; every answer from Quire checked (src/contract.ts).
   setupFiles: [path.join(__dirname, 'dist/jest/same-realm-fetch.js')],
-  // One datastore and Redis for the whole run (several projects: started once), removed at the end.
+  // Options of the whole run, which jest reads only from the config it was given (a package's
+  // own, `npm test -w <package>`); the root jest.config.js passes them on for a run of them all:
+  // two test files at a time (TEST_CONCURRENCY to change it), the longest suites first.
+  maxWorkers: process.env.TEST_CONCURRENCY ?? 2,
+  testSequencer: path.join(__dirname, 'jest-sequencer.js'),
+  // One datastore and Redis for the whole run (several projects: started once), removed at the end,
+  // with the directory of the workers' shared stacks (sharedTestStack).
   globalSetup: path.join(__dirname, 'dist/jest/global-setup.js'),
   globalTeardown: path.join(__dirname, 'dist/jest/global-teardown.js'),
 };

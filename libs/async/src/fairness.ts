@@ -24,16 +24,18 @@ import type { Logger } from '@quire/runtime';
  * promoted: parked jobs come back one per freed slot instead of polling the queue. A job is
  * delayed before it is registered, and registering it checks for a free slot in the same atomic
  * step, so a slot freed in between is not missed. A running job holds its slot by a lease it
- * renews: a crashed worker's slots free themselves, and parked jobs come back after PARK_MS
+ * renews: a crashed worker's slots free themselves, and parked jobs come back after twice the lease
  * even if no promotion reaches them.
  */
 
 /** BullMQ's largest priority number (its lowest priority). */
 const PRIORITY_LIMIT = 2 ** 21 - 1;
-/** How long a slot lives past its holder's last renewal (renewed every third of it). */
+/**
+ * How long a slot of withSlot lives past its holder's last renewal (renewed every third of it).
+ * A fair queue's slots live as long as its jobs' lock (JOB_LOCK_MS), and a parked job stays
+ * delayed twice that long unless a freed slot promotes it first.
+ */
 const SLOT_LEASE_MS = 30_000;
-/** How long a parked job stays delayed unless a freed slot promotes it first. */
-const PARK_MS = 60_000;
 /** Per-tenant keys expire this long after their last write (a tenant gone quiet). */
 const KEY_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -120,6 +122,7 @@ class TenantTurns {
     private readonly redis: Redis,
     private readonly base: string,
     private readonly queueKeys: { job: (jobId: string) => string; prioritized: string; delayed: string },
+    private readonly leaseMs: number,
   ) {
     this.tenants = `${base}tenants`;
   }
@@ -140,7 +143,7 @@ class TenantTurns {
 
   /** The job starts: it no longer waits. With a cap, whether it may run now (else it is to be parked). */
   async begin(tenant: string, jobId: string, cap: number): Promise<boolean> {
-    const args = [jobId, cap, Date.now(), SLOT_LEASE_MS, KEY_TTL_MS];
+    const args = [jobId, cap, Date.now(), this.leaseMs, KEY_TTL_MS];
     return (await this.redis.eval(BEGIN, 3, this.waiting(tenant), this.parked(tenant), this.slots(tenant), ...args)) === 1;
   }
 
@@ -162,7 +165,7 @@ class TenantTurns {
 
   /** Extends the lease of a running job's slot. */
   async renew(tenant: string, jobId: string): Promise<void> {
-    await this.redis.eval(RENEW, 1, this.slots(tenant), jobId, Date.now() + SLOT_LEASE_MS);
+    await this.redis.eval(RENEW, 1, this.slots(tenant), jobId, Date.now() + this.leaseMs);
   }
 
   /**
@@ -202,15 +205,17 @@ const NO_TENANT = '-';
 export class FairQueue<Data, Result> {
   private readonly turns: TenantTurns;
 
-  /** `redis`: a connection without key prefix; `base`: the key prefix of this queue's fairness state. */
+  /** `redis`: a connection without key prefix; `base`: the key prefix of this queue's fairness state; `leaseMs`: a running job's slot lease. */
   constructor(
     private readonly queue: Queue<Data, Result>,
     redis: Redis,
     base: string,
     private readonly fairness: Fairness<Data>,
     private readonly logger: Logger,
+    private readonly leaseMs: number,
   ) {
-    this.turns = new TenantTurns(redis, base, { job: (jobId) => queue.toKey(jobId), prioritized: queue.keys.prioritized, delayed: queue.keys.delayed });
+    const queueKeys = { job: (jobId: string) => queue.toKey(jobId), prioritized: queue.keys.prioritized, delayed: queue.keys.delayed };
+    this.turns = new TenantTurns(redis, base, queueKeys, leaseMs);
   }
 
   private tenantOf(data: Data): string {
@@ -238,12 +243,12 @@ export class FairQueue<Data, Result> {
       const tenant = this.tenantOf(job.data);
       const jobId = job.id!;
       if (!(await this.turns.begin(tenant, jobId, cap))) {
-        await job.moveToDelayed(Date.now() + PARK_MS, token);
+        await job.moveToDelayed(Date.now() + 2 * this.leaseMs, token);
         await this.promote(tenant, await this.turns.park(tenant, { id: jobId, priority: job.priority || 1, queuedAt: job.timestamp }, cap), cap);
         throw new DelayedError();
       }
       if (cap <= 0) return processor(job);
-      const renewal = setInterval(() => void this.turns.renew(tenant, jobId).catch(() => undefined), SLOT_LEASE_MS / 3);
+      const renewal = setInterval(() => void this.turns.renew(tenant, jobId).catch(() => undefined), this.leaseMs / 3);
       renewal.unref();
       try {
         return await processor(job);
@@ -252,7 +257,7 @@ export class FairQueue<Data, Result> {
         try {
           await this.promote(tenant, await this.turns.release(tenant, jobId, cap), cap);
         } catch (error) {
-          // The slot frees itself when its lease ends; parked jobs come back after PARK_MS.
+          // The slot frees itself when its lease ends; parked jobs come back after twice the lease.
           this.logger.warn({ queue: this.queue.name, jobId, err: (error as Error).message }, 'could not hand on a fair queue slot');
         }
       }
@@ -266,7 +271,7 @@ export class FairQueue<Data, Result> {
       for (const jobId of jobIds) {
         const job = await this.queue.getJob(jobId);
         if (!job) gone += 1;
-        // Not delayed any more: it came back on its own (PARK_MS) and waits for its turn already.
+        // Not delayed any more: it came back on its own (twice the lease) and waits for its turn already.
         else await job.promote().catch(() => undefined);
       }
       jobIds = gone ? await this.turns.wake(tenant, cap) : [];

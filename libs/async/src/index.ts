@@ -11,6 +11,6 @@ export {
   type PublishOptions,
   type SubscribeOptions,
 } from './events';
-export { createJobQueue, queuePerInstance, type JobQueue, type JobState, type QueueHost, type QueuePerInstance, type WorkOptions } from './jobs';
+export { createJobQueue, jobLockMs, queuePerInstance, type JobQueue, type JobState, type QueueHost, type QueuePerInstance, type WorkOptions } from './jobs';
 export { withTenantSlot, type Fairness } from './fairness';
 export { EVENTS } from './event-types';

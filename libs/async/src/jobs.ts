@@ -39,6 +39,23 @@ export interface JobQueue<Data, Result> {
 /** How often a worker forgets the ids its queue lost from the tenants' turns (fairness.ts, sweep). */
 const SWEEP_INTERVAL_MS = 5 * 60_000;
 
+/** How a queue's workers hold their jobs: the backend config's JOB_LOCK_MS and JOB_STALLED_CHECK_MS, 30 s each when unset (BullMQ's defaults). */
+export interface JobTimings {
+  /**
+   * How long a running job, and its tenant's slot on a fair queue, stay claimed by a worker that
+   * stopped renewing them (a crashed process); a parked job of a fair queue waits twice that.
+   */
+  lockMs?: number;
+  /** How often workers look for jobs whose lock ran out, to run them again. */
+  stalledCheckMs?: number;
+}
+
+const DEFAULT_JOB_LOCK_MS = 30_000;
+const DEFAULT_STALLED_CHECK_MS = 30_000;
+
+/** The job lock of a service's queues (JOB_LOCK_MS), for what must expire along with it. */
+export const jobLockMs = (config: QueueHost['config']): number => config.JOB_LOCK_MS ?? DEFAULT_JOB_LOCK_MS;
+
 /**
  * A BullMQ queue under the deployment's Redis prefix, retried with exponential backoff
  * by default and keeping finished jobs long enough for status endpoints to report them.
@@ -46,7 +63,7 @@ const SWEEP_INTERVAL_MS = 5 * 60_000;
  */
 export function createJobQueue<Data, Result = unknown>(
   name: string,
-  options: { redisUrl: string; prefix: string; logger: Logger; defaultJobOptions?: JobsOptions; fairness?: Fairness<Data> },
+  options: { redisUrl: string; prefix: string; logger: Logger; defaultJobOptions?: JobsOptions; fairness?: Fairness<Data> } & JobTimings,
 ): JobQueue<Data, Result> {
   // BullMQ's blocking commands need maxRetriesPerRequest null; it must not use a keyPrefix.
   const connection = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
@@ -65,7 +82,8 @@ export function createJobQueue<Data, Result = unknown>(
   });
   const workers: Array<{ worker: Worker<Data, Result>; redis: Redis }> = [];
   const timers: NodeJS.Timeout[] = [];
-  const fair = options.fairness && new FairQueue(queue, queueConnection, `${options.prefix}fair:${name}:`, options.fairness, options.logger);
+  const lockMs = options.lockMs ?? DEFAULT_JOB_LOCK_MS;
+  const fair = options.fairness && new FairQueue(queue, queueConnection, `${options.prefix}fair:${name}:`, options.fairness, options.logger, lockMs);
 
   return {
     async add(data, jobOptions = {}) {
@@ -76,7 +94,13 @@ export function createJobQueue<Data, Result = unknown>(
     work(processor, workOptions = {}) {
       const redis = connection();
       const run = fair ? fair.processor(processor, workOptions.maxActivePerTenant ?? 0) : processor;
-      const worker = new Worker<Data, Result>(name, run, { connection: redis, prefix, concurrency: workOptions.concurrency ?? 1 });
+      const worker = new Worker<Data, Result>(name, run, {
+        connection: redis,
+        prefix,
+        concurrency: workOptions.concurrency ?? 1,
+        lockDuration: lockMs,
+        stalledInterval: options.stalledCheckMs ?? DEFAULT_STALLED_CHECK_MS,
+      });
       worker.on('failed', (job, error) => options.logger.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'));
       worker.on('error', (error) => options.logger.warn({ queue: name, err: error.message }, 'worker error'));
       workers.push({ worker, redis });
@@ -118,9 +142,9 @@ export function createJobQueue<Data, Result = unknown>(
   };
 }
 
-/** What a service instance gives its queues: its Redis, the deployment's key prefix, its logger. */
+/** What a service instance gives its queues: its Redis, the deployment's key prefix, how its workers hold jobs, its logger. */
 export interface QueueHost {
-  config: { REDIS_URL: string; REDIS_PREFIX: string };
+  config: { REDIS_URL: string; REDIS_PREFIX: string; JOB_LOCK_MS?: number; JOB_STALLED_CHECK_MS?: number };
   logger: Logger;
 }
 
@@ -150,6 +174,8 @@ export function queuePerInstance<Data, Result = unknown>(
         queue = createJobQueue<Data, Result>(name, {
           redisUrl: host.config.REDIS_URL,
           prefix: host.config.REDIS_PREFIX,
+          lockMs: host.config.JOB_LOCK_MS,
+          stalledCheckMs: host.config.JOB_STALLED_CHECK_MS,
           logger: host.logger,
           defaultJobOptions,
           fairness,

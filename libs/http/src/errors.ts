@@ -27,14 +27,17 @@ export const httpError = {
   unavailable: (message: string) => new HttpError(503, message),
 };
 
-/** The one error body of the API (design.md §3). */
+/**
+ * The one error body of the API (design.md §3). A 503 always says when to retry: `Retry-After: 1`
+ * unless the error gives its own (an outage is short: README, "Security and faults").
+ */
 export function sendError(res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   res
-    .set(headers)
+    .set(status === 503 ? { 'Retry-After': '1', ...headers } : headers)
     .status(status)
     .json({ error: { code: status, message } });
 }

@@ -74,6 +74,13 @@ export const backendConfigSchema = baseConfigSchema.extend({
    * sizes (content's 610, publishing's 123).
    */
   CACHE_BUDGET_MB: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().positive().optional()),
+  /**
+   * Job queues (libs/async, 30 s when unset): how long a running job, and its organization's turn,
+   * stay claimed by a worker that stopped renewing them (a crashed process) before another may run it.
+   */
+  JOB_LOCK_MS: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(1_000).max(600_000).optional()),
+  /** Job queues (30 s when unset): how often workers look for such jobs. */
+  JOB_STALLED_CHECK_MS: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(500).max(600_000).optional()),
 });
 export type BackendConfig = z.infer<typeof backendConfigSchema>;
 

@@ -1,5 +1,6 @@
 export { testEnvironment, testBackendConfig, cleanupTestEnvironment, type TestEnvironment } from './environment';
 export { startTestStack, type TestAccount, type TestOrganization, type TestStack } from './stack';
+export { sharedTestStack } from './shared-stack';
 export { apiClient, type ApiClient, type ApiResponse } from './api';
 export { checkAnswer, checkAnswersOf } from './contract';
 export { assertMatchesOpenApi, openApiErrors } from './openapi';

@@ -32,7 +32,7 @@ export interface TestStack {
   env: TestEnvironment;
   /** The environment the stack runs with (for the CLI and extra processes). */
   processEnv: NodeJS.ProcessEnv;
-  /** Everything the stack printed so far (last 2 MB). */
+  /** Everything the stack printed so far (last 2 MB); of a shared stack, since this suite took it. */
   output(): string;
   /** Runs `npm run cli -- <args>` against this stack; returns the parsed last JSON line. */
   cli(args: string[]): Promise<any>;
@@ -51,9 +51,9 @@ export interface TestStack {
   serviceDatabase(service: string, registerModels?: (db: Database) => void): Promise<Database>;
   /** The running processes of one service of the stack (the supervisor's children running its main.js), for crash tests. */
   servicePids(service: string): number[];
-  /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. */
+  /** Stops the whole stack the way Ctrl-C does; resolves when every process has exited. Nothing for a shared stack (the run stops it). */
   stop(): Promise<void>;
-  /** Exit code and signal of the stack process once stopped. */
+  /** Exit code and signal of the stack process once stopped (never, for a shared stack). */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -61,16 +61,54 @@ export interface TestStack {
  * Starts the whole stack exactly as `npm start` runs it (tools/stack start script), on
  * free ports, with this suite's databases and Redis prefix and a fresh data dir
  * (or, with `reuse`, the data dir and databases of a stack stopped with `keepData`).
+ * For a suite that needs settings of its own, stops or kills processes, or reads what the
+ * stack logged from its start; the others share their jest worker's (sharedTestStack).
  */
 export async function startTestStack(
   extraEnv: NodeJS.ProcessEnv = {},
   options: { reuse?: Pick<TestStack, 'dataDir' | 'env'>; keepData?: boolean } = {},
 ): Promise<TestStack> {
   const env = options.reuse?.env ?? (await testEnvironment());
-  const root = repoRoot();
   const dataDir = options.reuse?.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'quire-stack-'));
-  const processEnv: NodeJS.ProcessEnv = {
-    ...process.env,
+  const processEnv: NodeJS.ProcessEnv = { ...process.env, ...stackEnvOf(env, dataDir), ...extraEnv };
+  // Whatever happens to the test, its stacks do not outlive it: the stack stops when this
+  // process goes away and the IPC channel closes (an 'exit' hook would not do under jest, whose
+  // test files see a process object of their own, and whose workers may be killed).
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'tools/stack/dist/start.js')], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const baseUrl = await stackReady(() => output, exited).catch(async (error: unknown) => {
+    // Not left starting (and loading the machine) for the rest of the run: the suite has no stack to stop.
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    throw error;
+  });
+  return stackHandle(
+    { baseUrl, adminToken: adminTokenOf(dataDir), dataDir, env, processEnv },
+    {
+      output: () => output,
+      exited,
+      async stop() {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+        if (options.keepData) return;
+        await cleanupTestEnvironment(env).catch(() => {});
+        // A stack that ran a datastore of its own (no MONGODB_URI) made a PostgreSQL database for its data dir.
+        if (!processEnv.MONGODB_URI) await dropStackDatabase(dataDir, processEnv).catch(() => {});
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    },
+  );
+}
+
+/** What one stack process is told (ports, data dir, the suite's databases and Redis prefix), besides the test process's own environment. */
+export function stackEnvOf(env: TestEnvironment, dataDir: string): Record<string, string | undefined> {
+  return {
     PORT: '0',
     QUIRE_DATA_DIR: dataDir,
     MONGODB_URI: env.mongodbUri,
@@ -79,44 +117,47 @@ export async function startTestStack(
     REDIS_URL: env.redisUrl,
     REDIS_PREFIX: env.redisPrefix,
     LOG_LEVEL: 'warn',
-    ...extraEnv,
   };
-  // Whatever happens to the test, its stacks do not outlive it: the stack stops when this
-  // process goes away and the IPC channel closes (an 'exit' hook would not do under jest, whose
-  // test files see a process object of their own, and whose workers may be killed).
-  const child = spawn(process.execPath, [path.join(root, 'tools/stack/dist/start.js')], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  let output = '';
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`stack did not become ready in 60 s:\n${output.slice(-20_000)}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-2_000_000);
-      const ready = /Quire is ready at (http:\/\/\S+)/.exec(output);
-      if (ready) {
-        clearTimeout(timer);
-        resolve(ready[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-2_000_000)));
-    void exited.then(({ code }) => {
+}
+
+/** What a stack printed that the tests keep: its last 2 MB. */
+const OUTPUT_KEPT = 2_000_000;
+
+/** Resolves with the gateway's URL once the stack says it is ready; rejects when it exits first or takes longer than `timeoutMs`. */
+export function stackReady(output: () => string, exited: Promise<{ code: number | null }>, timeoutMs = 60_000): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let done = false;
+    const finish = (error?: Error, url?: string) => {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
       clearTimeout(timer);
-      reject(new Error(`stack exited with ${code} before it was ready:\n${output.slice(-20_000)}`));
-    });
+      if (error) reject(error);
+      else resolve(url!);
+    };
+    const poll = setInterval(() => {
+      const ready = /Quire is ready at (http:\/\/\S+)/.exec(output());
+      if (ready) finish(undefined, ready[1]);
+    }, 50);
+    const timer = setTimeout(() => finish(new Error(`stack did not become ready in ${timeoutMs / 1000} s:\n${output().slice(-20_000)}`)), timeoutMs);
+    void exited.then(({ code }) => finish(new Error(`stack exited with ${code} before it was ready:\n${output().slice(-20_000)}`)));
   });
+}
+
+export const adminTokenOf = (dataDir: string): string => readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
+
+/** A running stack, as the suite sees it: what it is, and how it stops (or not, when shared). */
+export function stackHandle(
+  running: Pick<TestStack, 'baseUrl' | 'adminToken' | 'dataDir' | 'env' | 'processEnv'>,
+  lifetime: Pick<TestStack, 'output' | 'exited' | 'stop'>,
+): TestStack {
+  const { baseUrl, dataDir, env, processEnv } = running;
   checkAnswersOf(baseUrl);
-  const adminToken = readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
+  const root = repoRoot();
   const run = promisify(execFile);
   const stack: TestStack = {
-    baseUrl,
-    adminToken,
-    dataDir,
-    env,
-    processEnv,
-    exited,
-    output: () => output,
+    ...running,
+    ...lifetime,
     async cli(args) {
       const { stdout } = await run(process.execPath, [path.join(root, 'tools/stack/dist/cli.js'), ...args], { env: processEnv, timeout: 60_000 });
       const lines = stdout.trim().split('\n');
@@ -148,15 +189,6 @@ export async function startTestStack(
       } catch {
         return []; // pgrep exits 1 when nothing matches
       }
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-      if (options.keepData) return;
-      await cleanupTestEnvironment(env).catch(() => {});
-      // A stack that ran a datastore of its own (no MONGODB_URI) made a PostgreSQL database for its data dir.
-      if (!processEnv.MONGODB_URI) await dropStackDatabase(dataDir, processEnv).catch(() => {});
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return stack;

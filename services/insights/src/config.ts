@@ -31,6 +31,10 @@ export const insightsConfigSchema = backendConfigSchema.extend({
   CONVERSATION_PROCESSING_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Processings of one organization's conversations running at once, across all processes (its clustering runs one at a time anyway); the others wait their turn behind other organizations'. */
   CONVERSATION_PROCESSING_ACTIVE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(64).default(2),
+  /** How long an organization's clustering lock lives past its holder's last renewal (a crashed process's holds it this long). */
+  CONVERSATION_CLUSTER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /** How often each process queues again the conversations waiting without a job (those waiting for over twice this long). */
+  CONVERSATION_SWEEP_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
   /** Translation runs each process runs at once. */
   TRANSLATION_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Translation runs of one organization under way at once, across all processes; its others wait their turn behind other organizations'. */

@@ -33,6 +33,8 @@ export const integrationsConfigSchema = backendConfigSchema.extend({
   DELIVERY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   /** Event deliveries of one organization running at once, across all processes; its others wait their turn behind other organizations'. */
   DELIVERY_ACTIVE_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1000).default(4),
+  /** How often each process queues again the pending event deliveries whose job is gone (those pending for over twice this long). */
+  DELIVERY_SWEEP_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
   /** Largest icon or preview image a publish may carry, decoded. */
   INTEGRATION_IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   /** Largest script a publish may carry. */

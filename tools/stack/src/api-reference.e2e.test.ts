@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { chromium, type Browser } from 'playwright-core';
 import { repoRoot } from '@quire/datastore';
-import { startTestStack, type TestAccount, type TestStack } from '@quire/testkit';
+import { sharedTestStack, type TestAccount, type TestStack } from '@quire/testkit';
 
 /** Debian's Chromium (scripts/install-chromium.sh); CHROMIUM_PATH for another one. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -21,7 +21,7 @@ describe('the API reference page in a browser', () => {
   let user: TestAccount;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     user = await stack.account(['bootstrap', '--email', 'reader@reference.test', '--org', 'Reference']);
     browser = await chromium.launch({
       executablePath: CHROMIUM,

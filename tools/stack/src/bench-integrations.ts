@@ -18,11 +18,14 @@ import { quantile } from './bench-stats';
  * clients at once (latency under load and throughput: events handled per second from the first
  * write to the last receipt).
  *
+ * The same again with the integration in dev mode: its events go to the receiver as a tunnel
+ * (GitBook's dispatch, a signed multipart POST) instead of to its script.
+ *
  * The floor, started in the same run and measured the same way (bench-floor.js delivery): the
  * least a delivery costs with Quire's transport (the write acknowledged once on the Redis stream,
  * a consumer queueing a BullMQ job, a worker POSTing it to the receiver). The ratios are Quire's
  * own work: the content write's event, the integration event rows, installations, signing and
- * the script's run in its sandbox.
+ * the script's run in its sandbox (or the dispatch to the tunnel).
  */
 
 const WARMUP = 5;
@@ -46,7 +49,11 @@ export default {
   },
 };`;
 
-/** Receipt times (performance.now()) by key, and a way to wait for one. */
+/**
+ * Receipt times (performance.now()) by key, and a way to wait for one. A key comes as JSON
+ * (`{ "key": … }`: the script's report, the floor's POST) or as a dispatched event (a tunnel's
+ * multipart body: its revision, else its id).
+ */
 export interface Receiver {
   url: string;
   received(key: string): Promise<number>;
@@ -59,10 +66,14 @@ export async function startReceiver(): Promise<Receiver> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const at = performance.now();
       try {
-        const { key } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { key: string };
+        const body = Buffer.concat(chunks);
+        const type = req.headers['content-type'] ?? '';
+        const key = type.startsWith('multipart/form-data')
+          ? eventKey(JSON.parse(String((await new Response(body, { headers: { 'content-type': type } }).formData()).get('event'))))
+          : (JSON.parse(body.toString('utf8')) as { key: string }).key;
         if (!times.has(key)) times.set(key, at);
         waiters.get(key)?.(times.get(key)!);
         res.writeHead(200).end();
@@ -93,6 +104,8 @@ export async function startReceiver(): Promise<Receiver> {
       }),
   };
 }
+
+const eventKey = (event: { revisionId?: string; eventId: string }) => event.revisionId || event.eventId;
 
 /** One emitting write: when it was answered, and the key its event will carry. */
 type Emit = (writer: number) => Promise<{ ackedAt: number; key: string }>;
@@ -135,8 +148,11 @@ async function measureDeliveries(emit: Emit, receiver: Receiver): Promise<Delive
   };
 }
 
-/** Quire: template applies on spaces of an organization where the recording integration is installed everywhere. */
-async function quireEmitter(stack: Pick<TestStack, 'baseUrl' | 'cli'>, receiver: Receiver): Promise<Emit> {
+/**
+ * Quire: template applies on spaces of an organization where the recording integration is
+ * installed everywhere; its events handled by its script, or sent to the receiver as its tunnel.
+ */
+async function quireEmitter(stack: Pick<TestStack, 'baseUrl' | 'cli'>, receiver: Receiver, to: 'script' | 'tunnel'): Promise<Emit> {
   const owner = await stack.cli(['bootstrap', '--email', `bench-integrations-${Date.now()}@bench.test`, '--org', 'Bench integrations', '--json']);
   const api: ApiClient = apiClient(stack.baseUrl, owner.token);
   const name = `bench-recorder-${Date.now().toString(36)}`;
@@ -150,6 +166,10 @@ async function quireEmitter(stack: Pick<TestStack, 'baseUrl' | 'cli'>, receiver:
     }),
     'publish the integration',
   );
+  if (to === 'tunnel') {
+    const dev = await api.put(`/v1/integrations/${name}/dev`, { tunnelUrl: receiver.url });
+    if (dev.status !== 204) throw new Error(`dev mode: ${dev.status} ${JSON.stringify(dev.body)}`);
+  }
   const installation = successBody(await api.post(`/v1/integrations/${name}/installations`, { organization: owner.organizationId }), 'install');
   successBody(await api.patch(`/v1/integrations/${name}/installations/${installation.id}`, { space_selection: 'all' }), 'install on every space');
   const spaces: string[] = [];
@@ -192,7 +212,8 @@ export async function benchIntegrations(
   });
   try {
     const floor = await measureDeliveries(floorEmitter(`http://127.0.0.1:${floorProcess.port}`), receiver);
-    const quire = await measureDeliveries(await quireEmitter(stack, receiver), receiver);
+    const quire = await measureDeliveries(await quireEmitter(stack, receiver, 'script'), receiver);
+    const tunnel = await measureDeliveries(await quireEmitter(stack, receiver, 'tunnel'), receiver);
     const results: Record<string, number> = {};
     const row = (label: string, quireValue: number, floorValue: number, unit: string) => {
       results[label] = quireValue;
@@ -209,6 +230,12 @@ export async function benchIntegrations(
     row(`burst of ${BURST} from ${WRITERS} writers, p95`, quantile(quire.burst, 0.95), quantile(floor.burst, 0.95), 'ms');
     row(`burst of ${BURST}: events handled per second`, quire.eventsPerSecond, floor.eventsPerSecond, 'events/s');
     log(`  (the burst's writes were answered at ${quire.writesPerSecond.toFixed(1)} per second; the floor's at ${floor.writesPerSecond.toFixed(1)})`);
+    log(`integration delivery in dev mode: write answered → received by the tunnel (same floor)`);
+    row(`tunnel: lone event, p50 (n=${LONE})`, quantile(tunnel.lone, 0.5), quantile(floor.lone, 0.5), 'ms');
+    row(`tunnel: lone event, p95 (n=${LONE})`, quantile(tunnel.lone, 0.95), quantile(floor.lone, 0.95), 'ms');
+    row(`tunnel: burst of ${BURST}, p50`, quantile(tunnel.burst, 0.5), quantile(floor.burst, 0.5), 'ms');
+    row(`tunnel: burst of ${BURST}, p95`, quantile(tunnel.burst, 0.95), quantile(floor.burst, 0.95), 'ms');
+    row(`tunnel: burst of ${BURST}: events handled per second`, tunnel.eventsPerSecond, floor.eventsPerSecond, 'events/s');
     return results;
   } finally {
     floorProcess.child.removeAllListeners('exit');

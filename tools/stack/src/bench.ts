@@ -7,6 +7,7 @@ import { benchConversations } from './bench-conversations';
 import { benchGit } from './bench-git';
 import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
+import { benchScripts } from './bench-scripts';
 import { benchSearch } from './bench-search';
 import { benchSites } from './bench-sites';
 import { benchTenants } from './bench-tenants';
@@ -29,7 +30,7 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [conversations] [translations] [sites] [spaces] [tenants]` (default: all). */
+/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [scripts] [conversations] [translations] [sites] [spaces] [tenants]` (default: all). */
 const SECTIONS = [
   'gateway',
   'requestpath',
@@ -38,6 +39,7 @@ const SECTIONS = [
   'search',
   'git',
   'integrations',
+  'scripts',
   'conversations',
   'translations',
   'sites',
@@ -80,6 +82,7 @@ async function main() {
     if (runs('search')) await benchSearch(stack);
     if (runs('git')) await benchGit(stack);
     if (runs('integrations')) await benchIntegrations(stack);
+    if (runs('scripts')) await benchScripts();
     if (runs('conversations')) await benchConversations(stack);
     if (runs('translations')) await benchTranslations(stack, translationProvider);
     // After integrations: every page view is announced to integrations, which would still be

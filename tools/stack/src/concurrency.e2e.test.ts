@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { expectOk, startTestStack, type ApiClient, type ApiResponse, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
+import { expectOk, sharedTestStack, type ApiClient, type ApiResponse, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /*
  * No acknowledged write is lost (issue 12, item 1). For every kind of resource: create one,
@@ -127,7 +127,7 @@ describe('concurrency through the gateway (one stack, one organization)', () => 
   const newReply = async (comment: string) => `${comment}/replies/${(await created(`${comment}/replies`, { body: { markdown: 'Reply' } })).id}`;
 
   beforeAll(async () => {
-    stack = await startTestStack({ RATE_LIMIT_POINTS: '1000000' });
+    stack = await sharedTestStack({ RATE_LIMIT_POINTS: '1000000' });
     org = await stack.organization({ domain: 'concurrency.test', roles: ['create', 'review', 'comment'] });
     admin = org.admin.api;
     // A few CLI runs at a time: each is a process of its own.

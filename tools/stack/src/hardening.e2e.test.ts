@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { apiClient, expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
+import { apiClient, expectError, expectOk, sharedTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** Nested `depth` levels: { nodes: [ { nodes: [ … ] } ] }-like, built without recursion. */
 function nested(depth: number): unknown {
@@ -20,29 +20,35 @@ function expectNul(answer: { status: number; body: any }, field: string): void {
 type Org = TestOrganization<'read' | 'edit'>;
 
 /**
- * Two or more of everything a keyset list of the API lists, in `org`; returns the addresses of
- * those lists (by name, the same names in every organization) and the space and site they are in.
+ * Two or more of everything the keyset lists below list (stored and computed lists of identity,
+ * content, publishing and insights), in `org`; returns the addresses of those lists (by name, the
+ * same names in every organization) and the space and site they are in.
  */
 async function populate(org: Org): Promise<{ lists: Record<string, string>; spaceId: string; siteId: string }> {
   const { admin } = org;
-  const reader = org.members.read;
+  const [reader, editor] = [org.members.read, org.members.edit];
   const made = async (path: string, body: unknown) => expectOk(await admin.api.post(path, body), 201).id as string;
   const orgPath = `/v1/orgs/${org.id}`;
   await made('/v1/orgs', { title: `${org.id} second` });
-  for (const title of ['Writers', 'Readers']) expectOk(await admin.api.put(`${orgPath}/teams`, { title }), 201);
+  const team = async (title: string, members: string[]) => expectOk(await admin.api.put(`${orgPath}/teams`, { title, members }), 201).id as string;
+  const writers = await team('Writers', [reader.userId, editor.userId]);
+  await team('Readers', [reader.userId]);
+  const shelf = await made(`${orgPath}/collections`, { title: 'Shelf' });
+  await made(`${orgPath}/collections`, { title: 'Other shelf' });
   const spaceId = await made(`${orgPath}/spaces`, { title: 'Target' });
-  const spaces = [spaceId];
-  for (const title of ['Second', 'Third', 'Fourth']) spaces.push(await made(`${orgPath}/spaces`, { title }));
-  for (const title of ['Shelf', 'Other shelf']) await made(`${orgPath}/collections`, { title });
+  const spaces = [spaceId, await made(`${orgPath}/spaces`, { title: 'Second' })];
+  for (const title of ['Third', 'Fourth']) spaces.push(await made(`${orgPath}/spaces`, { title, parent: shelf }));
   for (const subject of ['One', 'Two']) await made(`/v1/spaces/${spaceId}/change-requests`, { subject });
   const siteId = await made(`${orgPath}/sites`, { title: 'Docs site', spaces: spaces.slice(0, 2) });
   const sharedId = await made(`${orgPath}/sites`, { title: 'Shared site', spaces: [spaceId], visibility: 'share-link' });
   for (const spaceOfSection of spaces.slice(2)) await made(`${orgPath}/sites/${sharedId}/sections`, { spaceId: spaceOfSection });
   for (const name of ['First link', 'Second link']) await made(`${orgPath}/sites/${sharedId}/share-links`, { name });
   for (const label of ['First IdP', 'Second IdP']) await made(`${orgPath}/saml`, { label, ssoURL: 'https://idp.example.test/sso' });
-  expectOk(await admin.api.post(`/v1/spaces/${spaceId}/permissions`, { role: 'comment', users: [reader.userId, org.members.edit.userId] }), 204);
+  expectOk(await admin.api.post(`/v1/spaces/${spaceId}/permissions`, { role: 'comment', users: [reader.userId, editor.userId] }), 204);
   expectOk(await admin.api.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: 'one' } }));
   expectOk(await reader.api.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: 'two' } }));
+  const conversation = (id: string) => ({ id, parts: [{ type: 'message', role: 'user', body: 'How do I install it?' }] });
+  expectOk(await admin.api.post(`${orgPath}/conversations`, [conversation('first'), conversation('second')]), 204);
   const lists = {
     organizations: `/v1/orgs`,
     members: `${orgPath}/members`,
@@ -60,6 +66,10 @@ async function populate(org: Org): Promise<{ lists: Record<string, string>; spac
     sections: `${orgPath}/sites/${sharedId}/sections`,
     shareLinks: `${orgPath}/sites/${sharedId}/share-links`,
     memberSpaces: `${orgPath}/members/${admin.userId}/spaces`,
+    memberTeams: `${orgPath}/members/${reader.userId}/teams`,
+    teamMembers: `${orgPath}/teams/${writers}/members`,
+    collectionSpaces: `/v1/collections/${shelf}/spaces`,
+    conversations: `${orgPath}/conversations`,
   };
   return { lists, spaceId, siteId };
 }
@@ -80,7 +90,7 @@ describe('hostile input through the gateway', () => {
   let siteId: string;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     org = await stack.organization({ domain: 'hostile.test', roles: ['read', 'edit'] });
     foreign = await stack.organization({ domain: 'foreign.hostile.test', roles: ['read', 'edit'] });
     ({ lists, spaceId, siteId } = await populate(org));
@@ -91,7 +101,7 @@ describe('hostile input through the gateway', () => {
     await stack?.stop();
   });
 
-  it('answers 400 naming the page to forged, edited and foreign cursors on every keyset list, never a page', async () => {
+  it('answers 400 naming the page to forged, edited and foreign cursors on keyset lists of every kind, never a page', async () => {
     const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const forged = [
       b64(['joinedAt', { v: { $gt: '' } }, 'x']),
@@ -101,26 +111,26 @@ describe('hostile input through the gateway', () => {
       'not-a-cursor',
     ];
     // Every list, in both organizations, has a next page at one item a page: its cursor opens it.
-    const cursors: Array<{ of: string; page: string }> = [];
-    for (const [owner, ownLists] of [
-      [org, lists],
-      [foreign, foreignLists],
-    ] as const) {
-      for (const [name, list] of Object.entries(ownLists)) {
-        const first = expectOk(await owner.admin.api.get(`${list}?limit=1`));
-        const page = first.next?.page as string | undefined;
-        assert.ok(page, `${list}: no next page at one item a page`);
-        expectOk(await owner.admin.api.get(`${list}?limit=1&page=${encodeURIComponent(page)}`));
-        cursors.push({ of: `${owner === org ? '' : "the other organization's "}${name}`, page });
-      }
+    const cursorOf = async (owner: Org, list: string) => {
+      const page = expectOk(await owner.admin.api.get(`${list}?limit=1`)).next?.page as string | undefined;
+      assert.ok(page, `${list}: no next page at one item a page`);
+      expectOk(await owner.admin.api.get(`${list}?limit=1&page=${encodeURIComponent(page)}`));
+      return page;
+    };
+    const cursors: Record<string, string> = {};
+    const foreignCursors: Record<string, string> = {};
+    for (const name of Object.keys(lists)) {
+      cursors[name] = await cursorOf(org, lists[name]);
+      foreignCursors[name] = await cursorOf(foreign, foreignLists[name]);
     }
+    // Each list is sent: forged cursors, its own edited by one character, every other list's, and its own of another organization.
     const refusals: Array<{ list: string; of: string; page: string }> = [];
     for (const [name, list] of Object.entries(lists)) {
-      const genuine = cursors.find((cursor) => cursor.of === name)!.page;
-      // The same cursor edited by one character, any other list's, the same list's of another organization.
+      const genuine = cursors[name];
       const edited = genuine.slice(0, 5) + (genuine[5] === 'A' ? 'B' : 'A') + genuine.slice(6);
       refusals.push(...forged.map((page) => ({ list, of: 'forged', page })), { list, of: 'edited', page: edited });
-      refusals.push(...cursors.filter((cursor) => cursor.of !== name).map((cursor) => ({ list, ...cursor })));
+      for (const [other, page] of Object.entries(cursors)) if (other !== name) refusals.push({ list, of: other, page });
+      refusals.push({ list, of: `the other organization's ${name}`, page: foreignCursors[name] });
     }
     const accepted: string[] = [];
     // A few at a time: a few seconds for all of them.

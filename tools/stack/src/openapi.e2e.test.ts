@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { repoRoot } from '@quire/datastore';
-import { startTestStack, type TestStack } from '@quire/testkit';
+import { sharedTestStack, type TestStack } from '@quire/testkit';
 import specOperations from './spec-operations.json';
 
 /**
@@ -17,7 +17,7 @@ describe('the API document through the gateway', () => {
   let document: any;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const response = await fetch(`${stack.baseUrl}/v1/openapi.json`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /application\/json/);

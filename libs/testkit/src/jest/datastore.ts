@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dropOrphanedDatabases, dropStackDatabase, ensureRedis, freePort, startMongo, type MongoHandle, type RedisHandle } from '@quire/datastore';
+import { stopSharedStacks } from '../shared-stack';
 
 /**
  * The datastore of a jest run (`npm test`): started once in jest's global setup, before the
@@ -37,7 +38,9 @@ export async function startTestDatastore(): Promise<void> {
   let redis: RedisHandle;
   try {
     mongo = await startMongo({ dataDir, port: await freePort(), log });
-    redis = await ensureRedis(process.env.REDIS_URL);
+    // A Redis of the run's own on a free port (REDIS_URL picks another), not whatever answers on
+    // 6379: concurrent runs on one machine would share it, and its keys.
+    redis = await ensureRedis(process.env.REDIS_URL || `redis://127.0.0.1:${await freePort()}`);
   } catch (error) {
     await mongo?.stop();
     await removeDatastore(dataDir, mongo?.engine === 'ferretdb');
@@ -54,7 +57,7 @@ export async function startTestDatastore(): Promise<void> {
     setEnv(name, value);
   }
   const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping the test workers, removing the test datastore`);
+    log(`${signal}: stopping the test workers and their stacks, removing the test datastore`);
     // A signal to jest alone (not to its process group, as Ctrl-C sends) would orphan the workers,
     // and with them the stacks they run; a worker gone, its stacks stop (testkit's startTestStack).
     for (const pid of jestWorkers()) {
@@ -64,7 +67,9 @@ export async function startTestDatastore(): Promise<void> {
         // gone already
       }
     }
-    void stopTestDatastore().finally(() => process.exit(128 + (os.constants.signals[signal] ?? 1)));
+    void stopSharedStacks()
+      .finally(() => stopTestDatastore())
+      .finally(() => process.exit(128 + (os.constants.signals[signal] ?? 1)));
   };
   for (const signal of SIGNALS) process.once(signal, onSignal);
   state[key] = { dataDir, mongo, redis, previous, onSignal };

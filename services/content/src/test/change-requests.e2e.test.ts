@@ -4,7 +4,7 @@ import { GitBookAPI } from '@gitbook/api';
 import { createEventBus, EVENTS, type EventBus, type EventOf } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { pdfText } from './pdf-text';
-import { assertMatchesOpenApi, startTestStack, waitFor, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { assertMatchesOpenApi, sharedTestStack, waitFor, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 /** Revisions, change requests, content batches, merge/update, links and PDF through the gateway. */
 describe('content: change requests and revisions (end to end)', () => {
@@ -44,7 +44,7 @@ describe('content: change requests and revisions (end to end)', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = (admin as { organizationId?: string }).organizationId as string;
     reviewer = await account(['add-member', '--org', orgId, '--email', 'rev@acme.test', '--role', 'review']);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import {
   assertMatchesOpenApi,
-  startTestStack,
+  sharedTestStack,
   type ApiClient,
   type TestAccount,
   type TestStack,
@@ -34,7 +34,7 @@ describe('content: collections (end to end)', () => {
   const ids = (body: { items: Array<{ id: string }> }) => body.items.map((i) => i.id);
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
     creator = await account(['add-member', '--org', orgId, '--email', 'cora@acme.test', '--role', 'create']);

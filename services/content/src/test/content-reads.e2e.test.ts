@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import {
   assertMatchesOpenApi,
-  startTestStack,
+  sharedTestStack,
   type TestAccount,
   type TestStack,
   expectError as assertError,
@@ -43,7 +43,7 @@ describe('content: reads, variables and evaluation (end to end)', () => {
   const base64 = (text: string) => Buffer.from(text).toString('base64');
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const organization = await stack.organization({ domain: 'reads.test', roles: ['edit', 'read'] });
     ({ admin, outsider } = organization);
     orgId = organization.id;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { assertMatchesOpenApi, sharedTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 /**
  * The issue's rules one by one, through the gateway: the GitBook form of content batches,
@@ -29,7 +29,7 @@ describe('content: rules of spaces, change requests and content (end to end)', (
   const ids = (body: { items: Array<{ id: string }> }) => body.items.map((item) => item.id);
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
     editor = await account(['add-member', '--org', orgId, '--email', 'ed@acme.test', '--role', 'edit']);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { startTestStack, type ApiResponse, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { sharedTestStack, type ApiResponse, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 /**
  * Who a space, a collection or a change request may name: only members and teams of its
@@ -34,7 +34,7 @@ describe('content: grants and reviewers within the organization (end to end)', (
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const organization = await stack.organization({ domain: 'grants.test', roles: ['edit', 'review', 'read'] });
     ({ admin, outsider } = organization);
     orgId = organization.id;

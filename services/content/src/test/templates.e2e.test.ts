@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { assertMatchesOpenApi, sharedTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 import { assertPageShape, assertRevisionShape } from './page-shapes';
 
 const PETSTORE_YAML = `
@@ -153,7 +153,7 @@ describe('content: templates (end to end)', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const organization = await stack.organization({ domain: 'templates.test', roles: ['edit', 'comment', 'read'] });
     ({ admin, outsider } = organization);
     orgId = organization.id;

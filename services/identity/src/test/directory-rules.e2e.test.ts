@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import { generate } from 'selfsigned';
-import { startTestStack, type ApiClient, type TestAccount, type TestStack, expectEvery } from '@quire/testkit';
+import { sharedTestStack, type ApiClient, type TestAccount, type TestStack, expectEvery } from '@quire/testkit';
 
 /** Every item of a list, fetched `limit` at a time through its `next.page` cursors. */
 async function pageThrough(api: ApiClient, path: string, limit: number): Promise<{ items: any[]; pages: number; counts: number[] }> {
@@ -44,7 +44,7 @@ describe('identity: directory rules across operations (end to end)', () => {
   const org = (path = '') => `/v1/orgs/${orgId}${path}`;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     admin = await account(['bootstrap', '--email', 'root@dir.test', '--org', 'Directory', '--name', 'Root Admin']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
     editor = await account(['add-member', '--org', orgId, '--email', 'editor@dir.test', '--role', 'edit']);

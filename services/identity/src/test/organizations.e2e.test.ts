@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { assertMatchesOpenApi, expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectError, expectOk, sharedTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
 const SCRIPT_ADDRESSES = [
   'javascript:alert(1)',
@@ -22,7 +22,7 @@ describe('identity: user privacy, organization addresses and concurrent writes (
   const orgPath = (path = '') => `/v1/orgs/${org.id}${path}`;
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     org = await stack.organization({ domain: 'privacy.test', title: 'Privacy', roles: ['read', 'edit', 'guest'] });
   });
 

@@ -21,8 +21,7 @@ import { weekOf } from './weekly';
  * meanwhile is left to the newer job.
  */
 
-/** How long the clustering lock lives past its holder's last renewal, and how long a job waits for it. */
-const CLUSTER_LOCK_MS = 30_000;
+/** How long a job waits for the clustering lock (which lives CONVERSATION_CLUSTER_LOCK_MS past its holder's last renewal). */
 const CLUSTER_LOCK_WAIT_MS = 60_000;
 /** Terms a default label and summary are made of. */
 const DESCRIBE_TERMS = 5;
@@ -232,6 +231,13 @@ export async function processConversation(ctx: InsightsContext, key: string, rev
       return 'processed';
     },
     // Short pauses between attempts: the lock is handed from job to job of one organization all the time.
-    { ttlMs: CLUSTER_LOCK_MS, renewEveryMs: CLUSTER_LOCK_MS / 3, waitMs: CLUSTER_LOCK_WAIT_MS, initialPauseMs: 2, maxPauseMs: 10, logger: ctx.logger },
+    {
+      ttlMs: ctx.config.CONVERSATION_CLUSTER_LOCK_MS,
+      renewEveryMs: ctx.config.CONVERSATION_CLUSTER_LOCK_MS / 3,
+      waitMs: CLUSTER_LOCK_WAIT_MS,
+      initialPauseMs: 2,
+      maxPauseMs: 10,
+      logger: ctx.logger,
+    },
   );
 }

@@ -10,7 +10,7 @@ import { processConversation } from './process';
  * processings hold a worker at once, its clustering being one at a time anyway).
  * Conversations are written before their job is queued; those still waiting once their job is
  * gone (lost with Redis, never added, failed for good) are queued again when the worker starts
- * and every SWEEP_INTERVAL_MS.
+ * and every CONVERSATION_SWEEP_MS.
  */
 
 interface ProcessingJob {
@@ -29,9 +29,6 @@ export interface ProcessingRequest {
 
 const ATTEMPTS = 6;
 const BACKOFF_DELAY_MS = 500;
-const SWEEP_INTERVAL_MS = 30_000;
-/** A waiting conversation younger than this is left to its job. */
-const SWEEP_MIN_AGE_MS = 60_000;
 const SWEEP_BATCH = 500;
 
 /** The processing queue of each service instance. */
@@ -94,8 +91,10 @@ export async function startProcessingWorker(ctx: InsightsContext): Promise<() =>
       ctx.logger.warn({ err: (error as Error).message }, 'could not sweep waiting conversations');
     }
   };
-  await sweep(SWEEP_MIN_AGE_MS);
-  const timer = setInterval(() => void sweep(SWEEP_MIN_AGE_MS), SWEEP_INTERVAL_MS);
+  // A conversation waiting for less than two sweeps is left to its job.
+  const minAgeMs = 2 * ctx.config.CONVERSATION_SWEEP_MS;
+  await sweep(minAgeMs);
+  const timer = setInterval(() => void sweep(minAgeMs), ctx.config.CONVERSATION_SWEEP_MS);
   timer.unref();
   return async () => {
     clearInterval(timer);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { expectError, expectOk, startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
+import { expectError, expectOk, sharedTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /**
  * Change requests linked to conversation insights clusters (`conversationsIssuesCluster`):
@@ -36,7 +36,7 @@ describe('change requests linked to insights clusters', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     org = await stack.organization({ domain: 'linked.test', title: 'Linked', roles: ['read'] });
     other = await stack.organization({ domain: 'elsewhere.test', title: 'Elsewhere', roles: ['read'] });
     spaceId = expectOk(await org.admin.api.post(`/v1/orgs/${org.id}/spaces`, { title: 'Docs' }), 201).id;

@@ -44,7 +44,7 @@ describe('insights: a crash mid-processing leaves every number true', () => {
   const collection = <T extends { _id: string }>(name: string) => db.collection<T>(name);
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ JOB_LOCK_MS: '6000', JOB_STALLED_CHECK_MS: '3000', CONVERSATION_CLUSTER_LOCK_MS: '6000', CONVERSATION_SWEEP_MS: '5000' });
     for (let i = 0; i < ORGANIZATIONS; i++) owners.push(await stack.account(['bootstrap', '--email', `admin@crash-${i}.test`, '--org', `Crash ${i}`]));
     db = await stack.serviceDatabase('insights');
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { apiClient, expectError, expectOk, startTestStack, waitFor, type ApiClient, type TestOrganization, type TestStack } from '@quire/testkit';
+import { apiClient, expectError, expectOk, sharedTestStack, waitFor, type ApiClient, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** One conversation in GitBook's ConversationInput shape. */
 function conversation(id: string, body: string, options: { subject?: string; source?: string; daysAgo?: number; reply?: string } = {}) {
@@ -101,7 +101,7 @@ describe('insights: conversations, issues and clusters', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     recorder = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`, tokens, server };
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await sharedTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     org = await stack.organization({ domain: 'conversations.test', title: 'Conversations', roles: ['read', 'edit', 'guest'] });
   });
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { queuePerInstance } from '@quire/async';
+import { jobLockMs, queuePerInstance } from '@quire/async';
 import { withRedisLock, LockBusyError } from '@quire/runtime';
 import { eventPayloadJson, type IntegrationDoc, type IntegrationEventDoc, type TraceLogLine } from '../db/models';
 import { presentInstallation, presentTargetInstallation } from '../presenters/installation-presenter';
@@ -15,7 +15,7 @@ import { integrationSecrets, integrationSigningSecret } from './secrets';
  * Delivery of integration events: at least once, with retries and exponential backoff
  * (BullMQ), idempotent by event id (an event already delivered or given up is never run
  * again), never lost (the row is written before the job; pending rows without a live job are
- * queued again when the service starts and every SWEEP_INTERVAL_MS).
+ * queued again when the service starts and every DELIVERY_SWEEP_MS).
  *
  * What is delivered is what GitBook's dispatcher sends, so that an integration built with
  * @gitbook/runtime runs unchanged, in Quire's runtime or behind `gitbook dev`'s tunnel: a POST
@@ -43,14 +43,12 @@ const SLOT_WAIT_MS = 10_000;
 const MAX_TRACE_LINES = 500;
 /**
  * The delivery lock lives this long past its holder's last renewal (every third of it), plus
- * the script's CPU time (a margin: scripts run on worker threads, renewals go on meanwhile). A worker
- * that crashed mid-delivery so frees its events by the time BullMQ runs their stalled jobs again
- * (their lock: 30 s), instead of making those attempts fail as busy until the sweep.
+ * the script's CPU time (a margin: scripts run on worker threads, renewals go on meanwhile): half
+ * the jobs' lock (JOB_LOCK_MS). A worker that crashed mid-delivery so frees its events by the
+ * time BullMQ runs their stalled jobs again, instead of making those attempts fail as busy until
+ * the sweep.
  */
-const DELIVERY_LOCK_MS = 15_000;
-const SWEEP_INTERVAL_MS = 30_000;
-/** A pending row younger than this is left to its job. */
-const SWEEP_MIN_AGE_MS = 60_000;
+const deliveryLockMs = (ctx: IntegrationsContext) => jobLockMs(ctx.config) / 2;
 const SWEEP_BATCH = 500;
 
 interface DeliveryJob {
@@ -203,7 +201,7 @@ export async function deliverEvent(
   eventId: string,
   attempt: { number: number; last: boolean },
 ): Promise<'done' | 'retry' | 'skipped'> {
-  const lockMs = DELIVERY_LOCK_MS + ctx.config.SCRIPT_TIMEOUT_MS;
+  const lockMs = deliveryLockMs(ctx) + ctx.config.SCRIPT_TIMEOUT_MS;
   return withRedisLock(
     ctx.redis,
     `integration-delivery:${eventId}`,
@@ -229,7 +227,7 @@ export async function deliverEvent(
       );
       return retry ? 'retry' : 'done';
     },
-    { ttlMs: lockMs, renewEveryMs: DELIVERY_LOCK_MS / 3, waitMs: 0, logger: ctx.logger },
+    { ttlMs: lockMs, renewEveryMs: deliveryLockMs(ctx) / 3, waitMs: 0, logger: ctx.logger },
   );
 }
 
@@ -281,9 +279,10 @@ export async function startDeliveryWorker(ctx: IntegrationsContext): Promise<() 
       ctx.logger.warn({ err: error }, 'could not sweep pending event deliveries');
     }
   };
-  // On start every pending row is checked (those of a previous run included), then older ones regularly.
+  // On start every pending row is checked (those of a previous run included), then regularly
+  // those pending for over two sweeps (a younger one is left to its job).
   await sweep(0);
-  const timer = setInterval(() => void sweep(SWEEP_MIN_AGE_MS), SWEEP_INTERVAL_MS);
+  const timer = setInterval(() => void sweep(2 * ctx.config.DELIVERY_SWEEP_MS), ctx.config.DELIVERY_SWEEP_MS);
   timer.unref();
   return async () => {
     clearInterval(timer);

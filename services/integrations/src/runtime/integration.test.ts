@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { build } from 'esbuild';
-import { resetEngine } from './engine';
 import { startRecorder, type Recorder } from './test/recorder';
 import { compileScript, dispatchRequest, runScript, type IntegrationEnvironment, type IntegrationEvent } from '.';
 
@@ -146,24 +145,5 @@ describe('a @gitbook/runtime integration in the sandbox', () => {
     const unknown = await runScript({ script, request: await event({ eventId: 'evt_4', type: 'site_view', siteId: 'site_1' }) });
     assert.equal(unknown.response?.status, 406);
     assert.deepEqual(JSON.parse(text(unknown.response?.body)), { error: 'Integration does not handle "site_view" events' });
-  });
-
-  it('measures one run: cold (wasm compiled and instantiated) and with the module reused', async () => {
-    const request = await event({ eventId: 'evt_m', type: 'installation_setup', installationId: 'inst_1', status: 'active' });
-    resetEngine();
-    const cold = await runScript({ script, request, hostFetch: recorder.hostFetch });
-    assert.equal(cold.response?.status, 200);
-    const warm: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      const run = await runScript({ script, request, hostFetch: recorder.hostFetch });
-      assert.equal(run.response?.status, 200);
-      warm.push(run.durationMs);
-    }
-    warm.sort((a, b) => a - b);
-    const ms = (value: number) => `${value.toFixed(1)} ms`;
-    console.log(
-      `bundled integration (${script.length} bytes), installation_setup with one fetch: ` +
-        `cold ${ms(cold.durationMs)}, reused module median ${ms(warm[5])} (min ${ms(warm[0])}, max ${ms(warm[9])})`,
-    );
   });
 });

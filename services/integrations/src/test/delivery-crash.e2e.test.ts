@@ -43,7 +43,7 @@ describe('integrations: a crash mid-delivery loses and repeats nothing', () => {
 
   beforeAll(async () => {
     tunnel = await startTunnelRecorder({ holdMs: HOLD_MS });
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', JOB_LOCK_MS: '6000', JOB_STALLED_CHECK_MS: '3000', DELIVERY_SWEEP_MS: '5000' });
     const owner = await stack.account(['bootstrap', '--email', 'admin@crash.test', '--org', 'Crash vendor']);
     api = owner.api;
     organizationId = owner.organizationId;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createEventBus, EVENTS, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectOk, sharedTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
 import { startTunnelRecorder } from './tunnel-recorder';
 
 /** The published script: answers 200 to whatever it gets. */
@@ -43,7 +43,7 @@ describe('integrations: site_view from the views of a published site', () => {
 
   beforeAll(async () => {
     // The last test's dev tunnel is on 127.0.0.1.
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await sharedTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     vendor = await stack.organization({ domain: 'site-view-vendor.test', title: 'Site view vendor', roles: [] });
     customer = await stack.organization({ domain: 'site-view-customer.test', title: 'Site view customer', roles: [] });
     bus = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });

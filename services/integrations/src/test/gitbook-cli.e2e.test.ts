@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { assertMatchesOpenApi, expectError, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectError, expectOk, sharedTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
 import { cliSession, startCliProxy, startReportRecorder, type CliProxy, type CliSession, type ReportRecorder } from './gitbook-cli';
 
 /** A GitBook integration (gitbook-manifest.yaml, src/index.ts with @gitbook/runtime) as its developer keeps it. */
@@ -40,7 +40,7 @@ describe('integrations: GitBook’s CLI publishes a @gitbook/runtime integration
   beforeAll(async () => {
     recorder = await startReportRecorder();
     // The handlers fetch the recorder and the gateway, both on 127.0.0.1.
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await sharedTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     vendor = await stack.organization({ domain: 'cli-vendor.test', title: 'CLI vendor', roles: [] });
     proxy = await startCliProxy(stack.baseUrl);
     cli = cliSession({ cwd: FIXTURE, endpoint: proxy.url, token: vendor.admin.token, env: { QUIRE_TEST_RECORDER_URL: recorder.url } });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, expectError, expectOk, startTestStack, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectError, expectOk, sharedTestStack, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** A script that answers every event: what the runtime runs for the integrations of this suite. */
 const SCRIPT = 'export default { async fetch() { return new Response("ok"); } };';
@@ -35,7 +35,7 @@ describe('integrations: installations through the gateway', () => {
     expectOk(await as.api.post(installations(name), { organization: organizationId }), 201);
 
   beforeAll(async () => {
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await sharedTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     vendor = await stack.organization({ domain: 'vendor.test', title: 'Vendor', roles: ['read'] });
     customer = await stack.organization({ domain: 'customer.test', title: 'Customer', roles: ['read'] });
     customerSpace = expectOk(await customer.admin.api.post(`/v1/orgs/${customer.id}/spaces`, { title: 'Customer docs' }), 201).id;

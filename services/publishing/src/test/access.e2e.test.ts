@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, sharedTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
 /**
  * Every publishing route for every kind of caller, paging through every list, and the
@@ -46,7 +46,7 @@ describe('publishing: access, paging and published structure through the gateway
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const owner = await stack.cli(['bootstrap', '--email', 'access-owner@example.com', '--org', 'Access Org', '--json']);
     const other = await stack.cli(['bootstrap', '--email', 'access-outsider@example.com', '--org', 'Access Elsewhere', '--json']);
     org = owner.organizationId;

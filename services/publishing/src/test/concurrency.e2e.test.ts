@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { expectOk, startTestStack, type ApiClient, type ApiResponse, type TestStack } from '@quire/testkit';
+import { expectOk, sharedTestStack, type ApiClient, type ApiResponse, type TestStack } from '@quire/testkit';
 
 const PARALLEL = 8;
 
@@ -33,7 +33,7 @@ describe('publishing: concurrent writes through the gateway', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const organization = await stack.organization({ domain: 'concurrent.test', roles: [] });
     org = organization.id;
     admin = organization.admin.api;

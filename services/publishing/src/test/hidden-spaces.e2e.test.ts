@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { assertMatchesOpenApi, expectOk, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectOk, sharedTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
 /**
  * A space a member may not open (GET /v1/spaces/{id} is a 404 for them) leaves no trace in
@@ -40,7 +40,7 @@ describe('publishing: spaces hidden from a member stay hidden through sites', ()
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const organization = await stack.organization({ domain: 'hidden-spaces.test', roles: ['read'] });
     org = organization.id;
     admin = organization.admin.api;

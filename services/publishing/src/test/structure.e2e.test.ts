@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
 import jwt from 'jsonwebtoken';
-import { apiClient, assertMatchesOpenApi, startTestStack, type ApiClient, type TestStack, expectEvery } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, sharedTestStack, type ApiClient, type TestStack, expectEvery } from '@quire/testkit';
 
 /** Sections, section groups, site spaces, ordering and the published structure, through the gateway. */
 describe('publishing: site structure through the gateway', () => {
@@ -32,7 +32,7 @@ describe('publishing: site structure through the gateway', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await sharedTestStack();
     const owner = await stack.cli(['bootstrap', '--email', 'structure-owner@example.com', '--org', 'Structure Org', '--json']);
     const other = await stack.cli(['bootstrap', '--email', 'structure-outsider@example.com', '--org', 'Elsewhere', '--json']);
     org = owner.organizationId;
