@@ -67,10 +67,11 @@ export function checkingFetch(inner: typeof fetch): typeof fetch {
   return async function fetch(input, init) {
     const response = await inner(input, init);
     const request = typeof input === 'object' && 'url' in input ? input : undefined;
-    const url = new URL(request?.url ?? String(input));
+    // Where the answer came from: the last address of the redirects followed, asked with GET.
+    const url = new URL(response.url || (request?.url ?? String(input)));
     const server = await serverAt(url.origin, response);
     if (!server) return response;
-    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+    const method = response.redirected ? 'GET' : (init?.method ?? request?.method ?? 'GET').toUpperCase();
     const contentType = response.headers.get('content-type') ?? '';
     const text = method === 'HEAD' ? '' : await response.clone().text();
     let body: unknown = text;
@@ -202,7 +203,9 @@ function pageAnswer(kind: ServerKind, path: string, status: number): Expected | 
   // A service's Prometheus metrics (its caches'), on its own port.
   if (kind === 'service' && path === '/metrics') return status === 200 ? ['text/plain'] : 'error';
   if (kind === 'gateway' && /^\/docs(\/|$)/.test(path)) {
-    if (status !== 200) return status === 301 ? 'any' : 'error';
+    if (status === 301) return 'any';
+    if (status === 304) return 'empty';
+    if (status !== 200) return 'error';
     if (path === '/docs' || path === '/docs/') return ['text/html'];
     if (path === '/docs/init.js') return JAVASCRIPT;
     return ASSET_TYPES[/\.(\w+)$/.exec(path)?.[1] ?? ''] ?? ['(a known type for this file)'];
