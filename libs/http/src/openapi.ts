@@ -115,6 +115,7 @@ export function openApiPart(
       ...(route.body ? { requestBody: { required: true, content: { [route.consumes ?? 'application/json']: { schema: components.input(route.body) } } } } : {}),
       responses: {
         [String(route.status)]: success(components, route),
+        ...Object.fromEntries(Object.entries(route.alsoAnswers ?? {}).map(([status, description]) => [status, { description }])),
         '4XX': ERROR_RESPONSE,
         '5XX': ERROR_RESPONSE,
       },

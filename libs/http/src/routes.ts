@@ -68,6 +68,11 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   /** A web page for people (published sites), not an API operation: left out of the API document. */
   website?: true;
   /**
+   * Other answers without a body the operation gives, by status or class, with their description
+   * (e.g. `'304'` for a revalidated ETag, `'3XX'` for redirects a script chooses).
+   */
+  alsoAnswers?: Record<string, string>;
+  /**
    * The answer: a value is sent as JSON with 200; a {@link Reply} as it says; `undefined`
    * is a 204 unless the handler wrote the response itself (files, redirects, streams).
    */
@@ -88,6 +93,7 @@ export interface Route {
   status: SuccessStatus;
   produces?: string;
   website?: true;
+  alsoAnswers?: Record<string, string>;
   handle(req: Request, res: Response): Promise<void>;
 }
 
@@ -116,6 +122,7 @@ export function route<
     status: spec.status ?? (spec.response || spec.produces ? 200 : 204),
     produces: spec.produces,
     website: spec.website,
+    alsoAnswers: spec.alsoAnswers,
     async handle(req, res) {
       const principal = requestContext.getStore()?.principal;
       if (access === 'caller' && !principal) throw httpError.unauthorized();

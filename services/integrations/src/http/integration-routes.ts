@@ -95,6 +95,7 @@ export function integrationRoutes(ctx: IntegrationsContext): Route[] {
       summary: "An integration's icon or preview image",
       // PNG, JPEG, GIF or WebP: the type the image was recognised as when it was published.
       produces: 'image/*',
+      alsoAnswers: { '304': 'Not modified: the ETag sent in If-None-Match is the image’s' },
       access: 'public',
       params: integrationFileParams,
       handler: async ({ params, req, res }) => {

@@ -45,6 +45,7 @@ export function publicEndpointRoutes(ctx: IntegrationsContext): Route[] {
         path,
         summary: `${method.toUpperCase()} the integration's public endpoint, answered by its script`,
         produces: '*/*',
+        alsoAnswers: { '3XX': 'A redirect the script answered (its Location, when http or https)' },
         access: 'public',
         params: path === ENDPOINT ? integrationParams : subPathParams,
         handler: async ({ params, req, res }) => {
