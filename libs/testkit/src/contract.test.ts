@@ -74,6 +74,8 @@ function fakeServer(kind: 'gateway' | 'service' | 'other'): Server {
     if (kind === 'gateway' && path === '/v1/openapi.json') return void res.writeHead(200, { 'content-type': JSON_TYPE }).end(JSON.stringify(document));
     if (kind === 'service' && path === '/openapi.json')
       return void res.writeHead(200, { 'content-type': JSON_TYPE }).end(JSON.stringify({ paths, schemas: {} }));
+    // A redirect to the address after `to/`, as the next request's.
+    if (path.startsWith('/to/')) return void res.writeHead(302, { location: path.slice('/to'.length) }).end();
     const answer = answers[`${req.method} ${path}`] ?? notFound;
     res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {});
     res.end(answer.body === undefined ? undefined : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
@@ -144,6 +146,9 @@ describe('answers checked against what Quire says it answers, on every fetch of 
     assert.equal((await fetch(`${urls.gateway}/v1/things/good`)).status, 200);
     await assert.rejects(fetch(`${urls.gateway}/v1/things/extra`), /must NOT have additional properties/);
     await assert.rejects(fetch(new URL('/sites/o/s/guide', urls.gateway)), /is not text\/html/);
+    // A redirect followed: the answer is judged where it ended.
+    assert.equal((await fetch(`${urls.gateway}/to/v1/things/good`)).status, 200);
+    await assert.rejects(fetch(`${urls.gateway}/to/v1/things/extra`), /GET \/v1\/things\/extra answered 200, .*must NOT have additional properties/);
   });
 
   it("checks a service a test runs itself, known by its request ids, against its part of the document; not another server's answers", async () => {

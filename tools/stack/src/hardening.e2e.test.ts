@@ -123,13 +123,16 @@ describe('hostile input through the gateway', () => {
       cursors[name] = await cursorOf(org, lists[name]);
       foreignCursors[name] = await cursorOf(foreign, foreignLists[name]);
     }
-    // Each list is sent: forged cursors, its own edited by one character, every other list's, and its own of another organization.
+    // Each list is sent: forged cursors, its own edited by one character, another list's (one sorted by the
+    // same key when there is one: its signature is as genuine as the list's own), and its own of another organization.
+    const sortKeyOf = (page: string) => JSON.parse(Buffer.from(page.split('.')[0], 'base64url').toString())[0] as string;
     const refusals: Array<{ list: string; of: string; page: string }> = [];
     for (const [name, list] of Object.entries(lists)) {
       const genuine = cursors[name];
       const edited = genuine.slice(0, 5) + (genuine[5] === 'A' ? 'B' : 'A') + genuine.slice(6);
-      refusals.push(...forged.map((page) => ({ list, of: 'forged', page })), { list, of: 'edited', page: edited });
-      for (const [other, page] of Object.entries(cursors)) if (other !== name) refusals.push({ list, of: other, page });
+      const others = Object.entries(cursors).filter(([other]) => other !== name);
+      const [other, ofOther] = others.find(([, cursor]) => sortKeyOf(cursor) === sortKeyOf(genuine)) ?? others[0];
+      refusals.push(...forged.map((page) => ({ list, of: 'forged', page })), { list, of: 'edited', page: edited }, { list, of: other, page: ofOther });
       refusals.push({ list, of: `the other organization's ${name}`, page: foreignCursors[name] });
     }
     const accepted: string[] = [];
