@@ -1,4 +1,5 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,7 +37,7 @@ export interface TestStack {
   output(): string;
   /** Runs `npm run cli -- <args>` against this stack; returns the parsed last JSON line. */
   cli(args: string[]): Promise<any>;
-  /** `cli([...args, '--json'])` for `bootstrap` / `add-member`, plus a client calling as that user. */
+  /** `cli([...args, '--json'])` for `bootstrap` / `add-member` (run on the stack's control socket when it has one), plus a client calling as that user. */
   account(args: string[]): Promise<TestAccount>;
   /**
    * An organization (admin `admin@<domain>`) with one member per role asked
@@ -146,6 +147,34 @@ export function stackReady(output: () => string, exited: Promise<{ code: number 
 
 export const adminTokenOf = (dataDir: string): string => readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
 
+/**
+ * Runs an operator command on the stack's control socket (tools/stack's commands.ts: no process
+ * per command, as the CLI takes); undefined when the stack has none.
+ */
+async function runCommand(dataDir: string, args: string[]): Promise<any> {
+  let socketPath: string | undefined;
+  try {
+    socketPath = (JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { controlSocket?: string }).controlSocket;
+  } catch {
+    return undefined;
+  }
+  if (!socketPath) return undefined;
+  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const call = request({ socketPath, path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, timeout: 60_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    call.on('timeout', () => call.destroy(new Error(`the stack's control socket did not answer ${args[0]} in 60 s`)));
+    call.on('error', reject);
+    call.end(JSON.stringify({ args }));
+  });
+  const answer = JSON.parse(body) as Record<string, unknown>;
+  if (status !== 200) throw new Error(`${args.join(' ')}: ${String(answer.error)}`);
+  return answer;
+}
+
 /** A running stack, as the suite sees it: what it is, and how it stops (or not, when shared). */
 export function stackHandle(
   running: Pick<TestStack, 'baseUrl' | 'adminToken' | 'dataDir' | 'env' | 'processEnv'>,
@@ -164,7 +193,7 @@ export function stackHandle(
       return JSON.parse(lines[lines.length - 1]);
     },
     async account(args) {
-      const result = await stack.cli([...args, '--json']);
+      const result = (await runCommand(dataDir, [...args, '--json'])) ?? (await stack.cli([...args, '--json']));
       return { ...result, organizationId: result.organizationId ?? '', api: apiClient(baseUrl, result.token) };
     },
     async organization({ domain, title, roles }) {

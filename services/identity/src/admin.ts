@@ -10,18 +10,35 @@ import { findOrCreateUser } from './domain/users';
  * They work directly on identity's database, with or without the stack running.
  */
 export async function withIdentityAdmin<T>(config: BaseConfig, action: (ctx: IdentityContext) => Promise<T>): Promise<T> {
+  const admin = await openIdentityAdmin(config);
+  try {
+    return await action(admin.ctx);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** The context of withIdentityAdmin kept open for many actions (a local stack's supervisor); `close` when done. */
+export async function openIdentityAdmin(config: BaseConfig): Promise<{ ctx: IdentityContext; close: () => Promise<void> }> {
   const logger = createLogger('identity-admin', 'warn');
   const redis = createRedis(config, logger);
-  const db = await connectDatabase('identity', config, logger, registerModels, {
-    redis,
-    writeSerialization: config.WRITE_SERIALIZATION,
-    ferretdbPostgresUrl: config.QUIRE_FERRETDB_POSTGRES_URL,
-  });
   try {
-    return await action({ models: modelsOf(db), redis, config: { ...config, HTTP_PORT: 0, GRPC_PORT: 0 }, logger });
-  } finally {
+    const db = await connectDatabase('identity', config, logger, registerModels, {
+      redis,
+      writeSerialization: config.WRITE_SERIALIZATION,
+      ferretdbPostgresUrl: config.QUIRE_FERRETDB_POSTGRES_URL,
+    });
+    const ctx = { models: modelsOf(db), redis, config: { ...config, HTTP_PORT: 0, GRPC_PORT: 0 }, logger };
+    return {
+      ctx,
+      close: async () => {
+        redis.disconnect();
+        await db.close();
+      },
+    };
+  } catch (error) {
     redis.disconnect();
-    await db.close();
+    throw error;
   }
 }
 

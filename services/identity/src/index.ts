@@ -1,5 +1,5 @@
 export { startIdentity } from './service';
 export { identityRoutes } from './http';
-export { withIdentityAdmin, bootstrapAdmin, addMemberWithToken } from './admin';
+export { withIdentityAdmin, openIdentityAdmin, bootstrapAdmin, addMemberWithToken } from './admin';
 export { revokeToken, revokeTokenBySecret } from './domain/tokens';
 export { addMembership } from './domain/organizations';

@@ -1,16 +1,10 @@
-import { parseArgs } from 'node:util';
 import { freePort, startMongo } from '@quire/datastore';
-import { addMemberWithToken, bootstrapAdmin, revokeTokenBySecret, withIdentityAdmin } from '@quire/identity';
-import { baseConfigSchema, loadConfig, ROLES, type Role } from '@quire/runtime';
+import { withIdentityAdmin } from '@quire/identity';
+import { baseConfigSchema, loadConfig } from '@quire/runtime';
+import { parseCommand, UsageError } from './commands';
 import { dataDirOf, dbPrefixOf, internalSecretOf, readState, redisPrefixOf } from './layout';
 
-const USAGE = `Usage:
-  npm run cli -- bootstrap --email <email> --org <title> [--name <display name>] [--json]
-  npm run cli -- add-member --org <organizationId> --email <email> --role <${ROLES.join('|')}|guest> [--json]
-  npm run cli -- revoke-token --token <token> [--json]
-
-Uses the same configuration as npm start (QUIRE_DATA_DIR, MONGODB_URI, REDIS_URL) and
-works whether or not the stack is running.`;
+/** `npm run cli -- <command>`: the operator commands (./commands.ts) against identity's database. */
 
 function fail(message: string, code = 2): never {
   console.error(message);
@@ -51,47 +45,15 @@ function print(result: Record<string, unknown>, json: boolean) {
   else for (const [key, value] of Object.entries(result)) console.log(`${key}: ${value}`);
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 async function main() {
-  const [command, ...rest] = process.argv.slice(2);
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      email: { type: 'string' },
-      org: { type: 'string' },
-      name: { type: 'string' },
-      role: { type: 'string' },
-      token: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  switch (command) {
-    case 'bootstrap': {
-      if (!values.email || !EMAIL.test(values.email)) fail(`--email: a valid e-mail address is required\n${USAGE}`);
-      if (!values.org || values.org.trim().length < 2) fail(`--org: an organization title of at least 2 characters is required\n${USAGE}`);
-      const result = await withDatabase((ctx) =>
-        bootstrapAdmin(ctx, { email: values.email!, organizationTitle: values.org!.trim(), displayName: values.name }),
-      );
-      return print(result, values.json);
-    }
-    case 'add-member': {
-      if (!values.org) fail(`--org: an organization id is required\n${USAGE}`);
-      if (!values.email || !EMAIL.test(values.email)) fail(`--email: a valid e-mail address is required\n${USAGE}`);
-      const role = values.role === 'guest' || values.role === 'null' ? null : (values.role as Role);
-      if (role !== null && !ROLES.includes(role)) fail(`--role: must be one of ${ROLES.join(', ')}, guest\n${USAGE}`);
-      const result = await withDatabase((ctx) => addMemberWithToken(ctx, { organizationId: values.org!, email: values.email!, role }));
-      return print(result, values.json);
-    }
-    case 'revoke-token': {
-      if (!values.token) fail(`--token: the token to revoke is required\n${USAGE}`);
-      const revoked = await withDatabase((ctx) => revokeTokenBySecret(ctx, values.token!));
-      return print({ revoked }, values.json);
-    }
-    default:
-      fail(USAGE);
+  let command;
+  try {
+    command = parseCommand(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
   }
+  print(await withDatabase(command.run), command.json);
 }
 
 main().then(

@@ -183,6 +183,17 @@ describe('end to end through the gateway', () => {
     await assert.rejects(stack.cli(['add-member', '--org', org.organizationId, '--email', 'x@example.com', '--role', 'king', '--json']), /role/);
   });
 
+  it("runs the same commands on the stack's control socket (tests' accounts): a bad one is a 400 naming the option, the socket private", async () => {
+    const { controlSocket } = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8'));
+    assert.equal(statSync(path.dirname(controlSocket)).mode & 0o077, 0, 'only its user enters the data directory');
+    const made = await stack.account(['bootstrap', '--email', 'socket@example.com', '--org', 'Socket Org']);
+    const member = await stack.account(['add-member', '--org', made.organizationId, '--email', 'socket-reader@example.com', '--role', 'read']);
+    assert.equal((await member.api.get(`/v1/orgs/${made.organizationId}`)).status, 200);
+    await assert.rejects(stack.account(['add-member', '--org', made.organizationId, '--email', 'x@example.com', '--role', 'king']), /--role: must be one of/);
+    await assert.rejects(stack.account(['bootstrap', '--email', 'not-an-address', '--org', 'Socket Org']), /--email/);
+    await assert.rejects(stack.account(['unheard-of']), /unknown command unheard-of/);
+  });
+
   it('CLI revoke-token shuts a token out at once', async () => {
     const issued = await stack.cli(['bootstrap', '--email', 'revoked@example.com', '--org', 'Revoked', '--json']);
     const client = apiClient(stack.baseUrl, issued.token);

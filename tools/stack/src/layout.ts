@@ -31,6 +31,8 @@ export interface StackState {
   redisPrefix: string;
   /** The PostgreSQL database FerretDB stores into (services get it as QUIRE_FERRETDB_POSTGRES_URL); absent on other backends. */
   ferretdbPostgresUrl?: string;
+  /** Where the supervisor runs the operator commands (`POST /` `{"args": [...]}`, see commands.ts); absent when it could not listen. */
+  controlSocket?: string;
 }
 
 export const stateFile = (dataDir: string) => path.join(dataDir, 'stack.json');

@@ -3,8 +3,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ensureRedis, freePort, repoRoot, startMongo, waitFor } from '@quire/datastore';
-import { bootstrapAdmin, withIdentityAdmin } from '@quire/identity';
+import { bootstrapAdmin, openIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig } from '@quire/runtime';
+import { serveCommands } from './commands';
 import { BACKENDS, dataDirOf, dbPrefixOf, integrationsSecretsKeyOf, internalSecretOf, redisPrefixOf, stateFile, type Backend, type StackState } from './layout';
 
 /**
@@ -148,15 +149,33 @@ async function main() {
   launch(gateway, { PORT: String(ports.gateway), METRICS_PORT: String(ports.gatewayMetrics) });
   await waitReady('gateway', gatewayUrl);
 
+  // Identity's database for the operator commands, open while the stack runs (the admin's bootstrap, the control socket).
+  const identityAdmin = await openIdentityAdmin(loadConfig(baseConfigSchema, env));
+  cleanups.push(() => identityAdmin.close());
   const tokenFile = path.join(dataDir, 'admin-token');
   if (!(await adminTokenWorks(tokenFile, gatewayUrl))) {
-    const config = loadConfig(baseConfigSchema, env);
-    const admin = await withIdentityAdmin(config, (ctx) =>
-      bootstrapAdmin(ctx, { email: process.env.QUIRE_ADMIN_EMAIL || 'admin@quire.local', organizationTitle: process.env.QUIRE_ADMIN_ORG || 'Quire' }),
-    );
+    const admin = await bootstrapAdmin(identityAdmin.ctx, {
+      email: process.env.QUIRE_ADMIN_EMAIL || 'admin@quire.local',
+      organizationTitle: process.env.QUIRE_ADMIN_ORG || 'Quire',
+    });
     writeFileSync(tokenFile, `${admin.token}\n`, { mode: 0o600 });
     log(`created admin user ${admin.userId} in organization ${admin.organizationId}; token in ${tokenFile}`);
   }
+  // The operator commands without a process each (tests make their accounts there); the CLI works without it.
+  const controlSocket = path.join(dataDir, 'control.sock');
+  rmSync(controlSocket, { force: true });
+  const control = await serveCommands(controlSocket, (action) => action(identityAdmin.ctx)).catch((error: Error) => {
+    log(`no control socket (${error.message}): the CLI still works`);
+    return undefined;
+  });
+  if (control)
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          control.close(() => resolve());
+          control.closeAllConnections();
+        }),
+    );
   const state: StackState = {
     pid: process.pid,
     gatewayUrl,
@@ -166,6 +185,7 @@ async function main() {
     redisUrl: redis.url,
     redisPrefix: env.REDIS_PREFIX!,
     ferretdbPostgresUrl: mongo.postgresUrl,
+    controlSocket: control ? controlSocket : undefined,
   };
   writeFileSync(stateFile(dataDir), JSON.stringify(state, null, 2), { mode: 0o600 });
   log(`Quire is ready at ${gatewayUrl}`);

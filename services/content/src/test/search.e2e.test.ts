@@ -567,8 +567,15 @@ describe('content: space search (end to end)', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const taken = () => new Error('taken');
-    const holders = [1, 2].map(() => withTenantSlot(redis, `content:search-index-builds:${own.id}`, 2, () => held, taken));
+    // Each holder says when it holds its slot: the search must not start before (it would take a slot first).
+    const holding: Promise<void>[] = [];
+    const holders = [1, 2].map(() => {
+      let holds!: () => void;
+      holding.push(new Promise<void>((resolve) => (holds = resolve)));
+      return withTenantSlot(redis, `content:search-index-builds:${own.id}`, 2, () => (holds(), held), taken);
+    });
     try {
+      await Promise.race([Promise.all(holding), Promise.all(holders)]);
       const refused = await search(cold, 'quartz', '', own.admin);
       assertError(refused, 429);
       assert.match(refused.body.error.message, /being built: retry in \d+ s/);
