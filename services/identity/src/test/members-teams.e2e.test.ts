@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createEventBus, EVENTS, type DomainEvent, type EventBus } from '@quire/async';
 import { createLogger } from '@quire/runtime';
-import { assertMatchesOpenApi, startTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, sharedTestStack, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 
 /** The whole OpenAPI Member, `sites` (counted by publishing) included. */
 function assertMember(body: unknown): void {
@@ -34,12 +34,12 @@ describe('identity: members and teams (end to end)', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
-    admin = await account(['bootstrap', '--email', 'ada@acme.test', '--org', 'Acme', '--name', 'Ada Lovelace']);
+    stack = await sharedTestStack();
+    admin = await account(['bootstrap', '--email', 'ada@teams-acme.test', '--org', 'Acme', '--name', 'Ada Lovelace']);
     orgId = (admin as unknown as { organizationId: string }).organizationId;
-    editor = await account(['add-member', '--org', orgId, '--email', 'grace.hopper@acme.test', '--role', 'edit']);
-    reader = await account(['add-member', '--org', orgId, '--email', 'Linus@acme.test', '--role', 'read']);
-    guest = await account(['add-member', '--org', orgId, '--email', 'guest@elsewhere.test', '--role', 'guest']);
+    editor = await account(['add-member', '--org', orgId, '--email', 'grace.hopper@teams-acme.test', '--role', 'edit']);
+    reader = await account(['add-member', '--org', orgId, '--email', 'Linus@teams-acme.test', '--role', 'read']);
+    guest = await account(['add-member', '--org', orgId, '--email', 'guest@teams-elsewhere.test', '--role', 'guest']);
     outsider = await account(['bootstrap', '--email', 'eve@other.test', '--org', 'Other Org']);
     events = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
     await events.subscribe('identity-e2e-test', [EVENTS.teamDeleted, EVENTS.memberRemoved], async (event) => void seen.push(event), { blockMs: 200 });
@@ -56,7 +56,7 @@ describe('identity: members and teams (end to end)', () => {
     assert.equal(all.body.count, 4);
     assert.deepEqual(
       all.body.items.map((m: any) => m.user.email),
-      ['guest@elsewhere.test', 'linus@acme.test', 'grace.hopper@acme.test', 'ada@acme.test'],
+      ['guest@teams-elsewhere.test', 'linus@teams-acme.test', 'grace.hopper@teams-acme.test', 'ada@teams-acme.test'],
       'newest first by default',
     );
     const ada = all.body.items[3];
@@ -240,7 +240,7 @@ describe('identity: members and teams (end to end)', () => {
   let teamId: string;
 
   it('creates, lists, renames teams; members must belong to the organization', async () => {
-    const created = await admin.api.put(teams(), { title: 'Writers', members: [editor.userId, 'linus@acme.test'] });
+    const created = await admin.api.put(teams(), { title: 'Writers', members: [editor.userId, 'linus@teams-acme.test'] });
     assert.equal(created.status, 201);
     assertMatchesOpenApi('OrganizationTeam', created.body);
     assert.equal(created.body.object, 'team');
@@ -300,7 +300,7 @@ describe('identity: members and teams (end to end)', () => {
     assert.equal(listed.body.count, 2, 'nothing of the bad batch was applied');
 
     const updated = await admin.api.put(path, {
-      add: ['GUEST@elsewhere.test', admin.userId],
+      add: ['GUEST@teams-elsewhere.test', admin.userId],
       remove: [reader.userId, admin.userId, 'nobody@nowhere.test'],
       memberships: { [editor.userId]: { role: 'owner' } },
     });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
-import { apiClient, assertMatchesOpenApi, checkAnswer, expectError, expectOk, startTestStack, type ApiClient, type TestStack } from '@quire/testkit';
+import { apiClient, assertMatchesOpenApi, checkAnswer, expectError, expectOk, sharedTestStack, type ApiClient, type TestStack } from '@quire/testkit';
 
 const IDP_ENTITY_ID = 'https://idp.example.test/metadata';
 const IDP_SSO_URL = 'https://idp.example.test/sso';
@@ -96,12 +96,12 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack();
-    const boss = await stack.cli(['bootstrap', '--email', 'boss@corp.test', '--org', 'Corp', '--json']);
+    stack = await sharedTestStack();
+    const boss = await stack.account(['bootstrap', '--email', 'boss@saml-corp.test', '--org', 'Corp']);
     orgId = boss.organizationId;
     admin = apiClient(stack.baseUrl, boss.token);
-    reader = apiClient(stack.baseUrl, (await stack.cli(['add-member', '--org', orgId, '--email', 'reader@corp.test', '--role', 'read', '--json'])).token);
-    outsider = apiClient(stack.baseUrl, (await stack.cli(['bootstrap', '--email', 'eve@other.test', '--org', 'Other', '--json'])).token);
+    reader = apiClient(stack.baseUrl, (await stack.account(['add-member', '--org', orgId, '--email', 'reader@saml-corp.test', '--role', 'read'])).token);
+    outsider = apiClient(stack.baseUrl, (await stack.account(['bootstrap', '--email', 'eve@saml-other.test', '--org', 'Other'])).token);
     teamId = (await admin.put(`/v1/orgs/${orgId}/teams`, { title: 'Everyone' })).body.id;
     const pems = await generate([{ name: 'commonName', value: 'idp.example.test' }], { keySize: 2048, algorithm: 'sha256' });
     idp = { privateKey: pems.private, cert: pems.cert };
@@ -209,20 +209,20 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
       acsURL: service.acsURL,
       audience: service.entityID,
       inResponseTo: requestId,
-      email: 'New.Hire@corp.test',
+      email: 'New.Hire@saml-corp.test',
       name: 'New Hire',
     });
     const accepted = await postResponse(xml);
     const body = (await accepted.json()) as any;
     assert.equal(accepted.status, 200, JSON.stringify(body));
-    assert.equal(body.user.email, 'new.hire@corp.test');
+    assert.equal(body.user.email, 'new.hire@saml-corp.test');
     assert.equal(body.organization.id, orgId);
     assert.match(body.token, /^qr_/);
 
     newHire = apiClient(stack.baseUrl, body.token);
     const me = await newHire.get('/v1/user');
     assert.equal(me.status, 200);
-    assert.equal(me.body.email, 'new.hire@corp.test');
+    assert.equal(me.body.email, 'new.hire@saml-corp.test');
     assert.equal(me.body.displayName, 'New Hire');
     const member = await admin.get(`/v1/orgs/${orgId}/members/${me.body.id}`);
     assert.equal(member.body.sso, true);
@@ -243,33 +243,33 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     const respond = async (email: string) =>
       postResponse(samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email }));
     // The reader exists and belongs to the organization: linked, keeping their role.
-    const linked = await respond('Reader@corp.test');
+    const linked = await respond('Reader@saml-corp.test');
     assert.equal(linked.status, 200);
     const linkedBody = (await linked.json()) as any;
     const member = await admin.get(`/v1/orgs/${orgId}/members/${linkedBody.user.id}`);
     assert.equal(member.body.sso, true);
     assert.equal(member.body.role, 'read', 'signing in never changes the role of an existing member');
 
-    // eve@other.test has an account (admin of another organization): this IdP may not sign her in.
-    const takeover = await respond('eve@other.test');
+    // eve@saml-other.test has an account (admin of another organization): this IdP may not sign her in.
+    const takeover = await respond('eve@saml-other.test');
     assert.equal(takeover.status, 403);
     assert.match(((await takeover.json()) as any).error.message, /admin must add it/);
-    assert.equal(await memberCount('eve@other.test'), 0, 'no membership was created');
+    assert.equal(await memberCount('eve@saml-other.test'), 0, 'no membership was created');
     const eveOrgs = await outsider.get('/v1/orgs');
     assert.equal(eveOrgs.body.count, 1, 'her account is untouched');
   });
 
   it('scopes an SSO token to its organization: every other organization of the user answers 404', async () => {
     // A member of this organization who is admin of another one (B), with a normal CLI token.
-    const dual = await stack.account(['bootstrap', '--email', 'dual@corp.test', '--org', 'Dual B']);
+    const dual = await stack.account(['bootstrap', '--email', 'dual@saml-corp.test', '--org', 'Dual B']);
     const orgB = dual.organizationId;
-    await stack.cli(['add-member', '--org', orgId, '--email', 'dual@corp.test', '--role', 'read', '--json']);
+    await stack.account(['add-member', '--org', orgId, '--email', 'dual@saml-corp.test', '--role', 'read']);
     const mate = await stack.account(['add-member', '--org', orgB, '--email', 'mate@b.test', '--role', 'edit']);
     // The user this identity provider created becomes admin of B too, afterwards.
-    await stack.cli(['add-member', '--org', orgB, '--email', 'new.hire@corp.test', '--role', 'admin', '--json']);
+    await stack.account(['add-member', '--org', orgB, '--email', 'new.hire@saml-corp.test', '--role', 'admin']);
     const spaceB = expectOk(await dual.api.post(`/v1/orgs/${orgB}/spaces`, { title: 'B secrets' }), 201).id;
     expectOk(await dual.api.post(`/v1/orgs/${orgB}/sites`, { title: 'B site' }), 201);
-    const sso = apiClient(stack.baseUrl, (await signIn('dual@corp.test')).token);
+    const sso = apiClient(stack.baseUrl, (await signIn('dual@saml-corp.test')).token);
 
     const outsideB = [
       `/v1/orgs/${orgB}`,
@@ -308,10 +308,12 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
   });
 
   it('signs the same member in eight times at once: eight tokens, one membership, one team membership', async () => {
-    const twin = await stack.account(['add-member', '--org', orgId, '--email', 'twin@corp.test', '--role', 'comment']);
+    const twin = await stack.account(['add-member', '--org', orgId, '--email', 'twin@saml-corp.test', '--role', 'comment']);
     const responses = [];
     for (let i = 0; i < 8; i++)
-      responses.push(samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email: 'twin@corp.test' }));
+      responses.push(
+        samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: await startLogin(), email: 'twin@saml-corp.test' }),
+      );
     const answers = await Promise.all(
       responses.map(async (xml) => {
         const response = await postResponse(xml);
@@ -320,7 +322,7 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
     );
     for (const answer of answers) expectOk(answer);
     assert.equal(new Set(answers.map((a) => a.body.token)).size, 8);
-    assert.equal(await memberCount('twin@corp.test'), 1);
+    assert.equal(await memberCount('twin@saml-corp.test'), 1);
     const member = expectOk(await admin.get(`/v1/orgs/${orgId}/members/${twin.userId}`));
     assert.equal(member.sso, true);
     assert.equal(member.role, 'comment');
@@ -334,16 +336,23 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
       [
         'tampered',
         (id) =>
-          samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'victim@corp.test' }).replace(
-            'victim@corp.test',
-            'intruder@corp.test',
+          samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'victim@saml-corp.test' }).replace(
+            'victim@saml-corp.test',
+            'intruder@saml-corp.test',
           ),
         /signature/i,
       ],
       [
         'expired',
         (id) =>
-          samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: id, email: 'late@corp.test', validForMs: -10 * 60_000 }),
+          samlResponse({
+            ...idp,
+            acsURL: service.acsURL,
+            audience: service.entityID,
+            inResponseTo: id,
+            email: 'late@saml-corp.test',
+            validForMs: -10 * 60_000,
+          }),
         /subject confirmation|expired|NotOnOrAfter/i,
       ],
       [
@@ -355,18 +364,18 @@ describe('identity: SAML providers and SSO login (end to end)', () => {
             acsURL: service.acsURL,
             audience: service.entityID,
             inResponseTo: id,
-            email: 'forged@corp.test',
+            email: 'forged@saml-corp.test',
           }),
         /signature/i,
       ],
       [
         'for another audience',
-        (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: 'https://elsewhere.test', inResponseTo: id, email: 'misdirected@corp.test' }),
+        (id) => samlResponse({ ...idp, acsURL: service.acsURL, audience: 'https://elsewhere.test', inResponseTo: id, email: 'misdirected@saml-corp.test' }),
         /audience/i,
       ],
       [
         'unsolicited',
-        () => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: '_never-asked', email: 'unasked@corp.test' }),
+        () => samlResponse({ ...idp, acsURL: service.acsURL, audience: service.entityID, inResponseTo: '_never-asked', email: 'unasked@saml-corp.test' }),
         /InResponseTo/,
       ],
     ];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { apiClient, expectError, expectOk, startTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
+import { apiClient, expectError, expectOk, sharedTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** What a probe script reports: the statuses its installation token got from the API. */
 interface ProbeReport {
@@ -135,7 +135,7 @@ describe('integrations: installation tokens through the gateway', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     recorder = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/report`, reports, server };
-    stack = await startTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    stack = await sharedTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     vendor = await stack.organization({ domain: 'tokens-vendor.test', title: 'Tokens vendor', roles: ['read'] });
     customer = await stack.organization({ domain: 'tokens-customer.test', title: 'Tokens customer', roles: ['read'] });
     ownSpace = expectOk(await customer.admin.api.post(`/v1/orgs/${customer.id}/spaces`, { title: 'Customer docs' }), 201);
