@@ -160,12 +160,16 @@ async function runCommand(dataDir: string, args: string[]): Promise<any> {
   }
   if (!socketPath) return undefined;
   const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const call = request({ socketPath, path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, timeout: 60_000 }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    // A connection per command (agent: false): a kept-alive one the supervisor closes meanwhile fails the next write (EPIPE).
+    const call = request(
+      { socketPath, agent: false, path: '/', method: 'POST', headers: { 'content-type': 'application/json' }, timeout: 60_000 },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
     call.on('timeout', () => call.destroy(new Error(`the stack's control socket did not answer ${args[0]} in 60 s`)));
     call.on('error', reject);
     call.end(JSON.stringify({ args }));

@@ -98,7 +98,7 @@ describe('end to end through the gateway', () => {
   });
 
   it('lists the caller’s organizations with keyset pagination', async () => {
-    const fresh = await stack.cli(['bootstrap', '--email', 'pager@example.com', '--org', 'Page One', '--json']);
+    const fresh = await stack.account(['bootstrap', '--email', 'pager@example.com', '--org', 'Page One']);
     const pager = apiClient(stack.baseUrl, fresh.token);
     for (const title of ['Page Two', 'Page Three', 'Page Four']) assert.equal((await pager.post('/v1/orgs', { title })).status, 201);
     const titles: string[] = [];
@@ -118,10 +118,10 @@ describe('end to end through the gateway', () => {
   });
 
   it('hides organizations from non-members (404) and tells members the truth about permissions', async () => {
-    const owner = await stack.cli(['bootstrap', '--email', 'owner@example.com', '--org', 'Private Org', '--json']);
-    const outsider = await stack.cli(['bootstrap', '--email', 'outsider@example.com', '--org', 'Elsewhere', '--json']);
-    const reader = await stack.cli(['add-member', '--org', owner.organizationId, '--email', 'reader@example.com', '--role', 'read', '--json']);
-    const guest = await stack.cli(['add-member', '--org', owner.organizationId, '--email', 'guest@example.com', '--role', 'guest', '--json']);
+    const owner = await stack.account(['bootstrap', '--email', 'owner@example.com', '--org', 'Private Org']);
+    const outsider = await stack.account(['bootstrap', '--email', 'outsider@example.com', '--org', 'Elsewhere']);
+    const reader = await stack.account(['add-member', '--org', owner.organizationId, '--email', 'reader@example.com', '--role', 'read']);
+    const guest = await stack.account(['add-member', '--org', owner.organizationId, '--email', 'guest@example.com', '--role', 'guest']);
 
     const hidden = await apiClient(stack.baseUrl, outsider.token).get(`/v1/orgs/${owner.organizationId}`);
     assert.equal(hidden.status, 404);
@@ -165,9 +165,9 @@ describe('end to end through the gateway', () => {
   });
 
   it('lets members see each other, and nobody else', async () => {
-    const owner = await stack.cli(['bootstrap', '--email', 'pair-a@example.com', '--org', 'Pair', '--json']);
-    const peer = await stack.cli(['add-member', '--org', owner.organizationId, '--email', 'pair-b@example.com', '--role', 'edit', '--json']);
-    const stranger = await stack.cli(['bootstrap', '--email', 'pair-c@example.com', '--org', 'Alone', '--json']);
+    const owner = await stack.account(['bootstrap', '--email', 'pair-a@example.com', '--org', 'Pair']);
+    const peer = await stack.account(['add-member', '--org', owner.organizationId, '--email', 'pair-b@example.com', '--role', 'edit']);
+    const stranger = await stack.account(['bootstrap', '--email', 'pair-c@example.com', '--org', 'Alone']);
     assert.equal((await apiClient(stack.baseUrl, owner.token).get(`/v1/users/${peer.userId}`)).status, 200);
     assert.equal((await apiClient(stack.baseUrl, stranger.token).get(`/v1/users/${peer.userId}`)).status, 404);
   });
@@ -240,21 +240,16 @@ describe('end to end through the gateway', () => {
     assert.ok(!output.includes(stack.adminToken));
     assert.ok(!output.includes(issued.token));
   });
-});
 
-describe('npm start lifecycle', () => {
-  it('runs two stacks side by side, stops every process on SIGTERM, and keeps data across restarts', async () => {
-    const started = await Promise.allSettled([startTestStack({}, { keepData: true }), startTestStack()]);
-    const failed = started.find((r) => r.status === 'rejected');
-    if (failed) {
-      await Promise.all(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
-      throw (failed as PromiseRejectedResult).reason;
-    }
-    const [one, two] = started.map((r) => (r as PromiseFulfilledResult<TestStack>).value);
+  // The npm start lifecycle, beside this describe's stack (still running: two stacks side by side).
+  it('runs a second stack beside this one, stops every process on SIGTERM, and keeps data across restarts', async () => {
+    const one = await startTestStack({}, { keepData: true });
+    const two = stack;
     assert.notEqual(one.baseUrl, two.baseUrl);
     // Each stack has its own admin, unknown to the other.
     assert.equal((await apiClient(one.baseUrl, one.adminToken).get('/v1/user')).status, 200);
     assert.equal((await apiClient(two.baseUrl, one.adminToken).get('/v1/user')).status, 401);
+    assert.equal((await apiClient(one.baseUrl, two.adminToken).get('/v1/user')).status, 401);
 
     const pid = JSON.parse(readFileSync(path.join(one.dataDir, 'stack.json'), 'utf8')).pid as number;
     const children = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
@@ -262,8 +257,9 @@ describe('npm start lifecycle', () => {
       .split('\n')
       .filter(Boolean);
     assert.equal(children.length, 6, 'five services and the gateway');
-    await Promise.all([one.stop(), two.stop()]);
+    await one.stop();
     assert.equal((await one.exited).code, 0);
+    assert.equal((await apiClient(two.baseUrl, two.adminToken).get('/v1/user')).status, 200, 'the other stack serves on');
     for (const child of children) assert.throws(() => process.kill(Number(child), 0), 'child process must be gone');
     assert.ok(!existsSync(path.join(one.dataDir, 'stack.json')), 'the state file goes with the stack');
 

@@ -47,15 +47,15 @@ describe('publishing: access, paging and published structure through the gateway
 
   beforeAll(async () => {
     stack = await sharedTestStack();
-    const owner = await stack.cli(['bootstrap', '--email', 'access-owner@example.com', '--org', 'Access Org', '--json']);
-    const other = await stack.cli(['bootstrap', '--email', 'access-outsider@example.com', '--org', 'Access Elsewhere', '--json']);
+    const owner = await stack.account(['bootstrap', '--email', 'access-owner@example.com', '--org', 'Access Org']);
+    const other = await stack.account(['bootstrap', '--email', 'access-outsider@example.com', '--org', 'Access Elsewhere']);
     org = owner.organizationId;
     otherOrg = other.organizationId;
     ownerToken = owner.token;
     admin = apiClient(stack.baseUrl, owner.token);
     outsider = apiClient(stack.baseUrl, other.token);
     const member = async (email: string, role: string) =>
-      apiClient(stack.baseUrl, (await stack.cli(['add-member', '--org', org, '--email', email, '--role', role, '--json'])).token);
+      apiClient(stack.baseUrl, (await stack.account(['add-member', '--org', org, '--email', email, '--role', role])).token);
     reader = await member('access-reader@example.com', 'read');
     creator = await member('access-creator@example.com', 'create');
     guest = await member('access-guest@example.com', 'guest');

@@ -31,14 +31,14 @@ describe('publishing: sites through the gateway', () => {
 
   beforeAll(async () => {
     stack = await startTestStack({ SITES_BASE_DOMAIN });
-    const owner = await stack.cli(['bootstrap', '--email', 'site-owner@example.com', '--org', 'Sites Org', '--json']);
-    const other = await stack.cli(['bootstrap', '--email', 'site-outsider@example.com', '--org', 'Other Org', '--json']);
+    const owner = await stack.account(['bootstrap', '--email', 'site-owner@example.com', '--org', 'Sites Org']);
+    const other = await stack.account(['bootstrap', '--email', 'site-outsider@example.com', '--org', 'Other Org']);
     org = owner.organizationId;
     otherOrg = other.organizationId;
     admin = apiClient(stack.baseUrl, owner.token);
     outsider = apiClient(stack.baseUrl, other.token);
-    reader = apiClient(stack.baseUrl, (await stack.cli(['add-member', '--org', org, '--email', 'site-reader@example.com', '--role', 'read', '--json'])).token);
-    guest = apiClient(stack.baseUrl, (await stack.cli(['add-member', '--org', org, '--email', 'site-guest@example.com', '--role', 'guest', '--json'])).token);
+    reader = apiClient(stack.baseUrl, (await stack.account(['add-member', '--org', org, '--email', 'site-reader@example.com', '--role', 'read'])).token);
+    guest = apiClient(stack.baseUrl, (await stack.account(['add-member', '--org', org, '--email', 'site-guest@example.com', '--role', 'guest'])).token);
     spaceA = await newSpace(admin, org, 'Guides');
     spaceB = await newSpace(admin, org, 'API Reference');
   });

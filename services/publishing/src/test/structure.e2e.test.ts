@@ -33,15 +33,15 @@ describe('publishing: site structure through the gateway', () => {
 
   beforeAll(async () => {
     stack = await sharedTestStack();
-    const owner = await stack.cli(['bootstrap', '--email', 'structure-owner@example.com', '--org', 'Structure Org', '--json']);
-    const other = await stack.cli(['bootstrap', '--email', 'structure-outsider@example.com', '--org', 'Elsewhere', '--json']);
+    const owner = await stack.account(['bootstrap', '--email', 'structure-owner@example.com', '--org', 'Structure Org']);
+    const other = await stack.account(['bootstrap', '--email', 'structure-outsider@example.com', '--org', 'Elsewhere']);
     org = owner.organizationId;
     ownerToken = owner.token;
     admin = apiClient(stack.baseUrl, owner.token);
     outsider = apiClient(stack.baseUrl, other.token);
     reader = apiClient(
       stack.baseUrl,
-      (await stack.cli(['add-member', '--org', org, '--email', 'structure-reader@example.com', '--role', 'read', '--json'])).token,
+      (await stack.account(['add-member', '--org', org, '--email', 'structure-reader@example.com', '--role', 'read'])).token,
     );
     for (const title of ['Guides', 'Guides v2', 'API', 'SDK', 'Changelog', 'Internal', 'Legacy']) {
       const created = await admin.post(`/v1/orgs/${org}/spaces`, { title });
