@@ -39,10 +39,7 @@ describe('publishing: site structure through the gateway', () => {
     ownerToken = owner.token;
     admin = apiClient(stack.baseUrl, owner.token);
     outsider = apiClient(stack.baseUrl, other.token);
-    reader = apiClient(
-      stack.baseUrl,
-      (await stack.account(['add-member', '--org', org, '--email', 'structure-reader@example.com', '--role', 'read'])).token,
-    );
+    reader = apiClient(stack.baseUrl, (await stack.account(['add-member', '--org', org, '--email', 'structure-reader@example.com', '--role', 'read'])).token);
     for (const title of ['Guides', 'Guides v2', 'API', 'SDK', 'Changelog', 'Internal', 'Legacy']) {
       const created = await admin.post(`/v1/orgs/${org}/spaces`, { title });
       assert.equal(created.status, 201, JSON.stringify(created.body));
