@@ -74,8 +74,6 @@ export const SERVICES = {
   insights: {
     kind: 'modules',
     modules: ['kernel', 'conversations', 'translations'],
-    // Until the kernel's files move into src/kernel/ (they are in src/ today).
-    kernelFiles: ['config.ts', 'context.ts'],
     grpc: true,
     composition: ['index.ts', 'main.ts', 'models.ts', 'service.ts'],
     exceptions: [
@@ -106,11 +104,7 @@ export function partsOf(service) {
     role,
     ...extra,
   });
-  const ordered = (role, names) =>
-    names.map((name, rank) => {
-      const base = part(role, [`${name}/`], { id: name, rank });
-      return name === 'kernel' && table.kernelFiles ? { ...base, files: table.kernelFiles } : base;
-    });
+  const ordered = (role, names) => names.map((name, rank) => part(role, [`${name}/`], { id: name, rank }));
   if (table.kind === 'flat') return [{ id: 'flat', name: 'src/*.ts', folders: [], files: ['*.ts'], role: 'flat' }];
   return [
     ...(table.shared ? [part('shared', table.shared)] : []),

@@ -53,11 +53,8 @@ for (const [name, rows] of listed.services) {
     problems(`services/${name}: the README lists ${rows.length ? rows.join(' | ') : 'no parts'}; the table, in its order: ${expected.join(' | ') || 'none'}`);
   const src = join(root, 'services', name, 'src');
   for (const part of parts.filter((part) => part.role !== 'flat')) {
-    // A module still in loose files (insights' kernel) is in its folder or in its files.
     const missing = [...part.folders, ...part.files].filter((place) => !existsSync(join(src, place)));
-    const moving = SERVICES[name].kernelFiles && part.id === 'kernel';
-    if (moving ? missing.length === part.folders.length + part.files.length : missing.length)
-      problems(`services/${name}: ${missing.join(', ')} (${part.name}) in the table but not in the tree`);
+    if (missing.length) problems(`services/${name}: ${missing.join(', ')} (${part.name}) in the table but not in the tree`);
   }
 }
 

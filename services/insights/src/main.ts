@@ -1,5 +1,5 @@
 import { loadConfig, runMain } from '@quire/runtime';
-import { insightsConfigSchema } from './config';
+import { insightsConfigSchema } from './kernel';
 import { startInsights } from './service';
 
 runMain('insights', () => startInsights(loadConfig(insightsConfigSchema)));

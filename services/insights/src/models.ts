@@ -1,5 +1,5 @@
 import { defineModels } from '@quire/runtime';
-import type { InsightsModels } from './context';
+import type { InsightsModels } from './kernel';
 import { conversationModelDefinitions } from './conversations';
 import { translationModelDefinitions } from './translations';
 

@@ -1,8 +1,7 @@
 import { startBackendService, type Route, type RunningService } from '@quire/http';
 import { insights } from '@quire/proto';
 import type { Logger } from '@quire/runtime';
-import type { InsightsConfig } from './config';
-import type { InsightsContext } from './context';
+import type { InsightsConfig, InsightsContext } from './kernel';
 import { conversationRoutes, startConversationWorker } from './conversations';
 import { insightsGrpc } from './grpc/server';
 import { modelsOf, registerModels } from './models';

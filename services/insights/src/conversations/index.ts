@@ -5,7 +5,7 @@
  */
 import type { insights } from '@quire/proto';
 import { checkBatch } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { clustersByIds } from './queries';
 import { startProcessingWorker } from './worker';
 

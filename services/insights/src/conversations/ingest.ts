@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { conversationInput } from '@quire/contract';
 import { httpError, loadOrgAccess, requireOrgAdmin, type OrgAccess } from '@quire/http';
 import { installationScopes, retryOnDuplicateKey, type Principal } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { attributesJson, type ConversationDoc } from './models';
 import { enqueueProcessing } from './worker';
 

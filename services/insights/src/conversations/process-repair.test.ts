@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
-import { insightsConfigSchema } from '../config';
-import type { InsightsContext } from '../context';
+import { insightsConfigSchema, type InsightsContext } from '../kernel';
 import { startInsights } from '../service';
 import { clusteringProblems } from './consistency';
 import { conversationKey, ingestConversations, type ConversationInput } from './ingest';

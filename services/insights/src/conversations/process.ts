@@ -1,5 +1,5 @@
 import { newId, withRedisLock } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { clusterConversation, type ClusterableIssue, type ClusterState, type OrganizationClusters } from './clustering';
 import { extractIssues } from './extract';
 import { describeCluster } from './labels';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InsightsConfig } from '../config';
+import type { InsightsConfig } from '../kernel';
 import { clip, MAX_SUMMARY_LENGTH, MAX_TITLE_LENGTH, MAX_ISSUES_PER_CONVERSATION, type ConversationText } from './extract';
 import { MAX_CLUSTER_SUMMARY_LENGTH, MAX_LABEL_LENGTH } from './labels';
 

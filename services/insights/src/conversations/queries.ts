@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { findByIds } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { conversationKey } from './ingest';
 import type { ClusterDoc, ConversationDoc, IssueDoc } from './models';
 import type { listClustersQuery, listConversationsQuery, listIssuesQuery } from './schemas';

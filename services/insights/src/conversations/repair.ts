@@ -1,5 +1,5 @@
 import { findByIds } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { rebuildCluster, type OrganizationClusters, type StoredIssue } from './clustering';
 import { journalTermsJson, type ClusteringJournalDoc, type ConversationDoc, type IssueDoc } from './models';
 import { loadClusterIssues } from './store';

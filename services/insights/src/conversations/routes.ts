@@ -1,6 +1,6 @@
 import { conversationDetail, conversationIssueItem, conversation as conversationSchema, issuesCluster, list } from '@quire/contract';
 import { createRateLimiter, listEnvelope, route, type Route } from '@quire/http';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { conversationsAccess, ingestConversations, requireIngest } from './ingest';
 import { presentCluster, presentConversation, presentConversationDetail, presentIssue, type PresentOptions } from './presenter';
 import { conversationsOf, listClusters, listConversations, listIssues, loadConversation, loadIssue } from './queries';

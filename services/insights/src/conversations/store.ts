@@ -1,4 +1,4 @@
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import type { ClusterState, OrganizationClusters } from './clustering';
 import { termCountsJson, type ClusterDoc, type ClusteringJournalDoc, type IssueDoc } from './models';
 import type { TermStats } from './vectors';

@@ -1,6 +1,6 @@
 import { queuePerInstance } from '@quire/async';
 import { LockBusyError } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { processConversation } from './process';
 
 /*

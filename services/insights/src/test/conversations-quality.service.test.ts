@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { insights } from '@quire/proto';
 import { createGrpcClient } from '@quire/runtime';
 import { cleanupTestEnvironment, testBackendConfig, testEnvironment, type TestEnvironment } from '@quire/testkit';
-import { insightsConfigSchema, type InsightsConfig } from '../config';
-import type { InsightsContext } from '../context';
+import { insightsConfigSchema, type InsightsConfig, type InsightsContext } from '../kernel';
 import {
   closeProcessingQueue,
   conversationKey,

@@ -1,7 +1,7 @@
 import { clientsOf, ServiceError } from '@quire/http';
 import type { content } from '@quire/proto';
 import { grpcStatus } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 
 /*
  * What translations ask of the content service (insights never reads content's database):

@@ -1,4 +1,4 @@
-import type { InsightsConfig } from '../config';
+import type { InsightsConfig } from '../kernel';
 
 /*
  * Translation providers, chosen by TRANSLATION_PROVIDER: a LibreTranslate-compatible API

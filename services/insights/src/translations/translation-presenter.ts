@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { translation } from '@quire/contract';
 import { apiUrl } from '@quire/http';
-import type { InsightsConfig } from '../config';
+import type { InsightsConfig } from '../kernel';
 import { instructionsJson, type TranslationDoc } from './translation-model';
 
 type Translation = z.infer<typeof translation>;

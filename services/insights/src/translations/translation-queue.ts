@@ -1,5 +1,5 @@
 import { queuePerInstance } from '@quire/async';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { processRunJob, type RunJob } from './translation-run';
 import { unfinishedTranslations } from './translation-store';
 

@@ -1,6 +1,6 @@
 import { list, translation } from '@quire/contract';
 import { created, route, type Route } from '@quire/http';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { createTranslationBody, organizationParams, translationListQuery, translationParams, updateTranslationBody } from './translation-schemas';
 import { createTranslation, deleteTranslation, getTranslation, listTranslations, runTranslation, updateTranslationInstructions } from './translations';
 

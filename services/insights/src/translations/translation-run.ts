@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { content } from '@quire/proto';
 import { HttpError, ServiceError } from '@quire/http';
 import { LockBusyError, withRedisLock } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { createTargetSpace, lookUpSpaces, readSpaceContent, writeSpacePages } from './content-client';
 import { instructionsText } from './instructions';
 import { ProviderError, translationProviderOf, type TranslationProvider, type TranslationRequest } from './providers';

@@ -1,6 +1,6 @@
 import { keysetPage, type KeysetPage } from '@quire/http';
 import { newId, withRedisLock } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { EMPTY_STATS, type TranslatedPage, type TranslationDoc, type TranslationStats, type TranslationStatus } from './translation-model';
 
 /*

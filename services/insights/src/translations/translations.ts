@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { translation } from '@quire/contract';
 import { httpError, isOrgAdmin, listEnvelope, loadOrgAccess, memoryPage, requireOrgAdmin, type ListEnvelope, type OrgAccess } from '@quire/http';
 import type { Principal } from '@quire/runtime';
-import type { InsightsContext } from '../context';
+import type { InsightsContext } from '../kernel';
 import { lookUpSpaces } from './content-client';
 import { instructionsJson, type TranslationDoc } from './translation-model';
 import { presentTranslation } from './translation-presenter';
