@@ -18,10 +18,10 @@ import { adminTokenOf, stackEnvOf, stackHandle, stackReady, startTestStack, type
 
 /**
  * The settings of every shared stack: no rate limit that a run's many suites calling from one
- * address could reach, and integrations that may reach receivers on loopback (the suites'
- * tunnels and script targets).
+ * address could reach, integrations that may reach receivers on loopback (the suites' tunnels
+ * and script targets), and Git jobs that end within a test's patience (20 s, not 10 minutes).
  */
-const SHARED_STACK_ENV = { RATE_LIMIT_POINTS: '1000000', INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' };
+const SHARED_STACK_ENV = { RATE_LIMIT_POINTS: '1000000', INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true', GIT_OPERATION_TIMEOUT_MS: '20000' };
 
 const RUN_DIR = 'QUIRE_TEST_STACKS_DIR';
 

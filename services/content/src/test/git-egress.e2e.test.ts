@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { startTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
+import { sharedTestStack, type TestAccount, type TestStack, expectError as assertError, expectOk as ok } from '@quire/testkit';
 
 const REFUSED = 'refused: the repository address does not resolve or is not allowed';
 
@@ -40,8 +40,8 @@ describe('content: Git sync reaches only public repositories (end to end)', () =
   };
 
   beforeAll(async () => {
-    // Explicit: development stacks may widen the protocols; this suite wants the defaults.
-    stack = await startTestStack({ GIT_ALLOWED_PROTOCOLS: 'https', GIT_OPERATION_TIMEOUT_MS: '20000' });
+    // The defaults (GIT_ALLOWED_PROTOCOLS https, no private networks), as the worker's shared stack has them.
+    stack = await sharedTestStack({ GIT_OPERATION_TIMEOUT_MS: '20000' });
     const organization = await stack.organization({ domain: 'egress.test', roles: ['edit', 'read'] });
     ({ admin } = organization);
     orgId = organization.id;

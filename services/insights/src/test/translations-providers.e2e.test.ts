@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { assertMatchesOpenApi, expectOk, openApiErrors, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectOk, openApiErrors, sharedTestStack, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
 import { startFakeOpenAi, type FakeProvider } from './translations-fakes';
 
 const API_KEY = 'test-openai-secret-7777';
@@ -51,7 +51,8 @@ describe('insights: translation providers (end to end)', () => {
   beforeAll(async () => {
     openAi = await startFakeOpenAi();
     [bare, chat] = await Promise.all([
-      startTestStack({ TRANSLATION_PROVIDER: 'none' }),
+      // No provider is the default (TRANSLATION_PROVIDER none): the worker's shared stack has none.
+      sharedTestStack(),
       startTestStack({
         TRANSLATION_PROVIDER: 'openai',
         TRANSLATION_PROVIDER_URL: `${openAi.url}/v1`,
