@@ -151,8 +151,8 @@ describe('integrations: installation tokens through the gateway', () => {
   });
 
   it('gives a read-only integration a token that reads its organization’s spaces but writes nothing, and sees no other organization', async () => {
-    await publishProbe('reading-probe', ['space:content:read'], 'Renamed by the reader');
-    const { report } = await installProbe('reading-probe');
+    await publishProbe('tokens-reading-probe', ['space:content:read'], 'Renamed by the reader');
+    const { report } = await installProbe('tokens-reading-probe');
     assert.match(report.token, /^qr_/);
     assert.deepEqual(report.statuses, { read: 200, rename: 403, settings: 403, foreignRead: 404, foreignRename: 404 });
     assert.equal(expectOk(await customer.admin.api.get(`/v1/spaces/${ownSpace.id}`)).title, 'Customer docs');
@@ -161,8 +161,8 @@ describe('integrations: installation tokens through the gateway', () => {
 
   it('lets an integration with space:metadata:write rename a space of its organization, nothing more; the installation joins no member list', async () => {
     const membersBefore = expectOk(await customer.admin.api.get(`/v1/orgs/${customer.id}/members`)).count;
-    await publishProbe('writing-probe', ['space:content:read', 'space:metadata:write'], 'Renamed by the writer');
-    const { report } = await installProbe('writing-probe');
+    await publishProbe('tokens-writing-probe', ['space:content:read', 'space:metadata:write'], 'Renamed by the writer');
+    const { report } = await installProbe('tokens-writing-probe');
     assert.deepEqual(report.statuses, { read: 200, rename: 200, settings: 403, foreignRead: 404, foreignRename: 404 });
     const space = expectOk(await customer.admin.api.get(`/v1/spaces/${ownSpace.id}`));
     assert.equal(space.title, 'Renamed by the writer');
@@ -171,7 +171,7 @@ describe('integrations: installation tokens through the gateway', () => {
 
     // The token acts as the installation, named after the integration and without e-mail, in one organization only.
     const self = expectOk(await asToken(report.token).get('/v1/user'));
-    assert.equal(self.displayName, 'Probe writing-probe');
+    assert.equal(self.displayName, 'Probe tokens-writing-probe');
     assert.equal(self.email, undefined);
     const elsewhere = await asToken(report.token).get(`/v1/orgs/${vendor.id}/spaces`);
     assert.equal(elsewhere.status, 404, JSON.stringify(elsewhere.body));
@@ -179,30 +179,30 @@ describe('integrations: installation tokens through the gateway', () => {
   });
 
   it('revokes the installation’s token on uninstall (401 from then on) and the integration’s on its deletion', async () => {
-    const reader = recorder.reports.find((r) => r.name === 'reading-probe')!;
-    const writer = recorder.reports.find((r) => r.name === 'writing-probe')!;
+    const reader = recorder.reports.find((r) => r.name === 'tokens-reading-probe')!;
+    const writer = recorder.reports.find((r) => r.name === 'tokens-writing-probe')!;
     expectOk(await asToken(reader.token).get(`/v1/spaces/${ownSpace.id}`));
     expectOk(await asToken(writer.token).get(`/v1/spaces/${ownSpace.id}`));
 
-    assert.equal((await customer.admin.api.delete(`/v1/integrations/reading-probe/installations/${reader.installationId}`)).status, 204);
+    assert.equal((await customer.admin.api.delete(`/v1/integrations/tokens-reading-probe/installations/${reader.installationId}`)).status, 204);
     const afterUninstall = await asToken(reader.token).get(`/v1/spaces/${ownSpace.id}`);
     assert.equal(afterUninstall.status, 401, JSON.stringify(afterUninstall.body));
     assert.equal((await asToken(reader.token).get('/v1/user')).status, 401);
     expectOk(await asToken(writer.token).get(`/v1/spaces/${ownSpace.id}`));
 
     // Installed again: a new installation, with a token of its own.
-    const again = await installProbe('reading-probe');
+    const again = await installProbe('tokens-reading-probe');
     assert.notEqual(again.installationId, reader.installationId);
     assert.equal(again.report.statuses?.read, 200);
     assert.notEqual(again.report.token, reader.token);
 
-    assert.equal((await vendor.admin.api.delete('/v1/integrations/writing-probe')).status, 204);
+    assert.equal((await vendor.admin.api.delete('/v1/integrations/tokens-writing-probe')).status, 204);
     assert.equal((await asToken(writer.token).get(`/v1/spaces/${ownSpace.id}`)).status, 401);
     expectOk(await asToken(again.report.token).get(`/v1/spaces/${ownSpace.id}`));
   });
 
   it('keeps a republish’s wider scopes out of every token, old and new, until an admin of the installing organization approves them', async () => {
-    const name = 'widening-probe';
+    const name = 'tokens-widening-probe';
     await publishReporter(name, ['space:content:read'], 'Widening probe');
     const installation = expectOk(await customer.admin.api.post(`/v1/integrations/${name}/installations`, { organization: customer.id }), 201);
     const url = `/v1/integrations/${name}/installations/${installation.id}`;
@@ -244,7 +244,7 @@ describe('integrations: installation tokens through the gateway', () => {
   });
 
   it('lets a token act only on the spaces and sites its installation covers, and answers the others as to an outsider', async () => {
-    const name = 'selecting-probe';
+    const name = 'tokens-selecting-probe';
     await publishReporter(name, ['space:content:read', 'site:metadata:read'], 'Selecting probe');
     const installation = expectOk(await customer.admin.api.post(`/v1/integrations/${name}/installations`, { organization: customer.id }), 201);
     const url = `/v1/integrations/${name}/installations/${installation.id}`;
