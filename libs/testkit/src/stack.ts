@@ -147,6 +147,9 @@ export function stackReady(output: () => string, exited: Promise<{ code: number 
 
 export const adminTokenOf = (dataDir: string): string => readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
 
+/** What the running stack of `dataDir` wrote of itself (tools/stack's StackState): its supervisor, its control socket. */
+const runningState = (dataDir: string) => JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { pid: number; controlSocket?: string };
+
 /**
  * Runs an operator command on the stack's control socket (tools/stack's commands.ts: no process
  * per command, as the CLI takes); undefined when the stack has none.
@@ -154,7 +157,7 @@ export const adminTokenOf = (dataDir: string): string => readFileSync(path.join(
 async function runCommand(dataDir: string, args: string[]): Promise<any> {
   let socketPath: string | undefined;
   try {
-    socketPath = (JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { controlSocket?: string }).controlSocket;
+    socketPath = runningState(dataDir).controlSocket;
   } catch {
     return undefined;
   }
@@ -212,7 +215,7 @@ export function stackHandle(
       return connectDatabase(service, { MONGODB_URI: env.mongodbUri, DB_PREFIX: env.dbPrefix }, createLogger(`${service}-test`, 'silent'), registerModels);
     },
     servicePids(service) {
-      const supervisor = (JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8')) as { pid: number }).pid;
+      const supervisor = runningState(dataDir).pid;
       try {
         return execFileSync('pgrep', ['-P', String(supervisor), '-f', `services/${service}/dist/main\\.js`], { encoding: 'utf8' })
           .trim()

@@ -21,6 +21,7 @@ works whether or not the stack is running.`;
 export class UsageError extends Error {}
 
 type IdentityAction<T> = Parameters<typeof withIdentityAdmin<T>>[1];
+type IdentityContext = Parameters<IdentityAction<unknown>>[0];
 
 export interface Command {
   json: boolean;
@@ -82,10 +83,11 @@ export function parseCommand(args: string[]): Command {
 
 /**
  * Serves the commands on a Unix socket (`POST /` with `{"args": [...]}`, answered with the
- * result, or 400/500 with `{"error"}`), run by `runInIdentity`. The socket lives in the stack's
- * data directory (mode 700): whoever may read the admin token there may run them.
+ * result, or 400/500 with `{"error"}`), run in `identity` (openIdentityAdmin's context). The
+ * socket lives in the stack's data directory (mode 700): whoever may read the admin token there
+ * may run them.
  */
-export function serveCommands(socketPath: string, runInIdentity: <T>(action: IdentityAction<T>) => Promise<T>): Promise<Server> {
+export function serveCommands(socketPath: string, identity: IdentityContext): Promise<Server> {
   const server = createServer((request, response) => {
     const answer = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });
@@ -102,7 +104,7 @@ export function serveCommands(socketPath: string, runInIdentity: <T>(action: Ide
       } catch (error) {
         return answer(400, { error: error instanceof UsageError ? error.message : 'the body must be JSON: {"args": [...]}' });
       }
-      runInIdentity(command.run).then(
+      command.run(identity).then(
         (result) => answer(200, result),
         (error: unknown) => answer(500, { error: error instanceof Error ? error.message : String(error) }),
       );

@@ -164,7 +164,7 @@ async function main() {
   // The operator commands without a process each (tests make their accounts there); the CLI works without it.
   const controlSocket = path.join(dataDir, 'control.sock');
   rmSync(controlSocket, { force: true });
-  const control = await serveCommands(controlSocket, (action) => action(identityAdmin.ctx)).catch((error: Error) => {
+  const control = await serveCommands(controlSocket, identityAdmin.ctx).catch((error: Error) => {
     log(`no control socket (${error.message}): the CLI still works`);
     return undefined;
   });
