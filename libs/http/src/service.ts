@@ -1,5 +1,5 @@
 import { createEventBus, type EventBus } from '@quire/async';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import {
   connectDatabase,
   createCaches,
@@ -95,8 +95,21 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
   const context = options.context ? options.context(deps) : (deps as X);
 
   const available = () => db.readyState === 1 && redis.status === 'ready';
-  const ready = async () => available() && (await redis.ping()) === 'PONG';
+  // A stopping replica reports not ready while it drains (runService), whatever its datastores say.
+  let draining = false;
+  const ready = async () => !draining && available() && (await redis.ping()) === 'PONG';
   const app = createServiceApp({ logger, secret: config.INTERNAL_HMAC_SECRET, ready, available });
+  // The requests this process answered (health probes apart): with several replicas, how the gateway spreads them.
+  const requests = new Counter({
+    name: 'quire_http_requests_total',
+    help: 'HTTP requests this service process answered',
+    labelNames: ['method', 'status'] as const,
+    registers: [metrics],
+  });
+  app.use((req, res, next) => {
+    res.on('finish', () => requests.inc({ method: req.method, status: String(res.statusCode) }));
+    next();
+  });
   const routes = options.routes?.(context) ?? [];
   // This service's part of the API document (the gateway merges the parts behind /v1/openapi.json);
   // outside /v1, so the gateway never forwards a caller here.
@@ -111,7 +124,15 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
   app.use(routerOf(routes));
   finishServiceApp(app, logger);
 
-  const grpc = createGrpcServer({ host: config.BIND_HOST, port: config.GRPC_PORT, secret: config.INTERNAL_HMAC_SECRET, logger, available });
+  const grpc = createGrpcServer({
+    host: config.BIND_HOST,
+    port: config.GRPC_PORT,
+    secret: config.INTERNAL_HMAC_SECRET,
+    logger,
+    available,
+    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+    registry: metrics,
+  });
   options.grpc?.(grpc, context);
   // The gRPC health status (what the gateway's /readyz asks) follows the datastores.
   const unhealthy = () => grpc.health.setStatus('unhealthy');
@@ -131,6 +152,11 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
     httpHandler: app,
     grpc,
     handleSignals: options.handleSignals,
+    drainMs: config.SHUTDOWN_DRAIN_MS,
+    onDrain: () => {
+      draining = true;
+      unhealthy();
+    },
     onStop: async () => {
       await stopBackground?.();
       await events?.close();

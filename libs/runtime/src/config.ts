@@ -47,6 +47,11 @@ export const baseConfigSchema = z.object({
   INSIGHTS_GRPC_ADDR: z.string().optional(),
   GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(5_000),
   /**
+   * On SIGTERM, how long the process keeps serving while it reports not ready (/readyz 503, gRPC
+   * health NOT_SERVING), so that balancers stop sending it work before it closes its listeners.
+   */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /**
    * Per-document serialization of updates (write-serialization.ts): `auto` turns it on for
    * FerretDB, whose updates are not atomic, and off for MongoDB.
    */
@@ -68,6 +73,8 @@ export function filesBaseUrl(config: Pick<BaseConfig, 'PUBLIC_BASE_URL' | 'FILES
 export const backendConfigSchema = baseConfigSchema.extend({
   HTTP_PORT: z.coerce.number().int().min(0).max(65535),
   GRPC_PORT: z.coerce.number().int().min(0).max(65535),
+  /** gRPC connections are closed after this age (their calls finish first), so that clients find replicas started since. */
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1_000).default(60_000),
   /**
    * The service's budget for its in-process caches, in MB: split among the caches its modules
    * declare, in proportion to their declared sizes (caches.ts). Unset or empty: the sum of those

@@ -24,6 +24,7 @@ import {
 import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { retryMiddleware, type RetryOptions } from 'nice-grpc-client-middleware-retry';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
+import { Counter, type Registry } from 'prom-client';
 import { currentRequestId, requestContext } from './context';
 import type { Logger } from './logger';
 import { NUL_MESSAGE, nulFieldName, nulPath } from './nul';
@@ -101,8 +102,23 @@ export function createGrpcServer(options: {
   logger: Logger;
   /** False while the service's datastores are down: calls fail fast with UNAVAILABLE. */
   available?: () => boolean;
+  /**
+   * Connections older than this are closed (GOAWAY, their calls finishing first), so that
+   * clients resolve their target again and replicas started since get calls too.
+   */
+  maxConnectionAgeMs?: number;
+  /** Where to count the calls it answered (quire_grpc_server_calls_total, by method and status; health checks apart). */
+  registry?: Registry;
 }): GrpcServerHandle {
   const { secret, logger } = options;
+  const calls = options.registry
+    ? new Counter({
+        name: 'quire_grpc_server_calls_total',
+        help: 'gRPC calls this process answered',
+        labelNames: ['method', 'code'] as const,
+        registers: [options.registry],
+      })
+    : undefined;
   const health = HealthState();
   const verifiedCallers = new WeakMap<CallContext, string>();
 
@@ -119,10 +135,24 @@ export function createGrpcServer(options: {
     if (!isHealth && options.available && !options.available()) throw new ServerError(Status.UNAVAILABLE, 'datastore unavailable');
     const requestId = context.metadata.get(REQUEST_ID_HEADER) ?? randomUUID();
     const started = Date.now();
+    let code = Status.OK;
     try {
       const result = yield* call.next(call.request, context);
       if (!isHealth) logger.debug({ reqId: requestId, method: call.method.path, caller, ms: Date.now() - started }, 'grpc call');
       return result;
+    } catch (error) {
+      code = error instanceof ServerError ? error.code : Status.UNKNOWN;
+      throw error;
+    } finally {
+      if (!isHealth) calls?.inc({ method: call.method.path, code: Status[code] });
+    }
+  }
+
+  /** What a handler threw, as the caller gets it. */
+  async function* answer<Req, Res>(call: ServerMiddlewareCall<Req, Res>, context: CallContext) {
+    const requestId = context.metadata.get(REQUEST_ID_HEADER);
+    try {
+      return yield* call.next(call.request, context);
     } catch (error) {
       if (error instanceof ServerError) throw error;
       if (error instanceof Error && error.name === 'AbortError') throw error;
@@ -138,7 +168,11 @@ export function createGrpcServer(options: {
     }
   }
 
-  const server = createServer().use(guard);
+  const server = createServer(
+    options.maxConnectionAgeMs ? { 'grpc.max_connection_age_ms': options.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': 30_000 } : {},
+  )
+    .use(guard)
+    .use(answer);
   server.add(HealthDefinition, HealthServiceImpl(health));
   addReflection(server);
   return {
@@ -238,17 +272,41 @@ export function requireCallingService(...services: string[]): void {
 }
 
 /**
+ * The channel target of a service's address (`<SERVICE>_GRPC_ADDR`): one `host:port`; several
+ * `ip:port`, comma-separated (a local stack's replicas); or a resolver's target such as
+ * `dns:///quire-content-grpc.quire.svc.cluster.local:50052` (a Kubernetes headless Service,
+ * one address per pod). Clients spread their calls over every address (round_robin).
+ */
+export function grpcTarget(address: string): string {
+  const parts = address
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  if (parts.length === 0) throw new Error('invalid configuration: a gRPC address is empty');
+  if (parts.length === 1) return parts[0];
+  const notIp = parts.find((part) => !/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d+$/.test(part));
+  if (notIp) throw new Error(`invalid configuration: '${notIp}' in a list of gRPC addresses is not an ip:port (for names, use one dns:/// target)`);
+  return `${parts.some((part) => part.startsWith('[')) ? 'ipv6' : 'ipv4'}:${parts.join(',')}`;
+}
+
+/**
  * A client for another service: every call carries the request id and this service's
  * signed caller assertion, has a deadline, and is retried with backoff on UNAVAILABLE.
+ * Calls go round robin over the replicas behind the address (grpcTarget), skipping those it
+ * cannot reach: a closed connection at once, a peer that stopped answering within keepalive's
+ * 2 s.
  */
 export function createGrpcClient<S extends CompatServiceDefinition>(
   definition: S,
   options: { address: string; secret: string; caller: string; deadlineMs: number },
 ): Client<S, DeadlineOptions & RetryOptions> {
   // Reconnect quickly after a peer restarts (grpc-js waits 1 s, then up to 120 s, by default).
-  const channel = createChannel(options.address, ChannelCredentials.createInsecure(), {
+  const channel = createChannel(grpcTarget(options.address), ChannelCredentials.createInsecure(), {
     'grpc.initial_reconnect_backoff_ms': 100,
     'grpc.max_reconnect_backoff_ms': 2_000,
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    'grpc.keepalive_time_ms': 1_000,
+    'grpc.keepalive_timeout_ms': 1_000,
   });
   const propagate: ClientMiddleware = async function* (call, callOptions) {
     const metadata = Metadata(callOptions.metadata);

@@ -26,6 +26,7 @@ export {
   createGrpcServer,
   createGrpcClient,
   createHealthClient,
+  grpcTarget,
   isServing,
   grpcStatus,
   GrpcError,

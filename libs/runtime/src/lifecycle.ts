@@ -71,11 +71,23 @@ export async function runService(options: {
   grpc?: Stoppable;
   onStop?: () => Promise<void>;
   handleSignals?: boolean;
+  /**
+   * Stopping begins with this long a drain: `onDrain` is called (the service reports not ready),
+   * requests are still served, each answer closing its connection, and only then do the listeners close.
+   */
+  drainMs?: number;
+  onDrain?: () => void;
 }): Promise<ServiceHandle> {
   const { logger } = options;
   let httpServer: http.Server | undefined;
+  let draining = false;
   if (options.httpHandler && options.httpPort !== undefined) {
-    httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, options.httpHandler);
+    const handler = options.httpHandler;
+    httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
+      // A draining process keeps no connection open: the next request opens one to another replica.
+      if (draining) res.setHeader('connection', 'close');
+      handler(req, res);
+    });
     httpServer.keepAliveTimeout = 65_000;
     httpServer.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
@@ -91,6 +103,9 @@ export async function runService(options: {
   const stop = () =>
     (stopping ??= (async () => {
       logger.info(`${options.name} stopping`);
+      draining = true;
+      options.onDrain?.();
+      if (options.drainMs) await new Promise((resolve) => setTimeout(resolve, options.drainMs));
       const closing = httpServer
         ? new Promise<void>((resolve) => {
             httpServer!.close(() => resolve());

@@ -68,6 +68,8 @@ export function testBackendConfig(env: TestEnvironment, overrides: Partial<Backe
     INTERNAL_HMAC_SECRET: 'test-secret-test-secret-test-secret-0123',
     PUBLIC_BASE_URL: 'http://127.0.0.1:8080',
     GRPC_DEADLINE_MS: 5_000,
+    SHUTDOWN_DRAIN_MS: 0,
+    GRPC_MAX_CONNECTION_AGE_MS: 60_000,
     WRITE_SERIALIZATION: 'auto',
     QUIRE_FERRETDB_POSTGRES_URL: env.ferretdbPostgresUrl,
     HTTP_PORT: 0,

@@ -15,10 +15,11 @@ import {
   type Logger,
   type Principal,
 } from '@quire/runtime';
-import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
+import { httpUrlsOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
 import { docsRouter } from './docs';
 import { filesHostGuard, onFilesHost, separateFilesHost } from './files-host';
 import type { ApiDocument } from './openapi';
+import { watchReplicas, type Replicas } from './replicas';
 import { routeFor, siteRequestPath } from './routes';
 
 export interface GatewayParts {
@@ -30,6 +31,8 @@ export interface GatewayParts {
   /** The OpenAPI document of every operation callers can reach (openapi.ts). */
   apiDocument(): Promise<ApiDocument>;
   metrics: { observe(service: string, method: string, status: number, seconds: number): void };
+  /** Each service's replicas (startGateway watches them, and stops watching on stop); made from the config when not given. */
+  replicas?: Record<ServiceName, Replicas>;
 }
 
 /** The gateway's request pipeline: ids → URL length → health → auth → rate limit → route → proxy. */
@@ -72,7 +75,11 @@ export function createGatewayApp(parts: GatewayParts): Express {
   });
   // /metrics is not here: it is served on its own internal listener (METRICS_PORT, service.ts).
 
-  const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, config, logger)])) as Record<ServiceName, RequestHandler>;
+  const replicas = parts.replicas ?? replicasOf(config, logger);
+  const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, replicas[service], config, logger)])) as Record<
+    ServiceName,
+    RequestHandler
+  >;
 
   // Published sites: under /sites/ here, and on any host that is not the API's (their own
   // hostnames, the sites domain). No token: the publishing service applies each site's audience.
@@ -147,9 +154,34 @@ export function createGatewayApp(parts: GatewayParts): Express {
   return app;
 }
 
-function proxyTo(service: ServiceName, config: GatewayConfig, logger: Logger): RequestHandler {
-  return createProxyMiddleware<Request, Response>({
-    target: httpUrlOf(config, service),
+/** Every service's replicas, from `<SERVICE>_HTTP_URL`. */
+export function replicasOf(config: GatewayConfig, logger: Logger): Record<ServiceName, Replicas> {
+  return Object.fromEntries(SERVICES.map((service) => [service, watchReplicas(service, httpUrlsOf(config, service), logger)])) as Record<ServiceName, Replicas>;
+}
+
+/** The replica a request was sent to, and whether it is a second attempt. */
+const SENT_TO = Symbol('quire.sentTo');
+type Sent = Request & { [SENT_TO]?: { url: string; retried: boolean } };
+
+/** Connection failures that mean the replica never got the request: it may go to another one. */
+const NOT_RECEIVED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * A request without a body can be sent again as it was (its stream is over: the next proxy
+ * pipe ends at once); one with a body cannot, its bytes are gone into the failed attempt.
+ */
+const hasNoBody = (req: Request) => !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+
+function proxyTo(service: ServiceName, replicas: Replicas, config: GatewayConfig, logger: Logger): RequestHandler {
+  const proxy = createProxyMiddleware<Request, Response>({
+    target: replicas.urls[0],
+    // Round robin over the replicas that answer (replicas.ts); a retry avoids the one that failed.
+    router: (req) => {
+      const sent = req as Sent;
+      const url = replicas.pick(sent[SENT_TO]?.url);
+      sent[SENT_TO] = { url, retried: sent[SENT_TO] !== undefined };
+      return url;
+    },
     // Reuse connections to the services instead of a TCP handshake per request.
     agent: new Agent({ keepAlive: true, maxSockets: 256 }),
     changeOrigin: false,
@@ -157,16 +189,29 @@ function proxyTo(service: ServiceName, config: GatewayConfig, logger: Logger): R
     proxyTimeout: config.PROXY_TIMEOUT_MS,
     timeout: config.PROXY_TIMEOUT_MS,
     on: {
-      error(error, _req, res) {
-        logger.warn({ service, err: (error as Error).message }, 'service unreachable');
+      error(error, req, res) {
+        const sent = (req as Sent)[SENT_TO];
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        if (sent && NOT_RECEIVED.has(code)) replicas.markDown(sent.url);
         const response = res as ServerResponse;
         if (typeof response.writeHead !== 'function' || response.headersSent) {
           response.destroy?.();
           return;
         }
-        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
-        response.end(JSON.stringify({ error: { code: 503, message: `The ${service} service is unavailable, retry shortly` } }));
+        // Refused by a replica that stopped: once more, to another, when the request can be sent again.
+        if (sent && !sent.retried && NOT_RECEIVED.has(code) && replicas.urls.length > 1 && hasNoBody(req as Request)) {
+          void proxy(req as Request, response as Response, () => unavailable(response));
+          return;
+        }
+        logger.warn({ service, err: (error as Error).message }, 'service unreachable');
+        unavailable(response);
       },
     },
-  }) as unknown as RequestHandler;
+  });
+  const unavailable = (response: ServerResponse) => {
+    if (response.headersSent) return response.destroy();
+    response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    response.end(JSON.stringify({ error: { code: 503, message: `The ${service} service is unavailable, retry shortly` } }));
+  };
+  return proxy as unknown as RequestHandler;
 }

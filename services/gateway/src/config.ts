@@ -4,6 +4,16 @@ import { baseConfigSchema } from '@quire/runtime';
 export const SERVICES = ['identity', 'content', 'publishing', 'integrations', 'insights'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+const httpUrls = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((url) => url.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.string().url('must be a URL, or URLs separated by commas')).min(1, 'must be a URL, or URLs separated by commas'));
+
 export const gatewayConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /**
@@ -11,11 +21,12 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
    * any free port). Unset or empty: no metrics are served. Never on PORT, which the public reaches.
    */
   METRICS_PORT: z.preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int().min(0).max(65535).optional()),
-  IDENTITY_HTTP_URL: z.string().url(),
-  CONTENT_HTTP_URL: z.string().url(),
-  PUBLISHING_HTTP_URL: z.string().url(),
-  INTEGRATIONS_HTTP_URL: z.string().url(),
-  INSIGHTS_HTTP_URL: z.string().url(),
+  /** Where a service's REST API is: one URL, or its replicas' URLs comma-separated (the gateway spreads requests over them: replicas.ts). */
+  IDENTITY_HTTP_URL: httpUrls,
+  CONTENT_HTTP_URL: httpUrls,
+  PUBLISHING_HTTP_URL: httpUrls,
+  INTEGRATIONS_HTTP_URL: httpUrls,
+  INSIGHTS_HTTP_URL: httpUrls,
   IDENTITY_GRPC_ADDR: z.string().min(1),
   CONTENT_GRPC_ADDR: z.string().min(1),
   PUBLISHING_GRPC_ADDR: z.string().min(1),
@@ -49,7 +60,8 @@ export const gatewayConfigSchema = baseConfigSchema.extend({
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-export function httpUrlOf(config: GatewayConfig, service: ServiceName): string {
+/** The URLs of a service's replicas (one, unless the service runs several that the gateway balances itself). */
+export function httpUrlsOf(config: GatewayConfig, service: ServiceName): string[] {
   return config[`${service.toUpperCase()}_HTTP_URL` as `${Uppercase<ServiceName>}_HTTP_URL`];
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from '@quire/runtime';
-import { httpUrlOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
+import { httpUrlsOf, SERVICES, type GatewayConfig, type ServiceName } from './config';
 import { routeFor } from './routes';
 
 type Operations = Record<string, Record<string, unknown>>;
@@ -89,8 +89,17 @@ export function createApiDocument(config: GatewayConfig, logger: Logger): () => 
   };
 }
 
+/** A service's part, from the first of its replicas that gives it (they all run the same code). */
 async function partOf(config: GatewayConfig, service: ServiceName): Promise<Omit<ApiDocumentPart, 'service'>> {
-  const response = await fetch(`${httpUrlOf(config, service)}/openapi.json`, { signal: AbortSignal.timeout(5_000) });
-  if (!response.ok) throw new Error(`${service} answered ${response.status} for its API document part`);
-  return (await response.json()) as Omit<ApiDocumentPart, 'service'>;
+  let failure: Error | undefined;
+  for (const url of httpUrlsOf(config, service)) {
+    try {
+      const response = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(5_000) });
+      if (!response.ok) throw new Error(`${service} answered ${response.status} for its API document part`);
+      return (await response.json()) as Omit<ApiDocumentPart, 'service'>;
+    } catch (error) {
+      failure = error as Error;
+    }
+  }
+  throw failure!;
 }

@@ -12,7 +12,7 @@ import {
   type Principal,
   type ServiceHandle,
 } from '@quire/runtime';
-import { createGatewayApp } from './app';
+import { createGatewayApp, replicasOf } from './app';
 import { createAuthenticator } from './auth';
 import { grpcAddrOf, SERVICES, type GatewayConfig } from './config';
 import { createMetrics, metricsListener } from './metrics';
@@ -29,6 +29,7 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
   const health = SERVICES.map((service) => ({ service, client: createHealthClient({ address: grpcAddrOf(config, service), secret, caller: 'gateway' }) }));
 
   const metrics = createMetrics();
+  const replicas = replicasOf(config, logger);
 
   const app = createGatewayApp({
     config,
@@ -37,7 +38,9 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
     consumeRate: createRateLimiter({ redis, points: config.RATE_LIMIT_POINTS, durationSeconds: config.RATE_LIMIT_DURATION_SECONDS }),
     metrics,
     apiDocument: createApiDocument(config, logger),
+    replicas,
     async ready() {
+      if (draining) return { ready: false, checks: { accepting: false } };
       const [redisOk, ...services] = await Promise.all([
         redis.ping().then(
           (r) => r === 'PONG',
@@ -53,6 +56,8 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
   app.set('trust proxy', config.TRUSTED_PROXIES.length > 0 ? config.TRUSTED_PROXIES : false);
 
   let metricsServer: ServiceHandle | undefined;
+  // Stopping, the gateway says it is not ready for SHUTDOWN_DRAIN_MS (its balancer stops sending it requests), then closes.
+  let draining = false;
   const handle = await runService({
     name: 'gateway',
     logger,
@@ -60,7 +65,10 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
     httpPort: config.PORT,
     httpHandler: app as unknown as http.RequestListener,
     handleSignals: options.handleSignals,
+    drainMs: config.SHUTDOWN_DRAIN_MS,
+    onDrain: () => (draining = true),
     onStop: async () => {
+      for (const service of Object.values(replicas)) service.close();
       await metricsServer?.stop();
       memory?.close();
       redis.disconnect();

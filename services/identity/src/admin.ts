@@ -28,7 +28,7 @@ export async function openIdentityAdmin(config: BaseConfig): Promise<{ ctx: Iden
       writeSerialization: config.WRITE_SERIALIZATION,
       ferretdbPostgresUrl: config.QUIRE_FERRETDB_POSTGRES_URL,
     });
-    const ctx = { models: modelsOf(db), redis, config: { ...config, HTTP_PORT: 0, GRPC_PORT: 0 }, logger };
+    const ctx = { models: modelsOf(db), redis, config: { ...config, HTTP_PORT: 0, GRPC_PORT: 0, GRPC_MAX_CONNECTION_AGE_MS: 60_000 }, logger };
     return {
       ctx,
       close: async () => {

@@ -25,6 +25,8 @@ export interface StackState {
   gatewayUrl: string;
   /** Where the gateway serves its Prometheus metrics (an internal listener, not the public one). */
   gatewayMetricsUrl: string;
+  /** Every replica's addresses (QUIRE_REPLICAS): the gateway's first is gatewayUrl. */
+  replicas: { gateway: Array<{ url: string; metricsUrl: string }> } & Record<Backend, Array<{ httpUrl: string; grpcAddress: string }>>;
   mongodbUri: string;
   dbPrefix: string;
   redisUrl: string;

@@ -9,9 +9,10 @@ import { serveCommands } from './commands';
 import { BACKENDS, dataDirOf, dbPrefixOf, integrationsSecretsKeyOf, internalSecretOf, redisPrefixOf, stateFile, type Backend, type StackState } from './layout';
 
 /**
- * `npm start`: the datastore, the five services and the gateway as child processes.
- * Ports derive from PORT (gateway = PORT, services PORT+1…PORT+10, datastore PORT+11, the
- * gateway's metrics PORT+12), falling back to free ports when taken; PORT=0 picks every port free.
+ * `npm start`: the datastore, the five services and the gateway as child processes, each as
+ * QUIRE_REPLICAS processes (default 1). The first replicas' ports derive from PORT (gateway =
+ * PORT, services PORT+1…PORT+10, datastore PORT+11, the gateway's metrics PORT+12), falling
+ * back to free ports when taken; PORT=0 picks every port free; further replicas take free ports.
  */
 
 const log = (message: string) => console.log(`[quire] ${message}`);
@@ -28,7 +29,7 @@ function portIsFree(port: number): Promise<boolean> {
  * base whose thirteen ports are all free, so that stacks started at the same moment (tests)
  * do not race for the same ephemeral ports.
  */
-async function allocatePorts(requested: number) {
+async function allocatePorts(requested: number, replicas: number) {
   const span = 13;
   const allFree = async (base: number) => (await Promise.all(Array.from({ length: span }, (_, i) => portIsFree(base + i)))).every(Boolean);
   let base = requested;
@@ -42,15 +43,31 @@ async function allocatePorts(requested: number) {
     throw new Error(`port ${base} is already in use: set PORT to another port`);
   }
   const pick = async (offset: number) => (base + offset < 65536 && (await portIsFree(base + offset)) ? base + offset : freePort());
-  const services = {} as Record<Backend, { http: number; grpc: number }>;
-  for (const [i, name] of BACKENDS.entries()) services[name] = { http: await pick(1 + 2 * i), grpc: await pick(2 + 2 * i) };
-  return { gateway: base, services, datastore: await pick(11), gatewayMetrics: await pick(12) };
+  const services = {} as Record<Backend, Array<{ http: number; grpc: number }>>;
+  for (const [i, name] of BACKENDS.entries()) {
+    services[name] = [{ http: await pick(1 + 2 * i), grpc: await pick(2 + 2 * i) }];
+    for (let r = 1; r < replicas; r++) services[name].push({ http: await freePort(), grpc: await freePort() });
+  }
+  const gateways = [{ port: base, metrics: await pick(12) }];
+  for (let r = 1; r < replicas; r++) gateways.push({ port: await freePort(), metrics: await freePort() });
+  return { gateways, services, datastore: await pick(11) };
 }
+
+/** QUIRE_REPLICAS: how many processes of each service and of the gateway (1 to 8). */
+function replicaCount(): number {
+  const value = process.env.QUIRE_REPLICAS?.trim() || '1';
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1 || count > 8) throw new Error(`QUIRE_REPLICAS must be a whole number from 1 to 8, not '${value}'`);
+  return count;
+}
+
+const unitName = (unit: Supervised) => (unit.replica > 0 ? `${unit.name} (replica ${unit.replica + 1})` : unit.name);
 
 let shutdown: ((code: number) => Promise<void>) | undefined;
 
 interface Supervised {
   name: string;
+  replica: number;
   child?: ChildProcess;
   crashes: number[];
 }
@@ -58,7 +75,8 @@ interface Supervised {
 async function main() {
   const root = repoRoot();
   const dataDir = dataDirOf();
-  const ports = await allocatePorts(Number(process.env.PORT ?? 8080));
+  const replicas = replicaCount();
+  const ports = await allocatePorts(Number(process.env.PORT ?? 8080), replicas);
   const children: Supervised[] = [];
   let stopping = false;
   const cleanups: Array<() => Promise<void>> = [];
@@ -89,7 +107,8 @@ async function main() {
   const redis = await ensureRedis(process.env.REDIS_URL, { dataDir, log });
   cleanups.push(() => redis.stop());
 
-  const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+  const gatewayUrls = ports.gateways.map(({ port }) => `http://127.0.0.1:${port}`);
+  const gatewayUrl = gatewayUrls[0];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV ?? 'development',
@@ -104,10 +123,15 @@ async function main() {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || gatewayUrl,
     QUIRE_DATA_DIR: dataDir,
     QUIRE_SUPERVISOR_PID: String(process.pid),
+    // Several replicas: a stopping one says it is not ready for a moment first, so that the others take its work (rolling restarts).
+    SHUTDOWN_DRAIN_MS: process.env.SHUTDOWN_DRAIN_MS ?? (replicas > 1 ? '1500' : '0'),
   };
+  const grpcAddresses = (name: Backend) => ports.services[name].map(({ grpc }) => `127.0.0.1:${grpc}`);
+  const httpUrls = (name: Backend) => ports.services[name].map(({ http }) => `http://127.0.0.1:${http}`);
   for (const name of BACKENDS) {
-    env[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${ports.services[name].grpc}`;
-    env[`${name.toUpperCase()}_HTTP_URL`] = `http://127.0.0.1:${ports.services[name].http}`;
+    // Every replica's address: gRPC clients and the gateway spread their calls over them.
+    env[`${name.toUpperCase()}_GRPC_ADDR`] = grpcAddresses(name).join(',');
+    env[`${name.toUpperCase()}_HTTP_URL`] = httpUrls(name).join(',');
   }
 
   const launch = (unit: Supervised, extraEnv: NodeJS.ProcessEnv) => {
@@ -122,12 +146,12 @@ async function main() {
       const now = Date.now();
       unit.crashes = [...unit.crashes.filter((t) => now - t < 60_000), now];
       if (unit.crashes.length > 5) {
-        log(`${unit.name} crashed ${unit.crashes.length} times in a minute: giving up`);
+        log(`${unitName(unit)} crashed ${unit.crashes.length} times in a minute: giving up`);
         void stopAll(1);
         return;
       }
       const delay = 250 * 2 ** (unit.crashes.length - 1);
-      log(`${unit.name} exited (${signal ?? code}); restarting in ${delay} ms`);
+      log(`${unitName(unit)} exited (${signal ?? code}); restarting in ${delay} ms`);
       setTimeout(() => !stopping && launch(unit, extraEnv), delay);
     });
   };
@@ -136,18 +160,24 @@ async function main() {
     waitFor(`${name} to be ready`, async () => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) })).ok, 60_000);
 
   await Promise.all(
-    BACKENDS.map(async (name) => {
-      const unit: Supervised = { name, crashes: [] };
-      children.push(unit);
-      launch(unit, { HTTP_PORT: String(ports.services[name].http), GRPC_PORT: String(ports.services[name].grpc) });
-      await waitReady(name, `http://127.0.0.1:${ports.services[name].http}`);
+    BACKENDS.flatMap((name) =>
+      ports.services[name].map(async ({ http, grpc }, replica) => {
+        const unit: Supervised = { name, replica, crashes: [] };
+        children.push(unit);
+        launch(unit, { HTTP_PORT: String(http), GRPC_PORT: String(grpc) });
+        await waitReady(name, `http://127.0.0.1:${http}`);
+      }),
+    ),
+  );
+  await Promise.all(
+    ports.gateways.map(async ({ port, metrics }, replica) => {
+      const gateway: Supervised = { name: 'gateway', replica, crashes: [] };
+      children.push(gateway);
+      // Metrics on a listener of their own, never on the public one (on BIND_HOST, like the rest).
+      launch(gateway, { PORT: String(port), METRICS_PORT: String(metrics) });
+      await waitReady('gateway', gatewayUrls[replica]);
     }),
   );
-  const gateway: Supervised = { name: 'gateway', crashes: [] };
-  children.push(gateway);
-  // Metrics on a listener of their own, never on the public one (on BIND_HOST, like the rest).
-  launch(gateway, { PORT: String(ports.gateway), METRICS_PORT: String(ports.gatewayMetrics) });
-  await waitReady('gateway', gatewayUrl);
 
   // Identity's database for the operator commands, open while the stack runs (the admin's bootstrap, the control socket).
   const identityAdmin = await openIdentityAdmin(loadConfig(baseConfigSchema, env));
@@ -179,7 +209,16 @@ async function main() {
   const state: StackState = {
     pid: process.pid,
     gatewayUrl,
-    gatewayMetricsUrl: `http://127.0.0.1:${ports.gatewayMetrics}/metrics`,
+    gatewayMetricsUrl: `http://127.0.0.1:${ports.gateways[0].metrics}/metrics`,
+    replicas: {
+      gateway: ports.gateways.map(({ port, metrics }) => ({ url: `http://127.0.0.1:${port}`, metricsUrl: `http://127.0.0.1:${metrics}/metrics` })),
+      ...(Object.fromEntries(
+        BACKENDS.map((name) => [
+          name,
+          ports.services[name].map(({ http, grpc }) => ({ httpUrl: `http://127.0.0.1:${http}`, grpcAddress: `127.0.0.1:${grpc}` })),
+        ]),
+      ) as Record<Backend, Array<{ httpUrl: string; grpcAddress: string }>>),
+    },
     mongodbUri: mongo.uri,
     dbPrefix: env.DB_PREFIX!,
     redisUrl: redis.url,

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { apiClient, expectOk as ok, startTestStack, waitFor, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
+import { BACKENDS, type StackState } from './layout';
+
+/**
+ * The stack with two processes of every service and of the gateway (QUIRE_REPLICAS=2), each
+ * request alternating between the gateway's replicas, and the gateway and gRPC clients
+ * spreading their calls over the services' replicas.
+ */
+describe('scale-out: two replicas of every service', () => {
+  let stack: TestStack;
+  let state: StackState;
+  let admin: TestAccount;
+  let orgId: string;
+  /** The admin's client on each gateway replica. */
+  let gateways: ApiClient[];
+  const SERVICES = [...BACKENDS, 'gateway'] as const;
+
+  /** The port a service process listens on (its HTTP_PORT, or PORT for the gateway): which replica it is. */
+  const portOf = (pid: number) => {
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const entry = env.find((line) => line.startsWith('HTTP_PORT=')) ?? env.find((line) => line.startsWith('PORT='));
+    return Number(entry?.split('=')[1]);
+  };
+  const urlsOf = (service: (typeof SERVICES)[number]) =>
+    service === 'gateway' ? state.replicas.gateway.map((replica) => replica.url) : state.replicas[service].map((replica) => replica.httpUrl);
+  const pidOf = (service: (typeof SERVICES)[number], url: string) => stack.servicePids(service).find((pid) => portOf(pid) === Number(new URL(url).port));
+  const isReady = (url: string) =>
+    fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
+  /** A counter's total over its labels, in a replica's /metrics. */
+  const counted = async (url: string, name: string) => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith(`${name}{`))
+      .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+  };
+
+  beforeAll(async () => {
+    stack = await startTestStack({ QUIRE_REPLICAS: '2' });
+    state = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as StackState;
+    admin = await stack.account(['bootstrap', '--email', 'admin@scale.test', '--org', 'Scale', '--json']);
+    orgId = admin.organizationId;
+    gateways = state.replicas.gateway.map(({ url }) => apiClient(url, admin.token));
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('runs two processes of each service and of the gateway, on ports of their own that stack.json lists', async () => {
+    const ports = new Set<number>();
+    for (const service of SERVICES) {
+      const pids = stack.servicePids(service);
+      assert.equal(pids.length, 2, `${service}: two processes`);
+      assert.deepEqual(
+        pids.map(portOf).sort(),
+        urlsOf(service)
+          .map((url) => Number(new URL(url).port))
+          .sort(),
+        `${service}: each listed replica runs`,
+      );
+      for (const url of urlsOf(service)) {
+        assert.ok(await isReady(url), `${url} is ready`);
+        ports.add(Number(new URL(url).port));
+      }
+    }
+    for (const service of BACKENDS) for (const { grpcAddress } of state.replicas[service]) ports.add(Number(grpcAddress.split(':')[1]));
+    assert.equal(ports.size, 2 * SERVICES.length + 2 * BACKENDS.length, 'no two listeners share a port');
+    assert.equal(state.gatewayUrl, state.replicas.gateway[0].url);
+  });
+
+  it('reads every write through the other replica at once, and a removed member loses access on every replica at once', async () => {
+    const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Replicated' }), 201);
+    let stale = 0;
+    for (let i = 0; i < 20; i++) {
+      const title = `Replicated ${i}`;
+      ok(await gateways[i % 2].patch(`/v1/spaces/${space.id}`, { title }));
+      if (ok(await gateways[(i + 1) % 2].get(`/v1/spaces/${space.id}`)).title !== title) stale++;
+    }
+    assert.equal(stale, 0, 'stale reads');
+
+    // Change request numbers from both replicas at once: each number once.
+    const numbers = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => ok(await gateways[i % 2].post(`/v1/spaces/${space.id}/change-requests`, { subject: `cr ${i}` }), 201).number),
+    );
+    assert.deepEqual(
+      [...numbers].sort((a, b) => a - b),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
+
+    for (let i = 0; i < 3; i++) {
+      const reader = await stack.account(['add-member', '--org', orgId, '--email', `reader${i}@scale.test`, '--role', 'read', '--json']);
+      const readers = state.replicas.gateway.map(({ url }) => apiClient(url, reader.token));
+      // Both replicas have seen (and cached) the reader's access before it goes.
+      for (const api of readers) ok(await api.get(`/v1/spaces/${space.id}`));
+      ok(await gateways[i % 2].delete(`/v1/orgs/${orgId}/members/${reader.userId}`), 204);
+      for (const api of readers) assert.equal((await api.get(`/v1/spaces/${space.id}`)).status, 404, 'no access left on either replica');
+    }
+  });
+
+  it('spreads HTTP requests and gRPC calls over both replicas of each service', async () => {
+    for (let i = 0; i < 10; i++) ok(await gateways[i % 2].get(`/v1/orgs/${orgId}/spaces`));
+    for (const service of ['identity', 'content'] as const) {
+      for (const url of urlsOf(service)) {
+        assert.ok((await counted(url, 'quire_http_requests_total')) > 0, `${url}: HTTP requests reached this ${service} replica`);
+      }
+    }
+    // Content asks identity over gRPC (access, members): both identity replicas answered some.
+    for (const url of urlsOf('identity'))
+      assert.ok((await counted(url, 'quire_grpc_server_calls_total')) > 0, `${url}: gRPC calls reached this identity replica`);
+  });
+
+  it('skips a replica that was killed at once, and sends to it again once the supervisor restarted it', async () => {
+    const [, second] = urlsOf('content');
+    const pid = pidOf('content', second)!;
+    process.kill(pid, 'SIGKILL');
+    const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Survivor' }), 201);
+    for (let i = 0; i < 20; i++) {
+      ok(await gateways[i % 2].get(`/v1/spaces/${space.id}`));
+      ok(await gateways[i % 2].patch(`/v1/spaces/${space.id}`, { title: `Survivor ${i}` }));
+    }
+    await waitFor('the killed replica to be restarted', async () => pidOf('content', second) !== undefined && (await isReady(second)), 20_000);
+    assert.notEqual(pidOf('content', second), pid);
+    await waitFor(
+      'requests to reach the restarted replica',
+      async () => {
+        await Promise.all(gateways.map((api) => api.get(`/v1/spaces/${space.id}`)));
+        return (await counted(second, 'quire_http_requests_total')) > 1;
+      },
+      10_000,
+    );
+  });
+});
