@@ -6,6 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CHART="$ROOT/deploy/helm/quire"
 ALL_FEATURES="$CHART/ci/all-features-values.yaml"
+FERRETDB="$CHART/ci/ferretdb-values.yaml"
 SERVICES=(gateway identity content publishing integrations insights)
 BACKENDS=(identity content publishing integrations insights)
 
@@ -32,12 +33,24 @@ h() {
 
 BASE=(--set global.mongodb.uri=mongodb://mongo:27017 --set global.redis.url=redis://redis:6379)
 
+# Prints the document of the given kind and metadata.name from rendered manifests. Args: file kind name
+doc() {
+  awk -v kind="$2" -v name="$3" '
+    /^---$/ { if (k && n) printf "%s", buf; buf = ""; k = n = 0; next }
+    { buf = buf $0 "\n" }
+    $0 == "kind: " kind { k = 1 }
+    $0 == "  name: " name { n = 1 }
+    END { if (k && n) printf "%s", buf }
+  ' "$1"
+}
+
 step "helm version"
 h version --short
 
 step "helm lint (strict, with subcharts)"
 h lint --strict --with-subcharts "$CHART" "${BASE[@]}" || fail "helm lint --strict with base values"
 h lint --strict "$CHART" -f "$ALL_FEATURES" || fail "helm lint --strict with all features"
+h lint --strict "$CHART" -f "$FERRETDB" || fail "helm lint --strict with the FerretDB datastore"
 
 step "helm template (base values)"
 h template quire "$CHART" "${BASE[@]}" > "$WORK/base.yaml" || fail "helm template with base values"
@@ -93,6 +106,95 @@ gw="$WORK/gateway-networkpolicy.yaml"
 if grep -q 'from:' "$gw"; then fail "gateway NetworkPolicy must accept ingress from anywhere"; fi
 grep -q 'port: 8080$' "$gw" || fail "gateway NetworkPolicy does not open 8080"
 
+step "gRPC balancing: a headless <service>-grpc Service per backend, dns:/// addresses (all features)"
+all="$WORK/all.yaml"
+for svc in "${BACKENDS[@]}"; do
+  grpc_svc="$(doc "$all" Service "quire-$svc-grpc")"
+  if [[ -z "$grpc_svc" ]]; then fail "$svc: no Service quire-$svc-grpc"; continue; fi
+  grep -q '^  clusterIP: None$' <<<"$grpc_svc" || fail "$svc: quire-$svc-grpc is not headless (clusterIP: None)"
+  [[ "$(grep -c '^    - name: ' <<<"$grpc_svc")" == 1 ]] && grep -q '^    - name: grpc$' <<<"$grpc_svc" \
+    || fail "$svc: quire-$svc-grpc must expose the gRPC port only"
+  grep -q "app.kubernetes.io/name: $svc\$" <<<"$grpc_svc" || fail "$svc: quire-$svc-grpc does not select the $svc pods"
+  prefix="$(tr '[:lower:]' '[:upper:]' <<<"$svc")"
+  grep -q "^  ${prefix}_GRPC_ADDR: \"dns:///quire-$svc-grpc\.default\.svc\.cluster\.local:50051\"\$" "$all" \
+    || fail "$svc: ${prefix}_GRPC_ADDR is not dns:///quire-$svc-grpc.<namespace>.svc.cluster.local:50051"
+  doc "$all" Deployment "quire-$svc" | grep -A1 'name: GRPC_MAX_CONNECTION_AGE_MS$' | grep -q 'value: "120000"$' \
+    || fail "$svc: GRPC_MAX_CONNECTION_AGE_MS not set from global.grpc.maxConnectionAgeMs"
+  printf '  %-13s ok\n' "$svc"
+done
+[[ "$(grep -c '_GRPC_ADDR: ' "$all")" == "${#BACKENDS[@]}" ]] || fail "expected one _GRPC_ADDR per backend"
+if grep '_GRPC_ADDR: ' "$all" | grep -qv '_GRPC_ADDR: "dns:///'; then fail "a _GRPC_ADDR does not start with dns:///"; fi
+if doc "$all" Deployment quire-gateway | grep -q GRPC_MAX_CONNECTION_AGE_MS; then fail "gateway: GRPC_MAX_CONNECTION_AGE_MS is for gRPC servers (the backends)"; fi
+grep -q '^  IDENTITY_GRPC_ADDR: "dns:///quire-identity-grpc.docs.svc.cluster.local:50051"$' \
+  <(h template quire "$CHART" "${BASE[@]}" --namespace docs --show-only templates/configmap.yaml) \
+  || fail "_GRPC_ADDR does not use the release namespace"
+
+step "graceful shutdown: preStop sleep, SHUTDOWN_DRAIN_MS and terminationGracePeriodSeconds on every Deployment"
+[[ "$(grep -c '^kind: Deployment$' "$all")" == "$(grep -c '^            preStop:$' "$all")" ]] || fail "a Deployment has no preStop"
+[[ "$(grep -c '^kind: Deployment$' "$all")" == "$(grep -c '^      terminationGracePeriodSeconds: ' "$all")" ]] \
+  || fail "a Deployment has no terminationGracePeriodSeconds"
+for svc in "${SERVICES[@]}"; do
+  dep="$(doc "$all" Deployment "quire-$svc")"
+  grep -q 'command: \["/bin/sh", "-c", "sleep 10"\]$' <<<"$dep" || fail "$svc: preStop does not sleep global.shutdown.preStopSeconds"
+  grace=45; [[ "$svc" == content ]] && grace=90
+  grep -q "^      terminationGracePeriodSeconds: $grace\$" <<<"$dep" || fail "$svc: terminationGracePeriodSeconds is not $grace"
+  grep -A1 'name: SHUTDOWN_DRAIN_MS$' <<<"$dep" | grep -q 'value: "5000"$' || fail "$svc: SHUTDOWN_DRAIN_MS not set from global.shutdown.drainMs"
+  printf '  %-13s ok\n' "$svc"
+done
+base_dep="$(doc "$WORK/base.yaml" Deployment quire-identity)"
+grep -q 'sleep 5"\]$' <<<"$base_dep" && grep -q '^      terminationGracePeriodSeconds: 40$' <<<"$base_dep" \
+  && grep -A1 'name: SHUTDOWN_DRAIN_MS$' <<<"$base_dep" | grep -q 'value: "2000"$' \
+  && grep -A1 'name: GRPC_MAX_CONNECTION_AGE_MS$' <<<"$base_dep" | grep -q 'value: "30000"$' \
+  || fail "defaults: preStop 5 s, grace 40 s, SHUTDOWN_DRAIN_MS 2000, GRPC_MAX_CONNECTION_AGE_MS 30000 expected"
+
+step "PodDisruptionBudgets allow a drain; pods spread over nodes"
+for svc in "${SERVICES[@]}"; do
+  pdb="$(doc "$WORK/base.yaml" PodDisruptionBudget "quire-$svc")"
+  grep -q '^  maxUnavailable: 1$' <<<"$pdb" || fail "$svc: PDB is not maxUnavailable 1"
+  dep="$(doc "$WORK/base.yaml" Deployment "quire-$svc")"
+  grep -A5 'topologyKey: kubernetes.io/hostname$' <<<"$dep" | grep -q "app.kubernetes.io/name: $svc\$" \
+    || fail "$svc: no kubernetes.io/hostname spread over its own pods"
+  grep -q 'whenUnsatisfiable: ScheduleAnyway$' <<<"$dep" || fail "$svc: spread is not ScheduleAnyway"
+done
+doc "$all" PodDisruptionBudget quire-publishing | grep -q '^  minAvailable: 2$' || fail "publishing: minAvailable not honoured"
+[[ -z "$(doc "$all" PodDisruptionBudget quire-insights)" ]] || fail "insights: a PDB with a single replica"
+doc "$all" Deployment quire-content | grep -A5 'topologyKey: topology.kubernetes.io/zone$' | grep -q 'app.kubernetes.io/name: content$' \
+  || fail "content: no zone spread with topologySpread.zone.enabled"
+pub="$(doc "$all" Deployment quire-publishing)"
+grep -q 'whenUnsatisfiable: DoNotSchedule$' <<<"$pub" && ! grep -q 'topologyKey: kubernetes.io/hostname$' <<<"$pub" \
+  || fail "publishing: topologySpreadConstraints not used verbatim"
+
+step "FerretDB datastore: a Deployment of 2, its Service, and the backends pointed at it"
+fdb="$WORK/ferretdb.yaml"
+h template quire "$CHART" -f "$FERRETDB" > "$fdb" || fail "helm template with the FerretDB datastore"
+dep="$(doc "$fdb" Deployment quire-ferretdb)"
+grep -q '^  replicas: 2$' <<<"$dep" || fail "FerretDB Deployment does not have 2 replicas"
+for arg in --handler=postgresql --telemetry=disable --listen-addr=:27017; do
+  grep -q -- "- $arg\$" <<<"$dep" || fail "FerretDB: $arg missing"
+done
+grep -q 'image: "ghcr.io/ferretdb/ferretdb:1.24.2"$' <<<"$dep" || fail "FerretDB: default image not used"
+grep -A4 'name: FERRETDB_POSTGRESQL_URL$' <<<"$dep" | grep -q 'name: quire-postgres$' || fail "FerretDB: PostgreSQL URL not read from the existing Secret"
+grep -A5 'topologyKey: kubernetes.io/hostname$' <<<"$dep" | grep -q 'app.kubernetes.io/name: ferretdb$' || fail "FerretDB: no hostname spread"
+grep -q 'seconds: 5$' <<<"$dep" || fail "FerretDB: preStop sleep not set"
+doc "$fdb" Service quire-ferretdb | grep -q 'port: 27017$' || fail "FerretDB: no Service on 27017"
+doc "$fdb" PodDisruptionBudget quire-ferretdb | grep -q '^  maxUnavailable: 1$' || fail "FerretDB: no PDB with maxUnavailable 1"
+doc "$fdb" NetworkPolicy quire-ferretdb | grep -q 'app.kubernetes.io/component: backend$' || fail "FerretDB: NetworkPolicy does not admit the backends"
+[[ -z "$(doc "$fdb" Secret quire-ferretdb)" ]] || fail "FerretDB: a Secret rendered although existingSecret is set"
+for svc in "${BACKENDS[@]}"; do
+  be="$(doc "$fdb" Deployment "quire-$svc")"
+  grep -A1 'name: MONGODB_URI$' <<<"$be" | grep -q 'value: "mongodb://quire-ferretdb.default.svc.cluster.local:27017"$' \
+    || fail "$svc: MONGODB_URI does not point to the FerretDB Service"
+  grep -A4 'name: QUIRE_FERRETDB_POSTGRES_URL$' <<<"$be" | grep -q 'name: quire-postgres$' || fail "$svc: QUIRE_FERRETDB_POSTGRES_URL not set"
+done
+if doc "$fdb" Deployment quire-gateway | grep -q 'MONGODB_URI\|QUIRE_FERRETDB_POSTGRES_URL'; then fail "gateway: datastore settings given to the gateway"; fi
+if grep -q 'quire-ferretdb' "$WORK/base.yaml"; then fail "FerretDB rendered with an external MongoDB"; fi
+FERRETDB_URL=(--set global.redis.url=redis://redis:6379 --set global.ferretdb.enabled=true
+  --set global.ferretdb.postgresql.url=postgres://quire:secret@postgres:5432/ferretdb)
+h template quire "$CHART" "${FERRETDB_URL[@]}" > "$WORK/ferretdb-url.yaml" || fail "helm template with FerretDB and a PostgreSQL URL"
+doc "$WORK/ferretdb-url.yaml" Secret quire-ferretdb | grep -q '^  url: ' || fail "FerretDB: postgresql.url not stored in the Secret quire-ferretdb"
+doc "$WORK/ferretdb-url.yaml" Deployment quire-identity | grep -A4 'name: QUIRE_FERRETDB_POSTGRES_URL$' | grep -q 'name: quire-ferretdb$' \
+  || fail "identity: QUIRE_FERRETDB_POSTGRES_URL not read from the Secret quire-ferretdb"
+
 step "required values are enforced"
 expect_rejected() {
   local what="$1"; shift
@@ -109,6 +211,17 @@ expect_rejected "Ingress without a files host" "${BASE[@]}" --set gateway.ingres
 expect_rejected "files host among the Ingress hosts" "${BASE[@]}" --set gateway.ingress.enabled=true --set gateway.ingress.filesHost=api.example.com
 expect_rejected "unknown translation provider" "${BASE[@]}" --set insights.providers.translation.type=deepl
 expect_rejected "translation provider without its URL" "${BASE[@]}" --set insights.providers.translation.type=openai
+expect_rejected "both datastores (external MongoDB and FerretDB)" "${FERRETDB_URL[@]}" --set global.mongodb.uri=mongodb://mongo:27017
+expect_rejected "neither datastore" --set global.redis.url=redis://redis:6379
+expect_rejected "FerretDB without a PostgreSQL URL" --set global.redis.url=redis://redis:6379 --set global.ferretdb.enabled=true
+expect_rejected "malformed PostgreSQL URL" "${FERRETDB_URL[@]}" --set global.ferretdb.postgresql.url=pg.example:5432
+expect_rejected "FerretDB settings outside global" "${FERRETDB_URL[@]}" --set ferretdb.enabled=true
+expect_rejected "termination grace period too short (not above preStop + drain + 25 s)" "${BASE[@]}" --set global.shutdown.terminationGracePeriodSeconds=32
+expect_rejected "a service's termination grace period too short" "${BASE[@]}" --set content.terminationGracePeriodSeconds=30
+expect_rejected "drain longer than 60 s" "${BASE[@]}" --set global.shutdown.drainMs=60001 --set global.shutdown.terminationGracePeriodSeconds=120
+expect_rejected "gRPC max connection age under 1 s" "${BASE[@]}" --set global.grpc.maxConnectionAgeMs=500
+expect_rejected "PDB minAvailable not below the replicas always running" "${BASE[@]}" --set publishing.podDisruptionBudget.minAvailable=2
+expect_rejected "PDB maxUnavailable 0" "${BASE[@]}" --set identity.podDisruptionBudget.maxUnavailable=0
 
 step "insights providers: settings as env, API keys from Secrets"
 ins="$WORK/all-insights.yaml"

@@ -43,7 +43,8 @@ describe('scale-out: two replicas of every service', () => {
   };
 
   beforeAll(async () => {
-    stack = await startTestStack({ QUIRE_REPLICAS: '2' });
+    // The rolling restart's load is more than one token's default rate.
+    stack = await startTestStack({ QUIRE_REPLICAS: '2', RATE_LIMIT_POINTS: '100000' });
     state = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as StackState;
     admin = await stack.account(['bootstrap', '--email', 'admin@scale.test', '--org', 'Scale', '--json']);
     orgId = admin.organizationId;
@@ -136,5 +137,82 @@ describe('scale-out: two replicas of every service', () => {
       },
       10_000,
     );
+  });
+
+  it('restarts every replica of every service one after another under a load of reads and writes: no failed request, no acknowledged write lost', async () => {
+    // The load's way in, as a Kubernetes Service in front of the gateway is: only to replicas that say they are ready.
+    const gatewayUrls = urlsOf('gateway');
+    const ready = new Set(gatewayUrls);
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        await Promise.all(gatewayUrls.map(async (url) => ((await isReady(url)) ? ready.add(url) : ready.delete(url))));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    let turn = 0;
+    const front = () => {
+      const usable = gatewayUrls.filter((url) => ready.has(url));
+      return apiClient((usable.length > 0 ? usable : gatewayUrls)[turn++ % (usable.length || gatewayUrls.length)], admin.token);
+    };
+
+    const failures: string[] = [];
+    let requests = 0;
+    const attempt = async (what: string, call: () => Promise<{ status: number }>) => {
+      requests++;
+      try {
+        const { status } = await call();
+        if (status >= 500) failures.push(`${what}: ${status}`);
+        return status;
+      } catch (error) {
+        failures.push(`${what}: ${(error as Error).message}`);
+        return 0;
+      }
+    };
+    // Each worker writes a space of its own (its last acknowledged title must be what it reads at the end) and opens change requests.
+    const workers = await Promise.all(
+      Array.from({ length: 3 }, async (_, k) => ({
+        space: ok(await gateways[k % 2].post(`/v1/orgs/${orgId}/spaces`, { title: `Rolling ${k}` }), 201),
+        title: '',
+        opened: [] as string[],
+      })),
+    );
+    let running = true;
+    const load = workers.map(async (worker, k) => {
+      for (let i = 0; running; i++) {
+        const title = `Rolling ${k}.${i}`;
+        if ((await attempt('PATCH space', () => front().patch(`/v1/spaces/${worker.space.id}`, { title }))) === 200) worker.title = title;
+        await attempt('GET space', () => front().get(`/v1/spaces/${worker.space.id}`));
+        if (i % 5 === 0) {
+          let id = '';
+          const status = await attempt('POST change request', async () => {
+            const response = await front().post(`/v1/spaces/${worker.space.id}/change-requests`, { subject: `cr ${k}.${i}` });
+            id = response.body?.id;
+            return response;
+          });
+          if (status === 201) worker.opened.push(id);
+        }
+        await attempt('GET spaces', () => front().get(`/v1/orgs/${orgId}/spaces?limit=5`));
+      }
+    });
+
+    for (const service of SERVICES) {
+      for (const url of urlsOf(service)) {
+        const pid = pidOf(service, url)!;
+        process.kill(pid, 'SIGTERM');
+        await waitFor(`${service} at ${url} to be back`, async () => (pidOf(service, url) ?? pid) !== pid && (await isReady(url)), 30_000);
+      }
+    }
+    running = false;
+    await Promise.all(load);
+    polling = false;
+    await poller;
+
+    assert.deepEqual(failures, [], `failed requests (of ${requests})`);
+    assert.ok(requests > 200, `a load ran throughout (${requests} requests)`);
+    for (const worker of workers) {
+      assert.equal(ok(await gateways[0].get(`/v1/spaces/${worker.space.id}`)).title, worker.title, 'the last acknowledged title');
+      for (const id of worker.opened) ok(await gateways[1].get(`/v1/spaces/${worker.space.id}/change-requests/${id}`));
+    }
   });
 });

@@ -77,8 +77,20 @@ key: REDIS_URL
 {{- $g := .Values.global | default dict -}}
 {{- $mongo := $g.mongodb | default dict -}}
 {{- $redis := $g.redis | default dict -}}
-{{- if not (or $mongo.uri $mongo.existingSecret $mongo.serviceUris) -}}
-{{- fail "global.mongodb.uri is required (base URI, e.g. mongodb://mongo:27017), or global.mongodb.existingSecret, or global.mongodb.serviceUris" -}}
+{{- $ferretdb := $g.ferretdb | default dict -}}
+{{- if hasKey .Values "ferretdb" -}}
+{{- fail "FerretDB is configured under global.ferretdb (enabled, image, postgresql.url or postgresql.existingSecret, ...), not ferretdb: the service subcharts read it too" -}}
+{{- end -}}
+{{- /* The datastore: an external MongoDB (global.mongodb.*) or FerretDB deployed by the chart (global.ferretdb.enabled), exactly one */ -}}
+{{- $externalMongo := or $mongo.uri $mongo.existingSecret $mongo.serviceUris -}}
+{{- if and $externalMongo $ferretdb.enabled -}}
+{{- fail "choose one datastore: global.mongodb.uri (or global.mongodb.existingSecret / serviceUris) for an external MongoDB, or global.ferretdb.enabled for FerretDB, not both" -}}
+{{- end -}}
+{{- if not (or $externalMongo $ferretdb.enabled) -}}
+{{- fail "a datastore is required: global.mongodb.uri (base URI, e.g. mongodb://mongo:27017, or global.mongodb.existingSecret, or global.mongodb.serviceUris) for an external MongoDB, or global.ferretdb.enabled=true with global.ferretdb.postgresql.url (or .existingSecret) for FerretDB" -}}
+{{- end -}}
+{{- if $ferretdb.enabled -}}
+{{- include "quire-lib.ferretdbValidate" . -}}
 {{- end -}}
 {{- if $mongo.serviceUris -}}
 {{- $backends := splitList " " (include "quire-lib.backends" .) -}}
@@ -151,6 +163,9 @@ key: REDIS_URL
 {{- if and $files (eq (include "quire-lib.urlHost" $files) (include "quire-lib.urlHost" (include "quire-lib.publicBaseUrl" .))) -}}
 {{- fail "the files host (global.filesBaseUrl or gateway.ingress.filesHost) must not be the API's host (global.publicBaseUrl)" -}}
 {{- end -}}
+{{- /* Checked here for the global values; each Deployment checks its own (a service may override the grace period) */ -}}
+{{- $_ := include "quire-lib.grpcMaxConnectionAgeMs" . -}}
+{{- $_ := include "quire-lib.shutdown" (list . dict) -}}
 {{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .Release.Name) -}}
 {{- fail (printf "release name %q must be a DNS label" .Release.Name) -}}
 {{- end -}}
@@ -184,7 +199,8 @@ data:
   {{- range $svc := splitList " " (include "quire-lib.backends" .) }}
   {{- $host := include "quire-lib.serviceFullname" (list $ $svc) }}
   {{- $prefix := include "quire-lib.envPrefix" $svc }}
-  {{ $prefix }}_GRPC_ADDR: {{ printf "%s:%v" $host (include "quire-lib.grpcPort" $) | quote }}
+  {{- /* The backend's headless Service: clients resolve every ready pod and balance calls over them (round_robin) */}}
+  {{ $prefix }}_GRPC_ADDR: {{ include "quire-lib.grpcAddr" (list $ $svc) | quote }}
   {{ $prefix }}_HTTP_URL: {{ printf "http://%s:%v" $host (include "quire-lib.httpPort" $) | quote }}
   {{- end }}
   {{- range $key, $value := $g.tenantLimits }}
@@ -317,11 +333,17 @@ env:
     value: {{ (include "quire-lib.httpPort" $ctx) | quote }}
   - name: GRPC_PORT
     value: {{ (include "quire-lib.grpcPort" $ctx) | quote }}
+  {{- /* Servers close connections this old (their calls finish first): clients re-resolve the headless Service and reach new pods */}}
+  - name: GRPC_MAX_CONNECTION_AGE_MS
+    value: {{ include "quire-lib.grpcMaxConnectionAgeMs" $ctx | quote }}
   {{- with $v.cacheBudgetMb }}
   - name: CACHE_BUDGET_MB
     value: {{ . | quote }}
   {{- end }}
   {{- end }}
+  {{- /* On SIGTERM: not ready (/readyz 503, gRPC NOT_SERVING) but still serving for this long, then in-flight work finishes */}}
+  - name: SHUTDOWN_DRAIN_MS
+    value: {{ (include "quire-lib.shutdown" (list $ctx $v) | fromJson).drainMs | quote }}
   {{- with $v.logLevel }}
   - name: LOG_LEVEL
     value: {{ . | quote }}
@@ -334,7 +356,12 @@ env:
   {{- if eq $ctx.Chart.Name "insights" }}
   {{- include "quire-lib.insightsProviderEnv" $v | nindent 2 }}
   {{- end }}
-  {{- if not $isGateway }}
+  {{- if and (not $isGateway) (dig "ferretdb" "enabled" false $g) }}
+  {{- /* FerretDB deployed by the chart: its Service, and the PostgreSQL database behind it (indexes, write serialization) */}}
+  - name: MONGODB_URI
+    value: {{ include "quire-lib.ferretdbUri" $ctx | quote }}
+  {{- include "quire-lib.secretEnv" (list "QUIRE_FERRETDB_POSTGRES_URL" (include "quire-lib.ferretdbPostgresSecretRef" $ctx) false) | nindent 2 }}
+  {{- else if not $isGateway }}
   {{- $mongo := $g.mongodb | default dict }}
   {{- $serviceKey := printf "%s_MONGODB_URI" (include "quire-lib.envPrefix" $ctx.Chart.Name) }}
   {{- $serviceUri := index ($mongo.serviceUris | default dict) $ctx.Chart.Name }}
@@ -406,4 +433,69 @@ Secrets only. Arg: the effective values of the insights chart.
 - name: PROVIDER_TIMEOUT_MS
   value: {{ . | quote }}
 {{- end }}
+{{- end -}}
+
+{{/*
+A whole number setting, checked. Arg: list name value default (the default when the value is
+null or ""). Output: the number. Values read from YAML files are float64, from --set int64.
+*/}}
+{{- define "quire-lib.wholeNumber" -}}
+{{- $name := index . 0 -}}
+{{- $value := index . 1 -}}
+{{- if or (kindIs "invalid" $value) (eq (toString $value) "") -}}
+{{- $value = index . 2 -}}
+{{- end -}}
+{{- if or (kindIs "float64" $value) (kindIs "int64" $value) (kindIs "int" $value) -}}
+{{- if or (lt (float64 $value) 0.0) (ne (float64 (int64 $value)) (float64 $value)) -}}
+{{- fail (printf "%s must be a whole number >= 0 (got %v)" $name $value) -}}
+{{- end -}}
+{{- int64 $value -}}
+{{- else if regexMatch "^[0-9]+$" (toString $value) -}}
+{{- atoi (toString $value) -}}
+{{- else -}}
+{{- fail (printf "%s must be a whole number >= 0 (got %v)" $name $value) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* GRPC_MAX_CONNECTION_AGE_MS of the backends: global.grpc.maxConnectionAgeMs (default 30000, at least 1000). Arg: root context. */}}
+{{- define "quire-lib.grpcMaxConnectionAgeMs" -}}
+{{- $age := include "quire-lib.wholeNumber" (list "global.grpc.maxConnectionAgeMs" (dig "grpc" "maxConnectionAgeMs" nil (.Values.global | default dict)) 30000) -}}
+{{- if lt (atoi $age) 1000 -}}
+{{- fail (printf "global.grpc.maxConnectionAgeMs must be at least 1000 (got %s)" $age) -}}
+{{- end -}}
+{{- $age -}}
+{{- end -}}
+
+{{/*
+Shutdown settings of a service (global.shutdown; the service's own terminationGracePeriodSeconds,
+when set, overrides the grace period), checked. Arg: list $ $v (root context, effective values of
+the service; an empty dict for the global settings alone). Output: JSON with string values
+{preStopSeconds, drainMs, terminationGracePeriodSeconds}.
+
+The pod's grace period covers, in order: the preStop sleep (Kubernetes takes the pod out of the
+Services and DNS meanwhile), then after SIGTERM the drain (not ready, still serving) and the
+in-flight requests and calls finishing. It must be larger than
+preStopSeconds + drainMs / 1000 + 25 s, or the kubelet kills work in flight.
+*/}}
+{{- define "quire-lib.shutdown" -}}
+{{- $ctx := index . 0 -}}
+{{- $v := index . 1 -}}
+{{- $s := dig "shutdown" dict ($ctx.Values.global | default dict) -}}
+{{- $preStop := include "quire-lib.wholeNumber" (list "global.shutdown.preStopSeconds" $s.preStopSeconds 5) -}}
+{{- $drainMs := include "quire-lib.wholeNumber" (list "global.shutdown.drainMs" $s.drainMs 2000) -}}
+{{- $graceName := "global.shutdown.terminationGracePeriodSeconds" -}}
+{{- $grace := $s.terminationGracePeriodSeconds -}}
+{{- if not (or (kindIs "invalid" $v.terminationGracePeriodSeconds) (eq (toString $v.terminationGracePeriodSeconds) "")) -}}
+{{- $graceName = printf "%s.terminationGracePeriodSeconds" $ctx.Chart.Name -}}
+{{- $grace = $v.terminationGracePeriodSeconds -}}
+{{- end -}}
+{{- $grace = include "quire-lib.wholeNumber" (list $graceName $grace 40) -}}
+{{- if gt (atoi $drainMs) 60000 -}}
+{{- fail (printf "global.shutdown.drainMs must be at most 60000 (got %s)" $drainMs) -}}
+{{- end -}}
+{{- $neededMs := add (mul (atoi $preStop) 1000) (atoi $drainMs) 25000 -}}
+{{- if le (mul (atoi $grace) 1000) $neededMs -}}
+{{- fail (printf "%s (%s s) must be larger than global.shutdown.preStopSeconds (%s s) + global.shutdown.drainMs (%s ms) + 25 s for requests and calls in flight = %v s" $graceName $grace $preStop $drainMs (divf $neededMs 1000.0)) -}}
+{{- end -}}
+{{- dict "preStopSeconds" $preStop "drainMs" $drainMs "terminationGracePeriodSeconds" $grace | toJson -}}
 {{- end -}}

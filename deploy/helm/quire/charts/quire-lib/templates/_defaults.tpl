@@ -58,9 +58,13 @@ autoscaling:
   targetMemoryUtilizationPercentage: null
   behavior: {}
 
+# Rendered only when more than one replica is guaranteed (replicaCount, or autoscaling.minReplicas).
 podDisruptionBudget:
   enabled: true
-  minAvailable: 1
+  # Pods a node drain may evict at once (at least 1).
+  maxUnavailable: 1
+  # Set (a number below the replicas always running, or a percentage) to use minAvailable instead.
+  minAvailable: ""
 
 networkPolicy:
   enabled: true
@@ -119,7 +123,9 @@ probes:
 # Size limit of the emptyDir mounted at /tmp (the root filesystem is read-only).
 tmpSizeLimit: 256Mi
 
-terminationGracePeriodSeconds: 30
+# Empty: global.shutdown.terminationGracePeriodSeconds. Either way it must be larger than
+# global.shutdown.preStopSeconds + global.shutdown.drainMs / 1000 + 25 s (checked).
+terminationGracePeriodSeconds: ""
 
 # CACHE_BUDGET_MB of a backend: its in-process caches (estimated heap, MB), split among the caches
 # its modules declare in proportion to their declared sizes. Empty: the service's default (the sum
@@ -138,6 +144,18 @@ podLabels: {}
 nodeSelector: {}
 tolerations: []
 affinity: {}
+# Spread of the service's pods (labelSelector: its own selector labels): one constraint per
+# enabled entry, over kubernetes.io/hostname and topology.kubernetes.io/zone.
+topologySpread:
+  hostname:
+    enabled: true
+    maxSkew: 1
+    whenUnsatisfiable: ScheduleAnyway
+  zone:
+    enabled: false
+    maxSkew: 1
+    whenUnsatisfiable: ScheduleAnyway
+# A non-empty list is used verbatim instead of the constraints topologySpread makes.
 topologySpreadConstraints: []
 priorityClassName: ""
 {{- end -}}

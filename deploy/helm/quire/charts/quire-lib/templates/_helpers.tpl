@@ -4,7 +4,8 @@ Shared helpers for the Quire charts.
 Conventions:
 - Every service subchart is named after its service (gateway, identity, ...).
 - Kubernetes objects of a service are named "<release>-<service>"; the umbrella
-  relies on this to compute the *_GRPC_ADDR / *_HTTP_URL values.
+  relies on this to compute the *_GRPC_ADDR / *_HTTP_URL values. A backend's
+  headless gRPC Service is "<release>-<service>-grpc".
 - Objects shared by all services (ConfigMap, Secret) are named "<release>-shared".
 */}}
 
@@ -23,6 +24,27 @@ identity content publishing integrations insights
 {{- $ctx := index . 0 -}}
 {{- $name := index . 1 -}}
 {{- printf "%s-%s" $ctx.Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Name of a backend's headless gRPC Service: "<release>-<service>-grpc". Usage: include "quire-lib.grpcServiceName" (list $ "identity") */}}
+{{- define "quire-lib.grpcServiceName" -}}
+{{- printf "%s-grpc" (include "quire-lib.serviceFullname" .) -}}
+{{- end -}}
+
+{{/*
+<SERVICE>_GRPC_ADDR of a backend: "dns:///<release>-<service>-grpc.<namespace>.svc.<cluster domain>:<grpc port>".
+The headless Service resolves to one address per ready pod; clients balance their calls over all of
+them (round_robin) and re-resolve when a server closes a connection (global.grpc.maxConnectionAgeMs).
+Usage: include "quire-lib.grpcAddr" (list $ "identity")
+*/}}
+{{- define "quire-lib.grpcAddr" -}}
+{{- $ctx := index . 0 -}}
+{{- printf "dns:///%s.%s.svc.%s:%v" (include "quire-lib.grpcServiceName" .) $ctx.Release.Namespace (include "quire-lib.clusterDomain" $ctx) (include "quire-lib.grpcPort" $ctx) -}}
+{{- end -}}
+
+{{/* The cluster's DNS domain (global.clusterDomain, default cluster.local). */}}
+{{- define "quire-lib.clusterDomain" -}}
+{{- dig "clusterDomain" "cluster.local" (.Values.global | default dict) | default "cluster.local" | trimSuffix "." -}}
 {{- end -}}
 
 {{/* Full name of the current (sub)chart's service. */}}

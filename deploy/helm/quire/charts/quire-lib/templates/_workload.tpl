@@ -34,6 +34,7 @@ automountServiceAccountToken: false
 {{- $v := dict -}}{{- include "quire-lib.values" (list . $v) -}}
 {{- $g := .Values.global | default dict -}}
 {{- $isGateway := include "quire-lib.isGateway" . -}}
+{{- $shutdown := include "quire-lib.shutdown" (list . $v) | fromJson -}}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -88,7 +89,8 @@ spec:
       {{- end }}
       securityContext:
         {{- toYaml $v.podSecurityContext | nindent 8 }}
-      terminationGracePeriodSeconds: {{ $v.terminationGracePeriodSeconds }}
+      # Covers the preStop sleep, the drain (SHUTDOWN_DRAIN_MS) and the work in flight (checked).
+      terminationGracePeriodSeconds: {{ $shutdown.terminationGracePeriodSeconds }}
       containers:
         - name: {{ .Chart.Name }}
           image: {{ include "quire-lib.image" (list . $v) | quote }}
@@ -132,6 +134,13 @@ spec:
             periodSeconds: {{ $v.probes.readiness.periodSeconds }}
             failureThreshold: {{ $v.probes.readiness.failureThreshold }}
             timeoutSeconds: {{ $v.probes.readiness.timeoutSeconds }}
+          {{- if gt (atoi $shutdown.preStopSeconds) 0 }}
+          lifecycle:
+            # Kubernetes takes the pod out of the Services and DNS while it still serves; SIGTERM after.
+            preStop:
+              exec:
+                command: ["/bin/sh", "-c", "sleep {{ $shutdown.preStopSeconds }}"]
+          {{- end }}
           resources:
             {{- toYaml $v.resources | nindent 12 }}
           volumeMounts:
@@ -161,10 +170,41 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-      {{- with $v.topologySpreadConstraints }}
+      {{- with include "quire-lib.topologySpreadConstraints" (list $v (include "quire-lib.selectorLabels" .) (printf "%s." .Chart.Name)) }}
       topologySpreadConstraints:
-        {{- toYaml . | nindent 8 }}
+        {{- . | trim | nindent 8 }}
       {{- end }}
+{{- end -}}
+
+{{/*
+topologySpreadConstraints of a pod: topologySpreadConstraints when given (verbatim), else one
+constraint per enabled entry of topologySpread (hostname: kubernetes.io/hostname, zone:
+topology.kubernetes.io/zone) over the pods with the pod's own selector labels.
+Arg: list values selectorLabelsYaml valuesPrefix (for messages, e.g. "identity.").
+*/}}
+{{- define "quire-lib.topologySpreadConstraints" -}}
+{{- $v := index . 0 -}}
+{{- $selector := index . 1 -}}
+{{- $prefix := index . 2 -}}
+{{- if $v.topologySpreadConstraints -}}
+{{- toYaml $v.topologySpreadConstraints -}}
+{{- else -}}
+{{- range $name, $key := dict "hostname" "kubernetes.io/hostname" "zone" "topology.kubernetes.io/zone" -}}
+{{- $c := index ($v.topologySpread | default dict) $name | default dict -}}
+{{- if $c.enabled -}}
+{{- $when := $c.whenUnsatisfiable | default "ScheduleAnyway" -}}
+{{- if not (has $when (list "ScheduleAnyway" "DoNotSchedule")) -}}
+{{- fail (printf "%stopologySpread.%s.whenUnsatisfiable must be ScheduleAnyway or DoNotSchedule" $prefix $name) -}}
+{{- end }}
+- maxSkew: {{ include "quire-lib.wholeNumber" (list (printf "%stopologySpread.%s.maxSkew" $prefix $name) $c.maxSkew 1) }}
+  topologyKey: {{ $key }}
+  whenUnsatisfiable: {{ $when }}
+  labelSelector:
+    matchLabels:
+      {{- $selector | nindent 6 }}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "quire-lib.service" -}}
@@ -208,6 +248,35 @@ spec:
     {{- end }}
 {{- end -}}
 
+{{/*
+Backends only: a headless Service ("<release>-<service>-grpc", clusterIP None) with the gRPC port
+alone. Its DNS name resolves to every ready pod, which <SERVICE>_GRPC_ADDR (dns:///...) gives the
+clients: they balance calls over all pods (round_robin) instead of pinning one HTTP/2 connection
+to one pod through a ClusterIP. Pods leave it when not ready (draining).
+*/}}
+{{- define "quire-lib.grpcService" -}}
+{{- if ne (include "quire-lib.isGateway" .) "true" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "quire-lib.grpcServiceName" (list . .Chart.Name) }}
+  namespace: {{ .Release.Namespace }}
+  labels:
+    {{- include "quire-lib.labels" . | nindent 4 }}
+spec:
+  type: ClusterIP
+  clusterIP: None
+  selector:
+    {{- include "quire-lib.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ (include "quire-lib.grpcPort" $) }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: kubernetes.io/h2c
+{{- end -}}
+{{- end -}}
+
 {{- define "quire-lib.hpa" -}}
 {{- $v := dict -}}{{- include "quire-lib.values" (list . $v) -}}
 {{- $a := $v.autoscaling -}}
@@ -248,7 +317,11 @@ spec:
 {{- end -}}
 {{- end -}}
 
-{{/* Rendered only when more than one replica is guaranteed, so it never blocks node drains. */}}
+{{/*
+Rendered only when more than one replica is guaranteed (replicaCount, or autoscaling.minReplicas),
+and checked so that it never blocks a node drain: maxUnavailable (default 1) at least 1, or
+minAvailable, when set, below the replicas always running.
+*/}}
 {{- define "quire-lib.pdb" -}}
 {{- $v := dict -}}{{- include "quire-lib.values" (list . $v) -}}
 {{- $minReplicas := ternary $v.autoscaling.minReplicas $v.replicaCount (not (not $v.autoscaling.enabled)) -}}
@@ -261,10 +334,50 @@ metadata:
   labels:
     {{- include "quire-lib.labels" . | nindent 4 }}
 spec:
-  minAvailable: {{ $v.podDisruptionBudget.minAvailable }}
+  {{- include "quire-lib.pdbBudget" (list $v.podDisruptionBudget (int $minReplicas) (printf "%s.podDisruptionBudget" .Chart.Name)) | nindent 2 }}
   selector:
     matchLabels:
       {{- include "quire-lib.selectorLabels" . | nindent 6 }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The budget of a PodDisruptionBudget: minAvailable when set (a number below the replicas always
+running, or a percentage below 100%), else maxUnavailable (default 1; at least 1 or 1%).
+Arg: list podDisruptionBudgetValues guaranteedReplicas valuesName.
+*/}}
+{{- define "quire-lib.pdbBudget" -}}
+{{- $pdb := index . 0 -}}
+{{- $replicas := index . 1 -}}
+{{- $name := index . 2 -}}
+{{- $min := $pdb.minAvailable -}}
+{{- if not (or (kindIs "invalid" $min) (eq (toString $min) "")) -}}
+{{- if regexMatch "^[0-9]+%$" (toString $min) -}}
+{{- if ge (atoi (trimSuffix "%" (toString $min))) 100 -}}
+{{- fail (printf "%s.minAvailable %v would block node drains: use a percentage below 100%%, or maxUnavailable" $name $min) -}}
+{{- end -}}
+minAvailable: {{ toString $min | quote }}
+{{- else -}}
+{{- $n := include "quire-lib.wholeNumber" (list (printf "%s.minAvailable" $name) $min 1) -}}
+{{- if ge (atoi $n) $replicas -}}
+{{- fail (printf "%s.minAvailable (%s) must be below the replicas always running (%d), or the PDB blocks node drains: lower it, raise replicaCount / autoscaling.minReplicas, or use maxUnavailable" $name $n $replicas) -}}
+{{- end -}}
+minAvailable: {{ $n }}
+{{- end -}}
+{{- else -}}
+{{- $max := $pdb.maxUnavailable -}}
+{{- if regexMatch "^[0-9]+%$" (toString $max) -}}
+{{- if lt (atoi (trimSuffix "%" (toString $max))) 1 -}}
+{{- fail (printf "%s.maxUnavailable %v would block node drains" $name $max) -}}
+{{- end -}}
+maxUnavailable: {{ toString $max | quote }}
+{{- else -}}
+{{- $n := include "quire-lib.wholeNumber" (list (printf "%s.maxUnavailable" $name) $max 1) -}}
+{{- if lt (atoi $n) 1 -}}
+{{- fail (printf "%s.maxUnavailable must be at least 1, or the PDB blocks node drains" $name) -}}
+{{- end -}}
+maxUnavailable: {{ $n }}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
