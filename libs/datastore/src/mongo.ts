@@ -88,10 +88,7 @@ async function startFerretdb(binary: string, dataDir: string, port: number, log:
   }
   try {
     const postgresUrl = await ensureStackDatabase(server.url, dataDir);
-    // The URL (it may hold a password) goes by environment, which other users cannot read, not
-    // by a flag every local user sees in the process list: same as --postgresql-url.
-    const env = { FERRETDB_POSTGRESQL_URL: postgresUrl };
-    const engine = await launch('ferretdb', binary, ['--handler=postgresql', ...ferretdbFlags(port, dataDir)], port, log, env);
+    const engine = await launchOnPostgres(binary, postgresUrl, dataDir, port, log);
     return {
       ...engine,
       engine: 'ferretdb',
@@ -112,6 +109,23 @@ async function startFerretdb(binary: string, dataDir: string, port: number, log:
     await server.stop();
     throw error;
   }
+}
+
+function launchOnPostgres(binary: string, postgresUrl: string, dataDir: string, port: number, log: (line: string) => void): Promise<Launched> {
+  // The URL (it may hold a password) goes by environment, which other users cannot read, not
+  // by a flag every local user sees in the process list: same as --postgresql-url.
+  return launch('ferretdb', binary, ['--handler=postgresql', ...ferretdbFlags(port, dataDir)], port, log, { FERRETDB_POSTGRESQL_URL: postgresUrl });
+}
+
+/**
+ * One more FerretDB process over a PostgreSQL database another one already serves (FerretDB is
+ * stateless: several of them over one database is how a cluster runs it), on `port`.
+ */
+export async function startFerretdbOn(postgresUrl: string, { dataDir, port, log = () => {} }: StartOptions): Promise<MongoHandle> {
+  const binary = findFerretdb(log);
+  if (!binary) throw new Error('FerretDB is not installed (scripts/install-ferretdb.sh)');
+  const engine = await launchOnPostgres(binary, postgresUrl, dataDir, port, log);
+  return { ...engine, engine: 'ferretdb', backend: 'postgresql', postgresUrl, description: `FerretDB at 127.0.0.1:${port} over ${redact(postgresUrl)}` };
 }
 
 function findFerretdb(log: (line: string) => void): string | undefined {

@@ -4,15 +4,19 @@ import { baseConfigSchema } from '@quire/runtime';
 export const SERVICES = ['identity', 'content', 'publishing', 'integrations', 'insights'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-const httpUrls = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((url) => url.trim())
-      .filter(Boolean),
-  )
-  .pipe(z.array(z.string().url('must be a URL, or URLs separated by commas')).min(1, 'must be a URL, or URLs separated by commas'));
+/** One URL, or several comma-separated (a parsed config given again: the list). */
+const httpUrls = z.preprocess(
+  (value) => (Array.isArray(value) ? value.join(',') : value),
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().url('must be a URL, or URLs separated by commas')).min(1, 'must be a URL, or URLs separated by commas')),
+);
 
 export const gatewayConfigSchema = baseConfigSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),

@@ -62,7 +62,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if not $f.image -}}
 {{- fail "global.ferretdb.image is required (e.g. ghcr.io/ferretdb/ferretdb:1.24.2)" -}}
 {{- end -}}
-{{- if lt (atoi (include "quire-lib.wholeNumber" (list "global.ferretdb.replicaCount" $f.replicaCount 2))) 1 -}}
+{{- if lt (atoi (include "quire-lib.wholeNumber" (list "global.ferretdb.replicaCount" $f.replicaCount 1))) 1 -}}
 {{- fail "global.ferretdb.replicaCount must be at least 1" -}}
 {{- end -}}
 {{- $preStop := include "quire-lib.wholeNumber" (list "global.ferretdb.preStopSeconds" $f.preStopSeconds 0) -}}
@@ -102,7 +102,7 @@ metadata:
   labels:
     {{- include "quire-lib.ferretdbLabels" . | nindent 4 }}
 spec:
-  replicas: {{ include "quire-lib.wholeNumber" (list "global.ferretdb.replicaCount" $f.replicaCount 2) }}
+  replicas: {{ include "quire-lib.wholeNumber" (list "global.ferretdb.replicaCount" $f.replicaCount 1) }}
   revisionHistoryLimit: 5
   selector:
     matchLabels:
@@ -237,7 +237,7 @@ spec:
 {{- define "quire-lib.ferretdbPdb" -}}
 {{- $f := dig "ferretdb" dict (.Values.global | default dict) -}}
 {{- $pdb := $f.podDisruptionBudget | default dict -}}
-{{- $replicas := atoi (include "quire-lib.wholeNumber" (list "global.ferretdb.replicaCount" $f.replicaCount 2)) -}}
+{{- $replicas := atoi (include "quire-lib.wholeNumber" (list "global.ferretdb.replicaCount" $f.replicaCount 1)) -}}
 {{- if and $f.enabled (dig "enabled" true $pdb) (gt $replicas 1) -}}
 apiVersion: policy/v1
 kind: PodDisruptionBudget
