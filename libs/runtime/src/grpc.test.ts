@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadSync } from '@grpc/proto-loader';
 import { ClientError, createChannel, createClient, Status } from 'nice-grpc';
 import { identity } from '@quire/proto';
-import { createGrpcClient, createGrpcServer, createHealthClient } from './grpc';
+import { createGrpcClient, createGrpcServer, createHealthClient, grpcTarget } from './grpc';
 import { createLogger } from './logger';
 
 const SECRET = 'grpc-test-secret-grpc-test-secret-000001';
@@ -24,6 +24,42 @@ describe('gRPC clients', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup();
+  });
+
+  it('take one address, a list of replicas, or a resolver target, and refuse a list of names', () => {
+    assert.equal(grpcTarget('127.0.0.1:5001'), '127.0.0.1:5001');
+    assert.equal(grpcTarget('127.0.0.1:5001, 127.0.0.1:5003'), 'ipv4:127.0.0.1:5001,127.0.0.1:5003');
+    assert.equal(grpcTarget('[::1]:5001,[::1]:5003'), 'ipv6:[::1]:5001,[::1]:5003');
+    assert.equal(grpcTarget('dns:///quire-content-grpc.quire.svc.cluster.local:50051'), 'dns:///quire-content-grpc.quire.svc.cluster.local:50051');
+    assert.throws(() => grpcTarget('content-0:5001,content-1:5001'), /'content-0:5001' in a list of gRPC addresses is not an ip:port/);
+    assert.throws(() => grpcTarget(' , '), /empty/);
+  });
+
+  it('spread their calls over every replica of a list, and skip one that stopped', async () => {
+    const answered = [0, 0];
+    const servers = await Promise.all(
+      [0, 1].map(async (i) => {
+        const server = createGrpcServer({ host: '127.0.0.1', port: await freePort(), secret: SECRET, logger });
+        const unused = Object.fromEntries(Object.keys(identity.IdentityServiceDefinition.methods).map((name) => [name, async () => assert.fail(name)]));
+        server.add(identity.IdentityServiceDefinition, {
+          ...unused,
+          async batchGetUsers() {
+            answered[i]++;
+            return { users: [] };
+          },
+        } as never);
+        return { server, port: await server.listen() };
+      }),
+    );
+    cleanups.push(() => Promise.all(servers.map(({ server }) => server.shutdown())).then(() => undefined));
+    const address = servers.map(({ port }) => `127.0.0.1:${port}`).join(',');
+    const client = createGrpcClient(identity.IdentityServiceDefinition, { address, secret: SECRET, caller: 'test', deadlineMs: 3_000 });
+    for (let i = 0; i < 10; i++) await client.batchGetUsers({ ids: ['u1'], organizationId: 'o1' });
+    assert.ok(answered[0] >= 3 && answered[1] >= 3, `both replicas answered (${answered.join(' and ')})`);
+    await servers[1].server.shutdown();
+    const before = answered[0];
+    for (let i = 0; i < 6; i++) await client.batchGetUsers({ ids: ['u1'], organizationId: 'o1' });
+    assert.equal(answered[0] - before, 6, 'the remaining replica answered every call');
   });
 
   it('retry on UNAVAILABLE until a server that starts late answers', async () => {

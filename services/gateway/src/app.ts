@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, type ServerResponse } from 'node:http';
+import { Agent, type ClientRequest, type ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { HttpError, sendError } from '@quire/http';
@@ -89,7 +89,7 @@ export function createGatewayApp(parts: GatewayParts): Express {
     if (path === undefined) return next();
     await parts.consumeRate(`ip:${req.ip}`, res);
     req.originalUrl = path;
-    forward('publishing', req, res, next);
+    await forward('publishing', req, res, next);
   });
 
   app.use(docsRouter());
@@ -131,13 +131,15 @@ export function createGatewayApp(parts: GatewayParts): Express {
     const { value, signature } = signPrincipal(config.INTERNAL_HMAC_SECRET, forwarded);
     req.headers[PRINCIPAL_HEADER] = value;
     req.headers[SIGNATURE_HEADER] = signature;
-    forward(route.service, req, res, next);
+    await forward(route.service, req, res, next);
   });
 
-  function forward(service: ServiceName, req: Request, res: Response, next: NextFunction): void {
+  async function forward(service: ServiceName, req: Request, res: Response, next: NextFunction): Promise<void> {
     const length = Number(req.get('content-length') ?? 0);
     if (length > config.BODY_LIMIT_BYTES) throw new HttpError(413, `Request body too large (limit ${config.BODY_LIMIT_BYTES} bytes)`);
     res.locals.service = service;
+    // With several replicas, a small body is read first, so that the request can go to another replica when one refuses it.
+    if (length > 0 && length <= RESENDABLE_BODY_BYTES && replicas[service].urls.length > 1) await keepBody(req as Sent, length);
     // The proxy sees the full path: undo express's mount-path stripping.
     req.url = req.originalUrl;
     proxies[service](req, res, next);
@@ -159,18 +161,53 @@ export function replicasOf(config: GatewayConfig, logger: Logger): Record<Servic
   return Object.fromEntries(SERVICES.map((service) => [service, watchReplicas(service, httpUrlsOf(config, service), logger)])) as Record<ServiceName, Replicas>;
 }
 
-/** The replica a request was sent to, and whether it is a second attempt. */
+/** The replica a request was sent to, and whether it is a second attempt; its body when kept (keepBody). */
 const SENT_TO = Symbol('quire.sentTo');
-type Sent = Request & { [SENT_TO]?: { url: string; retried: boolean } };
+const BODY = Symbol('quire.body');
+const OUTGOING = Symbol('quire.outgoing');
+type Sent = Request & { [SENT_TO]?: { url: string; retried: boolean }; [BODY]?: Buffer; [OUTGOING]?: ClientRequest };
+
+/** The largest body the gateway keeps in memory to send again (forward). */
+const RESENDABLE_BODY_BYTES = 1024 * 1024;
+
+/** Reads a request's body (of `length` bytes, as it says) into memory, for the proxy to write (proxyTo's proxyReq). */
+async function keepBody(req: Sent, length: number): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > length) throw new HttpError(400, 'Bad request: the body is longer than its Content-Length');
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, 'Bad request: the body could not be read');
+  }
+  req[BODY] = Buffer.concat(chunks);
+}
 
 /** Connection failures that mean the replica never got the request: it may go to another one. */
 const NOT_RECEIVED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** Methods whose request may be sent twice (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/**
+ * Whether a failed attempt may go to another replica: refused (never received), or, for an
+ * idempotent method, reset on a kept-alive connection the replica had closed or died with
+ * (it may have been received: sending it twice does no harm). A POST or PATCH reset there is
+ * not sent again: the replica may have done it before it went.
+ */
+function mayResend(req: Sent, code: string): boolean {
+  if (NOT_RECEIVED.has(code)) return true;
+  return (code === 'ECONNRESET' || code === 'EPIPE') && IDEMPOTENT.has(req.method) && req[OUTGOING]?.reusedSocket === true;
+}
 
 /**
  * A request without a body can be sent again as it was (its stream is over: the next proxy
  * pipe ends at once); one with a body cannot, its bytes are gone into the failed attempt.
  */
-const hasNoBody = (req: Request) => !req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0;
+const canResend = (req: Sent) => req[BODY] !== undefined || (!req.headers['transfer-encoding'] && Number(req.headers['content-length'] ?? 0) === 0);
 
 function proxyTo(service: ServiceName, replicas: Replicas, config: GatewayConfig, logger: Logger): RequestHandler {
   const proxy = createProxyMiddleware<Request, Response>({
@@ -189,17 +226,25 @@ function proxyTo(service: ServiceName, replicas: Replicas, config: GatewayConfig
     proxyTimeout: config.PROXY_TIMEOUT_MS,
     timeout: config.PROXY_TIMEOUT_MS,
     on: {
+      // A kept body (forward) is written here: the request stream it came from is read already.
+      proxyReq(proxyReq, req) {
+        (req as Sent)[OUTGOING] = proxyReq;
+        const body = (req as Sent)[BODY];
+        if (body === undefined) return;
+        proxyReq.setHeader('content-length', body.length);
+        proxyReq.write(body);
+      },
       error(error, req, res) {
         const sent = (req as Sent)[SENT_TO];
         const code = (error as NodeJS.ErrnoException).code ?? '';
-        if (sent && NOT_RECEIVED.has(code)) replicas.markDown(sent.url);
+        if (sent && (NOT_RECEIVED.has(code) || code === 'ECONNRESET')) replicas.markDown(sent.url);
         const response = res as ServerResponse;
         if (typeof response.writeHead !== 'function' || response.headersSent) {
           response.destroy?.();
           return;
         }
-        // Refused by a replica that stopped: once more, to another, when the request can be sent again.
-        if (sent && !sent.retried && NOT_RECEIVED.has(code) && replicas.urls.length > 1 && hasNoBody(req as Request)) {
+        // Refused by a replica that stopped (or reset, when that is harmless): once more, to another (its body kept, or none).
+        if (sent && !sent.retried && replicas.urls.length > 1 && mayResend(req as Sent, code) && canResend(req as Sent)) {
           void proxy(req as Request, response as Response, () => unavailable(response));
           return;
         }

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { apiClient, expectOk as ok, startTestStack, waitFor, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
@@ -44,7 +46,8 @@ describe('scale-out: two replicas of every service', () => {
 
   beforeAll(async () => {
     // The rolling restart's load is more than one token's default rate.
-    stack = await startTestStack({ QUIRE_REPLICAS: '2', RATE_LIMIT_POINTS: '100000' });
+    // Event deliveries go to a receiver of the test's on 127.0.0.1.
+    stack = await startTestStack({ QUIRE_REPLICAS: '2', RATE_LIMIT_POINTS: '100000', INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     state = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as StackState;
     admin = await stack.account(['bootstrap', '--email', 'admin@scale.test', '--org', 'Scale', '--json']);
     orgId = admin.organizationId;
@@ -118,14 +121,78 @@ describe('scale-out: two replicas of every service', () => {
       assert.ok((await counted(url, 'quire_grpc_server_calls_total')) > 0, `${url}: gRPC calls reached this identity replica`);
   });
 
+  it('runs each job once across replicas: every event is delivered once, every merge numbered once', async () => {
+    // A dev tunnel stand-in: records the id of every event delivered to it.
+    const delivered: string[] = [];
+    const receiver: Server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+      delivered.push((JSON.parse(String(form.get('event'))) as { eventId: string }).eventId);
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = '/v1/integrations/scaleout-recorder';
+      const script = 'export default { async fetch() { return new Response("ok"); } };';
+      ok(
+        await gateways[0].post(base, {
+          organization: orgId,
+          title: 'Scale-out recorder',
+          description: 'Counts deliveries',
+          scopes: ['space:content:read'],
+          script,
+        }),
+      );
+      const tunnelUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tunnel`;
+      assert.equal((await gateways[1].put(`${base}/dev`, { tunnelUrl })).status, 204);
+      const installation = ok(await gateways[0].post(`${base}/installations`, { organization: orgId }), 201);
+      ok(await gateways[1].patch(`${base}/installations/${installation.id}`, { space_selection: 'all' }));
+
+      // Merges from both replicas at once, into spaces of their own and into one shared space.
+      const spaces = await Promise.all([0, 1, 2].map(async (i) => ok(await gateways[i % 2].post(`/v1/orgs/${orgId}/spaces`, { title: `Evented ${i}` }), 201)));
+      const merges = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const api = gateways[i % 2];
+          const space = spaces[i % 3];
+          const cr = ok(await api.post(`/v1/spaces/${space.id}/change-requests`, { subject: `page ${i}` }), 201);
+          ok(
+            await api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, { changes: [{ type: 'insert_page', title: `Page ${i}` }] }),
+          );
+          return ok(await gateways[(i + 1) % 2].post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`));
+        }),
+      );
+      assert.equal(new Set(merges.map((merge) => merge.revision)).size, 8, 'each merge made a revision of its own');
+      for (const space of spaces) {
+        const pages = ok(await gateways[0].get(`/v1/spaces/${space.id}/content`)).pages.length;
+        assert.equal(pages, merges.filter((_, i) => i % 3 === spaces.indexOf(space)).length, `${space.title}: every merged page`);
+      }
+
+      let listed: string[] = [];
+      await waitFor('every event of the merges to be delivered', async () => {
+        listed = ok(await gateways[1].get(`${base}/events?limit=1000`)).items.map((event: { id: string }) => event.id);
+        return listed.length >= 9 && listed.every((id) => delivered.includes(id));
+      });
+      // A moment for a second delivery of any of them to arrive, if one were made.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(delivered.length, new Set(delivered).size, 'no event delivered twice');
+      assert.deepEqual([...delivered].sort(), [...listed].sort(), 'the events delivered are the events listed');
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+
   it('skips a replica that was killed at once, and sends to it again once the supervisor restarted it', async () => {
+    const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Survivor' }), 201);
     const [, second] = urlsOf('content');
     const pid = pidOf('content', second)!;
     process.kill(pid, 'SIGKILL');
-    const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Survivor' }), 201);
-    for (let i = 0; i < 20; i++) {
-      ok(await gateways[i % 2].get(`/v1/spaces/${space.id}`));
+    // Reads at once: one that meets the dead replica (a refused or reset connection) goes to the other.
+    for (let i = 0; i < 20; i++) ok(await gateways[i % 2].get(`/v1/spaces/${space.id}`));
+    // Writes too: the dead replica is skipped by now.
+    for (let i = 0; i < 10; i++) {
       ok(await gateways[i % 2].patch(`/v1/spaces/${space.id}`, { title: `Survivor ${i}` }));
+      ok(await gateways[i % 2].post(`/v1/spaces/${space.id}/change-requests`, { subject: `after the kill ${i}` }), 201);
     }
     await waitFor('the killed replica to be restarted', async () => pidOf('content', second) !== undefined && (await isReady(second)), 20_000);
     assert.notEqual(pidOf('content', second), pid);
@@ -158,11 +225,11 @@ describe('scale-out: two replicas of every service', () => {
 
     const failures: string[] = [];
     let requests = 0;
-    const attempt = async (what: string, call: () => Promise<{ status: number }>) => {
+    const attempt = async (what: string, call: () => Promise<{ status: number; body?: unknown }>) => {
       requests++;
       try {
-        const { status } = await call();
-        if (status >= 500) failures.push(`${what}: ${status}`);
+        const { status, body } = await call();
+        if (status >= 500) failures.push(`${what}: ${status} ${JSON.stringify(body)}`);
         return status;
       } catch (error) {
         failures.push(`${what}: ${(error as Error).message}`);
