@@ -7,6 +7,7 @@ import { benchConversations } from './bench-conversations';
 import { benchGit } from './bench-git';
 import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
+import { benchScaleout } from './bench-scaleout';
 import { benchScripts } from './bench-scripts';
 import { benchSearch } from './bench-search';
 import { benchSites } from './bench-sites';
@@ -30,7 +31,7 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [scripts] [conversations] [translations] [sites] [spaces] [tenants]` (default: all). */
+/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [scripts] [conversations] [translations] [sites] [spaces] [tenants] [scaleout]` (default: all). */
 const SECTIONS = [
   'gateway',
   'requestpath',
@@ -45,6 +46,7 @@ const SECTIONS = [
   'sites',
   'spaces',
   'tenants',
+  'scaleout',
 ] as const;
 
 async function main() {
@@ -52,6 +54,11 @@ async function main() {
   const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
   if (unknown.length) throw new Error(`unknown bench section(s): ${unknown.join(', ')} (known: ${SECTIONS.join(', ')})`);
   const runs = (section: (typeof SECTIONS)[number]) => asked.length === 0 || asked.includes(section);
+
+  // First, before the shared stack exists: it starts stacks of its own (one and two replicas of
+  // every process) and wants the cores to itself.
+  if (runs('scaleout')) await benchScaleout();
+  if (asked.length > 0 && asked.every((name) => name === 'scaleout')) return;
 
   // The git section imports from local repositories, the integrations section's script calls a
   // receiver on 127.0.0.1: file:// and loopback are allowed in this stack only. Translation runs

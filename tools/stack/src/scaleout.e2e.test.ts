@@ -281,5 +281,13 @@ describe('scale-out: two replicas of every service', () => {
       assert.equal(ok(await gateways[0].get(`/v1/spaces/${worker.space.id}`)).title, worker.title, 'the last acknowledged title');
       for (const id of worker.opened) ok(await gateways[1].get(`/v1/spaces/${worker.space.id}/change-requests/${id}`));
     }
+    // Every process is new: their caches started empty and subscribed, and stay coherent.
+    let stale = 0;
+    for (let i = 0; i < 10; i++) {
+      const title = `After the restarts ${i}`;
+      ok(await gateways[i % 2].patch(`/v1/spaces/${workers[0].space.id}`, { title }));
+      if (ok(await gateways[(i + 1) % 2].get(`/v1/spaces/${workers[0].space.id}`)).title !== title) stale++;
+    }
+    assert.equal(stale, 0, 'stale reads after the restarts');
   });
 });
