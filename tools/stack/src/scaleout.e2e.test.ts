@@ -182,6 +182,24 @@ describe('scale-out: two replicas of every service', () => {
     }
   });
 
+  it('counts reactions of many users made through both replicas at once', async () => {
+    const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Reactions' }), 201);
+    const comment = ok(await gateways[1].post(`/v1/spaces/${space.id}/comments`, { body: { markdown: 'react to me' } }));
+    const users = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => stack.account(['add-member', '--org', orgId, '--email', `reacts${i}@scale.test`, '--role', 'comment', '--json'])),
+    );
+    await Promise.all(
+      users.map(async (user, i) =>
+        ok(await apiClient(urlsOf('gateway')[i % 2], user.token).put(`/v1/spaces/${space.id}/comments/${comment.id}`, { addedReactions: ['👍'] })),
+      ),
+    );
+    const reactions = ok(await gateways[0].get(`/v1/spaces/${space.id}/comments/${comment.id}`)).reactions;
+    assert.deepEqual(
+      reactions.map((reaction: { emoji: string; count: number }) => [reaction.emoji, reaction.count]),
+      [['👍', 6]],
+    );
+  });
+
   it('skips a replica that was killed at once, and sends to it again once the supervisor restarted it', async () => {
     const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Survivor' }), 201);
     const [, second] = urlsOf('content');
