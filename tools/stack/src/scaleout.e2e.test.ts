@@ -20,6 +20,26 @@ describe('scale-out: two replicas of every service', () => {
   /** The admin's client on each gateway replica. */
   let gateways: ApiClient[];
   const SERVICES = [...BACKENDS, 'gateway'] as const;
+  /** The integration whose events go to `receiver` (a dev tunnel stand-in), installed for every space of the organization. */
+  const RECORDER = '/v1/integrations/scaleout-recorder';
+  let receiver: Server;
+  /** The id of every event delivered to the receiver, in order. */
+  const delivered: string[] = [];
+  /** Once every event listed is delivered: each once, and none that is not listed. */
+  const deliveredOnce = async () => {
+    let items: Array<{ id: string; payload: { type: string; spaceId?: string } }> = [];
+    let listed: string[] = [];
+    await waitFor('every event to be delivered', async () => {
+      items = ok(await gateways[1].get(`${RECORDER}/events?limit=1000`)).items;
+      listed = items.map((event) => event.id);
+      return listed.every((id) => delivered.includes(id));
+    });
+    // A moment for a second delivery of any of them to arrive, if one were made.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(delivered.length, new Set(delivered).size, 'no event delivered twice');
+    assert.deepEqual([...delivered].sort(), [...listed].sort(), 'the events delivered are the events listed');
+    return items;
+  };
 
   /** The port a service process listens on (its HTTP_PORT, or PORT for the gateway): which replica it is. */
   const portOf = (pid: number) => {
@@ -52,10 +72,19 @@ describe('scale-out: two replicas of every service', () => {
     admin = await stack.account(['bootstrap', '--email', 'admin@scale.test', '--org', 'Scale', '--json']);
     orgId = admin.organizationId;
     gateways = state.replicas.gateway.map(({ url }) => apiClient(url, admin.token));
+    receiver = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
+      delivered.push((JSON.parse(String(form.get('event'))) as { eventId: string }).eventId);
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   });
 
   afterAll(async () => {
     await stack?.stop();
+    if (receiver) await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
   it('runs two processes of each service and of the gateway, on ports of their own that stack.json lists', async () => {
@@ -122,18 +151,8 @@ describe('scale-out: two replicas of every service', () => {
   });
 
   it('runs each job once across replicas: every event is delivered once, every merge numbered once', async () => {
-    // A dev tunnel stand-in: records the id of every event delivered to it.
-    const delivered: string[] = [];
-    const receiver: Server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
-      delivered.push((JSON.parse(String(form.get('event'))) as { eventId: string }).eventId);
-      res.end('ok');
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    try {
-      const base = '/v1/integrations/scaleout-recorder';
+    {
+      const base = RECORDER;
       const script = 'export default { async fetch() { return new Response("ok"); } };';
       ok(
         await gateways[0].post(base, {
@@ -168,17 +187,7 @@ describe('scale-out: two replicas of every service', () => {
         assert.equal(pages, merges.filter((_, i) => i % 3 === spaces.indexOf(space)).length, `${space.title}: every merged page`);
       }
 
-      let listed: string[] = [];
-      await waitFor('every event of the merges to be delivered', async () => {
-        listed = ok(await gateways[1].get(`${base}/events?limit=1000`)).items.map((event: { id: string }) => event.id);
-        return listed.length >= 9 && listed.every((id) => delivered.includes(id));
-      });
-      // A moment for a second delivery of any of them to arrive, if one were made.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      assert.equal(delivered.length, new Set(delivered).size, 'no event delivered twice');
-      assert.deepEqual([...delivered].sort(), [...listed].sort(), 'the events delivered are the events listed');
-    } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      assert.ok((await deliveredOnce()).length >= 9, 'the setup and the 8 merges');
     }
   });
 
@@ -263,6 +272,29 @@ describe('scale-out: two replicas of every service', () => {
       })),
     );
     let running = true;
+    // Merges all along, each an event to deliver (jobs of integrations' queue while its replicas restart).
+    const evented = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Evented while restarting' }), 201);
+    let merged = 0;
+    const merging = (async () => {
+      for (let i = 0; running; i++) {
+        let cr: { id?: string } = {};
+        if (
+          (await attempt('POST change request', async () => {
+            const response = await front().post(`/v1/spaces/${evented.id}/change-requests`, { subject: `restart ${i}` });
+            cr = response.body ?? {};
+            return response;
+          })) !== 201
+        )
+          continue;
+        const path = `/v1/spaces/${evented.id}/change-requests/${cr.id}`;
+        if (
+          (await attempt('POST content', () => front().post(`${path}/content?compat=false`, { changes: [{ type: 'insert_page', title: `Restart ${i}` }] }))) !==
+          200
+        )
+          continue;
+        if ((await attempt('POST merge', () => front().post(`${path}/merge`))) === 200) merged++;
+      }
+    })();
     const load = workers.map(async (worker, k) => {
       for (let i = 0; running; i++) {
         const title = `Rolling ${k}.${i}`;
@@ -289,7 +321,7 @@ describe('scale-out: two replicas of every service', () => {
       }
     }
     running = false;
-    await Promise.all(load);
+    await Promise.all([...load, merging]);
     polling = false;
     await poller;
 
@@ -307,5 +339,11 @@ describe('scale-out: two replicas of every service', () => {
       if (ok(await gateways[(i + 1) % 2].get(`/v1/spaces/${workers[0].space.id}`)).title !== title) stale++;
     }
     assert.equal(stale, 0, 'stale reads after the restarts');
+    // Every merge acknowledged during the restarts is in the space, and its event delivered once.
+    assert.ok(merged > 5, `merges ran throughout (${merged})`);
+    assert.equal(ok(await gateways[1].get(`/v1/spaces/${evented.id}/content`)).pages.length, merged, 'every acknowledged merge');
+    const events = await deliveredOnce();
+    const ofMerges = events.filter((event) => event.payload.type === 'space_content_updated' && event.payload.spaceId === evented.id);
+    assert.equal(ofMerges.length, merged, 'an event for each acknowledged merge');
   });
 });
