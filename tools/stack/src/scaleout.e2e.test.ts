@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { apiClient, expectOk as ok, startTestStack, waitFor, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
+import { apiClient, expectOk as ok, isolatedGit, startTestStack, waitFor, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
 import { BACKENDS, type StackState } from './layout';
 
 /**
@@ -67,7 +69,13 @@ describe('scale-out: two replicas of every service', () => {
   beforeAll(async () => {
     // The rolling restart's load is more than one token's default rate.
     // Event deliveries go to a receiver of the test's on 127.0.0.1.
-    stack = await startTestStack({ QUIRE_REPLICAS: '2', RATE_LIMIT_POINTS: '100000', INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
+    // Git remotes are bare repositories in a directory of the test's.
+    stack = await startTestStack({
+      QUIRE_REPLICAS: '2',
+      RATE_LIMIT_POINTS: '100000',
+      INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
+      GIT_ALLOWED_PROTOCOLS: 'https,http,file',
+    });
     state = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as StackState;
     admin = await stack.account(['bootstrap', '--email', 'admin@scale.test', '--org', 'Scale', '--json']);
     orgId = admin.organizationId;
@@ -188,6 +196,52 @@ describe('scale-out: two replicas of every service', () => {
       }
 
       assert.ok((await deliveredOnce()).length >= 9, 'the setup and the 8 merges');
+    }
+  });
+
+  it('runs Git exports and imports as jobs any replica takes: two spaces exported at once, then imported back', async () => {
+    const remotes = mkdtempSync(path.join(os.tmpdir(), 'quire-scaleout-git-'));
+    const git = isolatedGit(remotes).run;
+    try {
+      const spaces = await Promise.all(
+        [0, 1].map(async (i) => {
+          const space = ok(await gateways[i].post(`/v1/orgs/${orgId}/spaces`, { title: `Synced ${i}` }), 201);
+          const cr = ok(await gateways[1 - i].post(`/v1/spaces/${space.id}/change-requests`, { subject: 'pages' }), 201);
+          const changes = [0, 1, 2].map((n) => ({ type: 'insert_page', title: `Page ${i}.${n}`, markdown: `Body ${i}.${n}` }));
+          ok(await gateways[i].post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, { changes }));
+          ok(await gateways[1 - i].post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`));
+          const bare = path.join(remotes, `space-${i}.git`);
+          git(remotes, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
+          return { space, url: pathToFileURL(bare).href, bare };
+        }),
+      );
+      /** The space's latest Git operation once it ended, asked of each replica in turn. */
+      const settled = async (spaceId: string) => {
+        let operation: { state: string; error?: string; commit?: string } = { state: 'running' };
+        await waitFor(`the Git operation of ${spaceId} to end`, async () => {
+          operation = ok(await gateways[Math.round(Math.random())].get(`/v1/spaces/${spaceId}/git/info`)).operation;
+          return operation.state !== 'running';
+        });
+        assert.equal(operation.state, 'success', JSON.stringify(operation));
+        return operation;
+      };
+      await Promise.all(
+        spaces.map(async ({ space, url }, i) =>
+          ok(await gateways[i].post(`/v1/spaces/${space.id}/git/export`, { url, ref: 'refs/heads/main', commitMessage: 'From a replica' }), 204),
+        ),
+      );
+      for (const { space, bare } of spaces) {
+        const operation = await settled(space.id);
+        assert.equal(git(bare, 'rev-list', '--count', 'main'), '1', 'one commit per export');
+        assert.equal(git(bare, 'rev-parse', 'main'), operation.commit);
+      }
+      const imported = ok(await gateways[1].post(`/v1/orgs/${orgId}/spaces`, { title: 'Imported' }), 201);
+      ok(await gateways[0].post(`/v1/spaces/${imported.id}/git/import`, { url: spaces[1].url, ref: 'refs/heads/main' }), 204);
+      await settled(imported.id);
+      const titles = ok(await gateways[1].get(`/v1/spaces/${imported.id}/content`)).pages.map((page: { title: string }) => page.title);
+      assert.deepEqual(titles, ['Page 1.0', 'Page 1.1', 'Page 1.2']);
+    } finally {
+      rmSync(remotes, { recursive: true, force: true });
     }
   });
 
