@@ -12,7 +12,8 @@ import { BACKENDS, dataDirOf, dbPrefixOf, integrationsSecretsKeyOf, internalSecr
  * `npm start`: the datastore, the five services and the gateway as child processes, each as
  * QUIRE_REPLICAS processes (default 1). The first replicas' ports derive from PORT (gateway =
  * PORT, services PORT+1…PORT+10, datastore PORT+11, the gateway's metrics PORT+12), falling
- * back to free ports when taken; PORT=0 picks every port free; further replicas take free ports.
+ * back to free ports when taken; PORT=0 picks every port free; further replicas take the twelve
+ * ports after those, each.
  */
 
 const log = (message: string) => console.log(`[quire] ${message}`);
@@ -26,11 +27,15 @@ function portIsFree(port: number): Promise<boolean> {
 
 /**
  * PORT>0: gateway on PORT, the rest derived from it (or free when taken). PORT=0: a random
- * base whose thirteen ports are all free, so that stacks started at the same moment (tests)
- * do not race for the same ephemeral ports.
+ * base (below the range the system hands out for outgoing connections) whose ports are all
+ * free, so that stacks started at the same moment (tests) do not race for the same ports.
+ * The first replicas take PORT…PORT+12 as documented; each further replica twelve more:
+ * its gateway, the gateway's metrics, then each service's HTTP and gRPC ports.
  */
 async function allocatePorts(requested: number, replicas: number) {
-  const span = 13;
+  const first = 13;
+  const perReplica = 2 + 2 * BACKENDS.length;
+  const span = first + perReplica * (replicas - 1);
   const allFree = async (base: number) => (await Promise.all(Array.from({ length: span }, (_, i) => portIsFree(base + i)))).every(Boolean);
   let base = requested;
   if (base === 0) {
@@ -43,13 +48,19 @@ async function allocatePorts(requested: number, replicas: number) {
     throw new Error(`port ${base} is already in use: set PORT to another port`);
   }
   const pick = async (offset: number) => (base + offset < 65536 && (await portIsFree(base + offset)) ? base + offset : freePort());
+  const offsetOf = (replica: number, slot: number) => (replica === 0 ? slot : first + perReplica * (replica - 1) + slot);
   const services = {} as Record<Backend, Array<{ http: number; grpc: number }>>;
-  for (const [i, name] of BACKENDS.entries()) {
-    services[name] = [{ http: await pick(1 + 2 * i), grpc: await pick(2 + 2 * i) }];
-    for (let r = 1; r < replicas; r++) services[name].push({ http: await freePort(), grpc: await freePort() });
+  const gateways: Array<{ port: number; metrics: number }> = [];
+  for (let r = 0; r < replicas; r++) {
+    // Replica 0: gateway PORT, services PORT+1…+10, metrics PORT+12 (PORT+11 is the datastore's).
+    gateways.push({ port: r === 0 ? base : await pick(offsetOf(r, 0)), metrics: await pick(r === 0 ? 12 : offsetOf(r, 1)) });
+    for (const [i, name] of BACKENDS.entries()) {
+      (services[name] ??= []).push({
+        http: await pick(r === 0 ? 1 + 2 * i : offsetOf(r, 2 + 2 * i)),
+        grpc: await pick(r === 0 ? 2 + 2 * i : offsetOf(r, 3 + 2 * i)),
+      });
+    }
   }
-  const gateways = [{ port: base, metrics: await pick(12) }];
-  for (let r = 1; r < replicas; r++) gateways.push({ port: await freePort(), metrics: await freePort() });
   return { gateways, services, datastore: await pick(11) };
 }
 
