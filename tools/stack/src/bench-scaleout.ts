@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { startTestStack, successBody, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
+import { startTestStack, successBody, type TestAccount, type TestStack } from '@quire/testkit';
 import { startFloor } from './bench-request-path';
 import { cpuShares, quantile } from './bench-stats';
-import { BACKENDS, type StackState } from './layout';
+import { readState, type StackState } from './layout';
+import { readyFront, replicaUrls, restartEachReplica } from './replicas';
 
 /*
  * `npm run bench -- scaleout`: what a second process of every service and of the gateway
@@ -42,8 +41,6 @@ const MIX_SPACES = 64;
 /** Per mix cycle: this many GETs of a space, then one PATCH of its title (80 % reads). */
 const MIX_READS = 4;
 const READY_POLL_MS = 200;
-const SERVICES = [...BACKENDS, 'gateway'] as const;
-type Service = (typeof SERVICES)[number];
 
 interface Run {
   rps: number;
@@ -141,7 +138,7 @@ interface Fixture {
 async function startScaledStack(replicas: number): Promise<Fixture> {
   const stack = await startTestStack({ LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000', QUIRE_REPLICAS: String(replicas) });
   try {
-    const state = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as StackState;
+    const state = readState(stack.dataDir)!;
     const organization = await stack.organization({
       domain: `bench-scaleout-${replicas}.test`,
       title: `Bench scale-out ×${replicas}`,
@@ -154,7 +151,7 @@ async function startScaledStack(replicas: number): Promise<Fixture> {
     const spaces: string[] = [];
     for (let i = 0; i < MIX_SPACES; i++) spaces.push(await create(`Mix ${i}`));
     const body = successBody(await member.api.get(`/v1/spaces/${id}`), 'GET space as the member');
-    return { stack, state, gateways: state.replicas.gateway.map(({ url }) => url), member, admin, space: { id, body }, spaces };
+    return { stack, state, gateways: replicaUrls(state, 'gateway'), member, admin, space: { id, body }, spaces };
   } catch (error) {
     await stack.stop();
     throw error;
@@ -176,44 +173,6 @@ async function measureStack(fixture: Fixture, cpu: { get: Cpu; mix: Cpu }): Prom
 
 // ---- the rolling restart --------------------------------------------------------------------
 
-/** The port a service process listens on (its HTTP_PORT, or PORT for the gateway): which replica it is. */
-function portOf(pid: number): number | undefined {
-  try {
-    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    const entry = env.find((line) => line.startsWith('HTTP_PORT=')) ?? env.find((line) => line.startsWith('PORT='));
-    return entry ? Number(entry.split('=')[1]) : undefined;
-  } catch {
-    return undefined; // it ended while we looked
-  }
-}
-
-const urlsOf = (state: StackState, service: Service) =>
-  service === 'gateway' ? state.replicas.gateway.map((replica) => replica.url) : state.replicas[service].map((replica) => replica.httpUrl);
-
-const pidOf = (stack: TestStack, service: Service, url: string) => stack.servicePids(service).find((pid) => portOf(pid) === Number(new URL(url).port));
-
-const isReady = (url: string) =>
-  fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) }).then(
-    (response) => response.ok,
-    () => false,
-  );
-
-/** Restarts every replica of every service one after another; the time each took from SIGTERM to its successor's readiness. */
-async function rollingRestart(stack: TestStack, state: StackState): Promise<Array<{ unit: string; ms: number }>> {
-  const took: Array<{ unit: string; ms: number }> = [];
-  for (const service of SERVICES) {
-    for (const [replica, url] of urlsOf(state, service).entries()) {
-      const pid = pidOf(stack, service, url);
-      if (!pid) throw new Error(`no process of ${service} listens at ${url}`);
-      const started = performance.now();
-      process.kill(pid, 'SIGTERM');
-      await waitFor(`${service} at ${url} to be back`, async () => (pidOf(stack, service, url) ?? pid) !== pid && (await isReady(url)), 30_000);
-      took.push({ unit: `${service} ${replica + 1}`, ms: performance.now() - started });
-    }
-  }
-  return took;
-}
-
 interface Load {
   requests: number;
   /** Status ≥ 500 or no answer. */
@@ -232,20 +191,7 @@ interface Load {
  * acknowledged title with any titles whose PATCH got no answer since (they may have been applied).
  */
 async function frontLoad(fixture: Fixture, clients: number, done: Promise<unknown>) {
-  const ready = new Set(fixture.gateways);
-  let running = true;
-  const poller = (async () => {
-    while (running) {
-      await Promise.all(fixture.gateways.map(async (url) => ((await isReady(url)) ? ready.add(url) : ready.delete(url))));
-      await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
-    }
-  })();
-  let turn = 0;
-  const front = () => {
-    const usable = fixture.gateways.filter((url) => ready.has(url));
-    const pool = usable.length > 0 ? usable : fixture.gateways;
-    return pool[turn++ % pool.length];
-  };
+  const front = readyFront(fixture.gateways, READY_POLL_MS);
   const load: Load = { requests: 0, failed: 0, unexpected: 0, failures: new Map(), latencies: [], seconds: 0 };
   const fail = (what: string) => {
     load.failed += 1;
@@ -257,7 +203,7 @@ async function frontLoad(fixture: Fixture, clients: number, done: Promise<unknow
     load.requests += 1;
     const started = performance.now();
     try {
-      const response = await fetch(`${front()}/v1/spaces/${spaceId}`, { method, headers, body, signal: AbortSignal.timeout(30_000) });
+      const response = await fetch(`${front.next()}/v1/spaces/${spaceId}`, { method, headers, body, signal: AbortSignal.timeout(30_000) });
       await response.arrayBuffer();
       load.latencies.push(performance.now() - started);
       if (response.status >= 500) fail(`${method} ${response.status}`);
@@ -288,8 +234,7 @@ async function frontLoad(fixture: Fixture, clients: number, done: Promise<unknow
     }),
   );
   load.seconds = (performance.now() - started) / 1000;
-  running = false;
-  await poller;
+  await front.stop();
   return { load, titles };
 }
 
@@ -351,7 +296,7 @@ export async function benchScaleout(options: { log?: (line: string) => void } = 
     await frontLoad(fixture, CONNECTIONS, new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000)));
     steady = await frontLoad(fixture, CONNECTIONS, new Promise((resolve) => setTimeout(resolve, SECONDS * 1000)));
     const { stack, state } = fixture;
-    const restarts = rollingRestart(stack, state).then((result) => (took = result));
+    const restarts = restartEachReplica(stack, state).then((result) => (took = result));
     rolling = await frontLoad(fixture, CONNECTIONS, restarts);
     await restarts;
     lost = await lostWrites(fixture, rolling.titles);

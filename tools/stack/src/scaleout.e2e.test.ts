@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -7,7 +7,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { apiClient, expectOk as ok, isolatedGit, startTestStack, waitFor, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
-import { BACKENDS, type StackState } from './layout';
+import { BACKENDS, readState, type StackState } from './layout';
+import { readyFront, REPLICATED, replicaPid, replicaUrls, restartEachReplica, isReady, portOf, type Replicated } from './replicas';
 
 /**
  * The stack with two processes of every service and of the gateway (QUIRE_REPLICAS=2), each
@@ -21,7 +22,6 @@ describe('scale-out: two replicas of every service', () => {
   let orgId: string;
   /** The admin's client on each gateway replica. */
   let gateways: ApiClient[];
-  const SERVICES = [...BACKENDS, 'gateway'] as const;
   /** The integration whose events go to `receiver` (a dev tunnel stand-in), installed for every space of the organization. */
   const RECORDER = '/v1/integrations/scaleout-recorder';
   let receiver: Server;
@@ -43,20 +43,8 @@ describe('scale-out: two replicas of every service', () => {
     return items;
   };
 
-  /** The port a service process listens on (its HTTP_PORT, or PORT for the gateway): which replica it is. */
-  const portOf = (pid: number) => {
-    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    const entry = env.find((line) => line.startsWith('HTTP_PORT=')) ?? env.find((line) => line.startsWith('PORT='));
-    return Number(entry?.split('=')[1]);
-  };
-  const urlsOf = (service: (typeof SERVICES)[number]) =>
-    service === 'gateway' ? state.replicas.gateway.map((replica) => replica.url) : state.replicas[service].map((replica) => replica.httpUrl);
-  const pidOf = (service: (typeof SERVICES)[number], url: string) => stack.servicePids(service).find((pid) => portOf(pid) === Number(new URL(url).port));
-  const isReady = (url: string) =>
-    fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) }).then(
-      (response) => response.ok,
-      () => false,
-    );
+  const urlsOf = (service: Replicated) => replicaUrls(state, service);
+  const pidOf = (service: Replicated, url: string) => replicaPid(stack, service, url);
   /** A counter's total over its labels, in a replica's /metrics. */
   const counted = async (url: string, name: string) => {
     const text = await (await fetch(`${url}/metrics`)).text();
@@ -76,7 +64,7 @@ describe('scale-out: two replicas of every service', () => {
       INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       GIT_ALLOWED_PROTOCOLS: 'https,http,file',
     });
-    state = JSON.parse(readFileSync(path.join(stack.dataDir, 'stack.json'), 'utf8')) as StackState;
+    state = readState(stack.dataDir)!;
     admin = await stack.account(['bootstrap', '--email', 'admin@scale.test', '--org', 'Scale', '--json']);
     orgId = admin.organizationId;
     gateways = state.replicas.gateway.map(({ url }) => apiClient(url, admin.token));
@@ -97,7 +85,7 @@ describe('scale-out: two replicas of every service', () => {
 
   it('runs two processes of each service and of the gateway, on ports of their own that stack.json lists', async () => {
     const ports = new Set<number>();
-    for (const service of SERVICES) {
+    for (const service of REPLICATED) {
       const pids = stack.servicePids(service);
       assert.equal(pids.length, 2, `${service}: two processes`);
       assert.deepEqual(
@@ -113,7 +101,7 @@ describe('scale-out: two replicas of every service', () => {
       }
     }
     for (const service of BACKENDS) for (const { grpcAddress } of state.replicas[service]) ports.add(Number(grpcAddress.split(':')[1]));
-    assert.equal(ports.size, 2 * SERVICES.length + 2 * BACKENDS.length, 'no two listeners share a port');
+    assert.equal(ports.size, 2 * REPLICATED.length + 2 * BACKENDS.length, 'no two listeners share a port');
     assert.equal(state.gatewayUrl, state.replicas.gateway[0].url);
   });
 
@@ -289,20 +277,8 @@ describe('scale-out: two replicas of every service', () => {
 
   it('restarts every replica of every service one after another under a load of reads and writes: no failed request, no acknowledged write lost', async () => {
     // The load's way in, as a Kubernetes Service in front of the gateway is: only to replicas that say they are ready.
-    const gatewayUrls = urlsOf('gateway');
-    const ready = new Set(gatewayUrls);
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        await Promise.all(gatewayUrls.map(async (url) => ((await isReady(url)) ? ready.add(url) : ready.delete(url))));
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    })();
-    let turn = 0;
-    const front = () => {
-      const usable = gatewayUrls.filter((url) => ready.has(url));
-      return apiClient((usable.length > 0 ? usable : gatewayUrls)[turn++ % (usable.length || gatewayUrls.length)], admin.token);
-    };
+    const gatewayFront = readyFront(urlsOf('gateway'));
+    const front = () => apiClient(gatewayFront.next(), admin.token);
 
     const failures: string[] = [];
     let requests = 0;
@@ -367,17 +343,10 @@ describe('scale-out: two replicas of every service', () => {
       }
     });
 
-    for (const service of SERVICES) {
-      for (const url of urlsOf(service)) {
-        const pid = pidOf(service, url)!;
-        process.kill(pid, 'SIGTERM');
-        await waitFor(`${service} at ${url} to be back`, async () => (pidOf(service, url) ?? pid) !== pid && (await isReady(url)), 30_000);
-      }
-    }
+    await restartEachReplica(stack, state);
     running = false;
     await Promise.all([...load, merging]);
-    polling = false;
-    await poller;
+    await gatewayFront.stop();
 
     assert.deepEqual(failures, [], `failed requests (of ${requests})`);
     assert.ok(requests > 200, `a load ran throughout (${requests} requests)`);
