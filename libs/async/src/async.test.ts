@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import Redis from 'ioredis';
+import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { createLogger, newId, type Logger } from '@quire/runtime';
 import { cleanupTestEnvironment, testEnvironment, type TestEnvironment } from '@quire/testkit';
@@ -203,8 +204,14 @@ describe('job queues on BullMQ', () => {
   });
   afterAll(() => cleanupTestEnvironment(env));
 
+  /** The value of quire_jobs_total for a queue and an outcome. */
+  const jobsCounted = async (metrics: Registry, queue: string, outcome: string) =>
+    (await metrics.getSingleMetric('quire_jobs_total')?.get())?.values.find((value) => value.labels.queue === queue && value.labels.outcome === outcome)
+      ?.value ?? 0;
+
   it('runs a job and reports its state and result', async () => {
-    const queue = createJobQueue<{ n: number }, { doubled: number }>('double', { redisUrl: env.redisUrl, prefix: env.redisPrefix, logger });
+    const metrics = new Registry();
+    const queue = createJobQueue<{ n: number }, { doubled: number }>('double', { redisUrl: env.redisUrl, prefix: env.redisPrefix, logger, metrics });
     queue.work(async (job) => {
       await job.updateProgress(50);
       return { doubled: job.data.n * 2 };
@@ -221,14 +228,18 @@ describe('job queues on BullMQ', () => {
     assert.equal(state?.progress, 50);
     assert.ok(state?.finishedAt);
     assert.equal(await queue.state('no-such-job'), undefined);
+    await until('the completion to be counted', async () => (await jobsCounted(metrics, 'double', 'completed')) === 1);
+    assert.equal(await jobsCounted(metrics, 'double', 'failed'), 0);
     await queue.close();
   });
 
   it('retries a failing job with backoff and records why it failed', async () => {
+    const metrics = new Registry();
     const queue = createJobQueue<object, void>('flaky', {
       redisUrl: env.redisUrl,
       prefix: env.redisPrefix,
       logger,
+      metrics,
       defaultJobOptions: { attempts: 2, backoff: { type: 'fixed', delay: 50 } },
     });
     let calls = 0;
@@ -247,6 +258,8 @@ describe('job queues on BullMQ', () => {
     assert.equal(state?.attemptsMade, 2);
     assert.equal(calls, 2);
     assert.equal(state?.failedReason, 'remote refused');
+    assert.equal(await jobsCounted(metrics, 'flaky', 'failed'), 2, 'each failed attempt counted');
+    assert.equal(await jobsCounted(metrics, 'flaky', 'completed'), 0);
     await queue.close();
   });
 

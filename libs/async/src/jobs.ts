@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
-import type { Logger } from '@quire/runtime';
+import { counterOf, type Logger, type MetricsRegistry } from '@quire/runtime';
 import { FairQueue, type Fairness } from './fairness';
 
 export interface JobState<Result = unknown> {
@@ -63,7 +63,15 @@ export const jobLockMs = (config: QueueHost['config']): number => config.JOB_LOC
  */
 export function createJobQueue<Data, Result = unknown>(
   name: string,
-  options: { redisUrl: string; prefix: string; logger: Logger; defaultJobOptions?: JobsOptions; fairness?: Fairness<Data> } & JobTimings,
+  options: {
+    redisUrl: string;
+    prefix: string;
+    logger: Logger;
+    defaultJobOptions?: JobsOptions;
+    fairness?: Fairness<Data>;
+    /** Where to count the jobs this process's workers finished (quire_jobs_total, by queue and outcome). */
+    metrics?: MetricsRegistry;
+  } & JobTimings,
 ): JobQueue<Data, Result> {
   // BullMQ's blocking commands need maxRetriesPerRequest null; it must not use a keyPrefix.
   const connection = () => new Redis(options.redisUrl, { maxRetriesPerRequest: null });
@@ -83,6 +91,13 @@ export function createJobQueue<Data, Result = unknown>(
   const workers: Array<{ worker: Worker<Data, Result>; redis: Redis }> = [];
   const timers: NodeJS.Timeout[] = [];
   const lockMs = options.lockMs ?? DEFAULT_JOB_LOCK_MS;
+  const finished =
+    options.metrics &&
+    counterOf(options.metrics, {
+      name: 'quire_jobs_total',
+      help: "Jobs this process's workers finished, by queue and outcome (a failed attempt counts as failed)",
+      labelNames: ['queue', 'outcome'] as const,
+    });
   const fair = options.fairness && new FairQueue(queue, queueConnection, `${options.prefix}fair:${name}:`, options.fairness, options.logger, lockMs);
 
   return {
@@ -101,7 +116,11 @@ export function createJobQueue<Data, Result = unknown>(
         lockDuration: lockMs,
         stalledInterval: options.stalledCheckMs ?? DEFAULT_STALLED_CHECK_MS,
       });
-      worker.on('failed', (job, error) => options.logger.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed'));
+      worker.on('completed', () => finished?.inc({ queue: name, outcome: 'completed' }));
+      worker.on('failed', (job, error) => {
+        finished?.inc({ queue: name, outcome: 'failed' });
+        options.logger.warn({ queue: name, jobId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'job failed');
+      });
       worker.on('error', (error) => options.logger.warn({ queue: name, err: error.message }, 'worker error'));
       workers.push({ worker, redis });
       if (fair && workers.length === 1) {
@@ -146,6 +165,8 @@ export function createJobQueue<Data, Result = unknown>(
 export interface QueueHost {
   config: { REDIS_URL: string; REDIS_PREFIX: string; JOB_LOCK_MS?: number; JOB_STALLED_CHECK_MS?: number };
   logger: Logger;
+  /** The instance's metrics registry: its workers count the jobs they finish there. */
+  metrics?: MetricsRegistry;
 }
 
 export interface QueuePerInstance<Data, Result> {
@@ -177,6 +198,7 @@ export function queuePerInstance<Data, Result = unknown>(
           lockMs: host.config.JOB_LOCK_MS,
           stalledCheckMs: host.config.JOB_STALLED_CHECK_MS,
           logger: host.logger,
+          metrics: host.metrics,
           defaultJobOptions,
           fairness,
         });

@@ -1,7 +1,8 @@
 import { createEventBus, type EventBus } from '@quire/async';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import {
   connectDatabase,
+  counterOf,
   createCaches,
   createServiceClients,
   createGrpcServer,
@@ -14,6 +15,7 @@ import {
   type Database,
   type GrpcServerHandle,
   type Logger,
+  type MetricsRegistry,
   type RedisClient,
   type ServiceClients,
 } from '@quire/runtime';
@@ -33,6 +35,8 @@ export interface ServiceDeps<C extends BackendConfig, D extends CacheDeclaration
   events: EventBus;
   /** This instance's in-process caches, as its modules declared them (libs/runtime caches.ts). */
   caches: Caches<D>;
+  /** This process's Prometheus registry, served at /metrics on the service's own port (counters: libs/runtime counterOf). */
+  metrics: MetricsRegistry;
 }
 
 export interface RunningService<C extends BackendConfig, X = ServiceDeps<C>> {
@@ -91,6 +95,7 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
       return (events ??= createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger }));
     },
     caches: createCaches(options.caches ?? ({} as D), { budgetMb: config.CACHE_BUDGET_MB, registry: metrics }),
+    metrics,
   };
   const context = options.context ? options.context(deps) : (deps as X);
 
@@ -100,11 +105,10 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
   const ready = async () => !draining && available() && (await redis.ping()) === 'PONG';
   const app = createServiceApp({ logger, secret: config.INTERNAL_HMAC_SECRET, ready, available });
   // The requests this process answered (health probes apart): with several replicas, how the gateway spreads them.
-  const requests = new Counter({
+  const requests = counterOf(metrics, {
     name: 'quire_http_requests_total',
     help: 'HTTP requests this service process answered',
     labelNames: ['method', 'status'] as const,
-    registers: [metrics],
   });
   app.use((req, res, next) => {
     res.on('finish', () => requests.inc({ method: req.method, status: String(res.statusCode) }));

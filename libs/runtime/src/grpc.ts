@@ -24,7 +24,8 @@ import {
 import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middleware-deadline';
 import { retryMiddleware, type RetryOptions } from 'nice-grpc-client-middleware-retry';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { counterOf } from './metrics';
 import { currentRequestId, requestContext } from './context';
 import type { Logger } from './logger';
 import { NUL_MESSAGE, nulFieldName, nulPath } from './nul';
@@ -112,11 +113,10 @@ export function createGrpcServer(options: {
 }): GrpcServerHandle {
   const { secret, logger } = options;
   const calls = options.registry
-    ? new Counter({
+    ? counterOf(options.registry, {
         name: 'quire_grpc_server_calls_total',
         help: 'gRPC calls this process answered',
         labelNames: ['method', 'code'] as const,
-        registers: [options.registry],
       })
     : undefined;
   const health = HealthState();

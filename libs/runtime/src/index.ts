@@ -61,3 +61,4 @@ export {
 export { LruCache } from './lru';
 export { createCaches, declareCache, type CacheDeclaration, type CacheDeclarations, type Caches } from './caches';
 export { seededRandom } from './random';
+export { counterOf, type MetricsRegistry } from './metrics';

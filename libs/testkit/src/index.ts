@@ -7,3 +7,4 @@ export { assertMatchesOpenApi, openApiErrors } from './openapi';
 export { expectOk, expectError, expectEvery, successBody } from './expect';
 export { waitFor } from '@quire/datastore';
 export { isolatedGit } from './git';
+export { startFakeLibreTranslate, startFakeOpenAi, shout, wordsOf, type FakeProvider } from './translation-fakes';

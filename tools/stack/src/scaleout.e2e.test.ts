@@ -6,7 +6,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { apiClient, expectOk as ok, isolatedGit, startTestStack, waitFor, type ApiClient, type TestAccount, type TestStack } from '@quire/testkit';
+import {
+  apiClient,
+  expectOk as ok,
+  isolatedGit,
+  startFakeLibreTranslate,
+  startTestStack,
+  waitFor,
+  type ApiClient,
+  type FakeProvider,
+  type TestAccount,
+  type TestStack,
+} from '@quire/testkit';
 import { BACKENDS, readState, type StackState } from './layout';
 import { readyFront, REPLICATED, replicaPid, replicaUrls, restartEachReplica, isReady, portOf, type Replicated } from './replicas';
 
@@ -25,6 +36,8 @@ describe('scale-out: two replicas of every service', () => {
   /** The integration whose events go to `receiver` (a dev tunnel stand-in), installed for every space of the organization. */
   const RECORDER = '/v1/integrations/scaleout-recorder';
   let receiver: Server;
+  /** The translation provider (upper-cases what it is sent, and records it). */
+  let provider: FakeProvider;
   /** The id of every event delivered to the receiver, in order. */
   const delivered: string[] = [];
   /** Once every event listed is delivered: each once, and none that is not listed. */
@@ -45,24 +58,38 @@ describe('scale-out: two replicas of every service', () => {
 
   const urlsOf = (service: Replicated) => replicaUrls(state, service);
   const pidOf = (service: Replicated, url: string) => replicaPid(stack, service, url);
-  /** A counter's total over its labels, in a replica's /metrics. */
-  const counted = async (url: string, name: string) => {
+  /** A counter's total over its labels (those with every label of `labels`), in a replica's /metrics. */
+  const counted = async (url: string, name: string, labels: Record<string, string> = {}) => {
     const text = await (await fetch(`${url}/metrics`)).text();
+    const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
     return text
       .split('\n')
-      .filter((line) => line.startsWith(`${name}{`))
+      .filter((line) => line.startsWith(`${name}{`) && wanted.every((pair) => line.includes(pair)))
       .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+  };
+  /** A counter's total over every replica of a service. */
+  const countedOnAll = async (service: Replicated, name: string, labels: Record<string, string> = {}) => {
+    let sum = 0;
+    for (const url of urlsOf(service)) sum += await counted(url, name, labels);
+    return sum;
   };
 
   beforeAll(async () => {
     // The rolling restart's load is more than one token's default rate.
     // Event deliveries go to a receiver of the test's on 127.0.0.1.
     // Git remotes are bare repositories in a directory of the test's.
+    // Translations go to a fake provider on 127.0.0.1.
+    // A job held by a killed replica runs again elsewhere once its lock (JOB_LOCK_MS) ran out.
+    provider = await startFakeLibreTranslate();
     stack = await startTestStack({
       QUIRE_REPLICAS: '2',
       RATE_LIMIT_POINTS: '100000',
       INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true',
       GIT_ALLOWED_PROTOCOLS: 'https,http,file',
+      TRANSLATION_PROVIDER: 'libretranslate',
+      TRANSLATION_PROVIDER_URL: provider.url,
+      JOB_LOCK_MS: '6000',
+      JOB_STALLED_CHECK_MS: '3000',
     });
     state = readState(stack.dataDir)!;
     admin = await stack.account(['bootstrap', '--email', 'admin@scale.test', '--org', 'Scale', '--json']);
@@ -81,6 +108,7 @@ describe('scale-out: two replicas of every service', () => {
   afterAll(async () => {
     await stack?.stop();
     if (receiver) await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await provider?.close();
   });
 
   it('runs two processes of each service and of the gateway, on ports of their own that stack.json lists', async () => {
@@ -231,6 +259,161 @@ describe('scale-out: two replicas of every service', () => {
     } finally {
       rmSync(remotes, { recursive: true, force: true });
     }
+  });
+
+  it('processes each conversation once across replicas, and loses none when a replica is killed while it processes them', async () => {
+    const conversationsPath = `/v1/orgs/${orgId}/conversations`;
+    const bodies = [
+      'The password reset email never arrives in my inbox.',
+      'Exporting the space to PDF fails with an error.',
+      'Our custom domain shows an SSL certificate error.',
+      'Search on our docs site does not find pages that exist.',
+    ];
+    const conversations = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        id: `${prefix}-${i}`,
+        metadata: { url: `https://support.example.com/${prefix}/${i}`, attributes: { source: 'intercom' }, createdAt: new Date().toISOString() },
+        parts: [{ type: 'message', role: 'user', body: `${bodies[i % bodies.length]} (ticket ${i})` }],
+      }));
+    /** Waits until every conversation of the list has been processed; the issues listed. */
+    const processedAll = async (ids: string[]) => {
+      await waitFor(
+        `${ids.length} conversations processed`,
+        async () => {
+          const items = ok(await gateways[Math.round(Math.random())].get(`${conversationsPath}?limit=1000`)).items as Array<{
+            id: string;
+            processedAt?: string;
+          }>;
+          const done = new Set(items.filter((item) => item.processedAt).map((item) => item.id));
+          return ids.every((id) => done.has(id));
+        },
+        90_000,
+      );
+    };
+    /** Every cluster holds exactly the issues that name it: no conversation clustered twice. */
+    const clustersTrue = async () => {
+      const clusters = ok(await gateways[0].get(`/v1/orgs/${orgId}/conversations-clusters?limit=1000`)).items as Array<{
+        id: string;
+        stats: { issues: number };
+      }>;
+      const issues = ok(await gateways[1].get(`/v1/orgs/${orgId}/conversations-issues?limit=1000`));
+      for (const cluster of clusters) {
+        const own = issues.items.filter((item: { issue: { cluster: string } }) => item.issue.cluster === cluster.id).length;
+        assert.equal(cluster.stats.issues, own, `issues of cluster ${cluster.id}`);
+      }
+      assert.equal(
+        clusters.reduce((sum, cluster) => sum + cluster.stats.issues, 0),
+        issues.count,
+      );
+    };
+    const processing = { queue: 'conversation-processing', outcome: 'completed' };
+
+    // Ingested through both replicas at once: each conversation's job runs once over both.
+    const before = await countedOnAll('insights', 'quire_jobs_total', processing);
+    const first = conversations('once', 24);
+    await Promise.all(
+      [0, 1].map(async (i) =>
+        ok(
+          await gateways[i].post(
+            conversationsPath,
+            first.filter((_, n) => n % 2 === i),
+          ),
+          204,
+        ),
+      ),
+    );
+    await processedAll(first.map((item) => item.id));
+    assert.equal((await countedOnAll('insights', 'quire_jobs_total', processing)) - before, first.length, 'one processing per conversation');
+    await clustersTrue();
+
+    // A replica killed while jobs are queued and running: the other one runs them, those the dead one held once their lock ran out.
+    const second = conversations('killed', 40);
+    ok(await gateways[0].post(conversationsPath, second), 204);
+    const [, victim] = urlsOf('insights');
+    await waitFor(
+      'processing to start',
+      async () =>
+        (await counted(victim, 'quire_jobs_total', processing)) > 0 || (await countedOnAll('insights', 'quire_jobs_total', processing)) > before + first.length,
+    );
+    process.kill(pidOf('insights', victim)!, 'SIGKILL');
+    await processedAll(second.map((item) => item.id));
+    await clustersTrue();
+    await waitFor('the killed replica to be restarted', async () => pidOf('insights', victim) !== undefined && (await isReady(victim)), 20_000);
+  });
+
+  it('runs a translation once when its runs are asked through both replicas at once', async () => {
+    const source = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'To translate' }), 201);
+    const cr = ok(await gateways[1].post(`/v1/spaces/${source.id}/change-requests`, { subject: 'pages' }), 201);
+    const changes = ['Welcome', 'Install', 'Configure'].map((title) => ({ type: 'insert_page', title, markdown: `${title} the product in a few steps.` }));
+    ok(await gateways[0].post(`/v1/spaces/${source.id}/change-requests/${cr.id}/content?compat=false`, { changes }));
+    ok(await gateways[1].post(`/v1/spaces/${source.id}/change-requests/${cr.id}/merge`));
+    const spacesBefore = ok(await gateways[0].get(`/v1/orgs/${orgId}/spaces?limit=1000`)).items.length;
+    provider.reset();
+
+    const translations = `/v1/orgs/${orgId}/translations`;
+    const translation = ok(await gateways[1].post(translations, { source: { space: source.id, language: 'en' }, language: 'fr' }), 201);
+    for (const answer of await Promise.all(Array.from({ length: 6 }, (_, i) => gateways[i % 2].post(`${translations}/${translation.id}/run`)))) {
+      assert.equal(answer.status, 204, JSON.stringify(answer.body));
+    }
+    let done: { status: string; result?: { space: string } } | undefined;
+    const finished = () =>
+      waitFor(
+        'the runs to finish',
+        async () => {
+          done = ok(await gateways[Math.round(Math.random())].get(`${translations}/${translation.id}`));
+          return done!.status === 'completed';
+        },
+        60_000,
+      );
+    // Finished, then finished again after a moment for the runs found busy to come back (BUSY_DELAY_MS): none translated anything twice.
+    await finished();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await finished();
+    const texts = provider.texts();
+    assert.ok(
+      texts.some((text) => text.includes('Welcome')),
+      'the pages were translated',
+    );
+    assert.equal(texts.length, new Set(texts).size, `no text translated twice: ${JSON.stringify(texts)}`);
+    const spacesAfter = ok(await gateways[1].get(`/v1/orgs/${orgId}/spaces?limit=1000`)).items;
+    assert.equal(spacesAfter.length, spacesBefore + 1, 'one target space');
+    const target = ok(await gateways[0].get(`/v1/spaces/${done!.result!.space}/content`)).pages.map((page: { title: string }) => page.title);
+    assert.deepEqual(target, ['WELCOME', 'INSTALL', 'CONFIGURE']);
+  });
+
+  it("makes a revision's search index once across replicas: the other replica loads what the first stored", async () => {
+    const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Searched' }), 201);
+    const merge = async (api: ApiClient, changes: unknown[]) => {
+      const cr = ok(await api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'pages' }), 201);
+      ok(await api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, { changes }));
+      ok(await api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`));
+    };
+    await merge(
+      gateways[1],
+      Array.from({ length: 12 }, (_, i) => ({ type: 'insert_page', title: `Topic ${i}`, markdown: `## Part ${i}\\n\\nAbout lighthouse number ${i}.` })),
+    );
+    const made = async () => ({
+      built: await countedOnAll('content', 'quire_search_indexes_made_total', { how: 'built' }),
+      derived: await countedOnAll('content', 'quire_search_indexes_made_total', { how: 'derived' }),
+    });
+    const before = await made();
+    /** Searches through both gateways at once (each gateway alternating content replicas): the titles found by each. */
+    const search = async (query: string) =>
+      Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const found = ok(await gateways[i % 2].get(`/v1/spaces/${space.id}/search?query=${encodeURIComponent(query)}`)).items;
+          return found.map((item: { title: string }) => item.title).sort();
+        }),
+      );
+    for (const titles of await search('lighthouse')) assert.equal(titles.length, 12);
+    const first = await made();
+    assert.equal(first.built - before.built + first.derived - before.derived, 1, 'one making of the index over both replicas');
+
+    // A new revision: its index is made once (derived, by the replica that warms it or the first to search), the new page found through both.
+    await merge(gateways[0], [{ type: 'insert_page', title: 'Beacon', markdown: 'A lighthouse beacon.' }]);
+    for (const titles of await search('beacon')) assert.deepEqual(titles, ['Beacon']);
+    const second = await made();
+    assert.equal(second.built, first.built, 'no full build for a derived revision');
   });
 
   it('counts reactions of many users made through both replicas at once', async () => {

@@ -1,5 +1,5 @@
 import type { EventBus } from '@quire/async';
-import type { BackendConfig, Logger, RedisClient, ServiceClients } from '@quire/runtime';
+import type { BackendConfig, Logger, MetricsRegistry, RedisClient, ServiceClients } from '@quire/runtime';
 import type { Model } from 'mongoose';
 import type { CollectionDoc, SpaceDoc } from './structure-store';
 
@@ -36,4 +36,6 @@ export interface ContentContext {
   clients: ServiceClients;
   /** The cross-service domain event stream (its events: EVENTS in @quire/async). */
   events: EventBus;
+  /** The process's Prometheus registry (its counters: counterOf). */
+  metrics: MetricsRegistry;
 }

@@ -1,6 +1,6 @@
 import { withTenantSlot } from '@quire/async';
 import { HttpError, httpError } from '@quire/http';
-import { declareCache, documentCacheOf, withRedisLock, type LruCache } from '@quire/runtime';
+import { counterOf, declareCache, documentCacheOf, withRedisLock, type LruCache } from '@quire/runtime';
 import type { ContentContext, SpaceDoc } from '../kernel';
 import { loadRevision, type RevisionDoc, type RevisionPageDoc } from '../revisions';
 import { applyChanges, averageInternals, buildIndex, changesFrom, cutSections, phases, sourceOf, tooMany, type SearchIndex } from './search-engine';
@@ -55,6 +55,18 @@ function remember(ctx: ContentContext, index: SearchIndex): void {
   // An index larger than the whole budget is still kept (alone): loading it per request would be far worse.
   cache.set(index.revisionId, index, Math.min(Math.ceil(weight), cache.maxWeight));
 }
+
+/**
+ * Counts where this process got the indexes it made: built from the pages, derived from a
+ * parent's, loaded as another replica or an earlier process stored it. A revision is built
+ * or derived once over every replica; the others load it.
+ */
+const counted = (ctx: ContentContext, how: 'built' | 'derived' | 'loaded') =>
+  counterOf(ctx.metrics, {
+    name: 'quire_search_indexes_made_total',
+    help: 'Search indexes of revisions this process made, by how: built, derived from a parent, or loaded as stored',
+    labelNames: ['how'] as const,
+  }).inc({ how });
 
 const LOCK = { ttlMs: 120_000, waitMs: 120_000 };
 const lockKey = (revisionId: string) => `content:lock:search-index:${revisionId}`;
@@ -156,26 +168,32 @@ async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<Searc
     return null;
   });
   if (derived) {
+    counted(ctx, 'derived');
     remember(ctx, derived);
     persistInBackground(ctx, revision, derived);
     return derived;
   }
+  const loaded = (index: SearchIndex | null) => {
+    if (index) counted(ctx, 'loaded');
+    return index;
+  };
   const found = await inBuildSlot(
     ctx,
     revision,
     async () =>
-      (await loadStored(ctx, revision)) ??
+      loaded(await loadStored(ctx, revision)) ??
       (await withRedisLock(
         ctx.redis,
         lockKey(revision._id),
         async () => {
           // Whoever held the lock before us may have just stored it.
-          const stored = await loadStored(ctx, revision);
+          const stored = loaded(await loadStored(ctx, revision));
           if (stored) return stored;
           const fromParent = await deriveFromStored(ctx, revision).catch((error: unknown) => {
             ctx.logger.warn({ err: error, revisionId: revision._id }, 'could not derive the search index from a stored one; building it');
             return null;
           });
+          counted(ctx, fromParent ? 'derived' : 'built');
           const index = fromParent ?? (await buildIndex(ctx, revision));
           // The index answers this search either way; not storing it only costs a later rebuild.
           await storeIndex(ctx, revision, index).catch((error: unknown) =>

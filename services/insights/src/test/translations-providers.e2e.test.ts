@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { assertMatchesOpenApi, expectOk, openApiErrors, sharedTestStack, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
-import { startFakeOpenAi, type FakeProvider } from './translations-fakes';
+import {
+  assertMatchesOpenApi,
+  expectOk,
+  openApiErrors,
+  sharedTestStack,
+  startFakeOpenAi,
+  startTestStack,
+  waitFor,
+  type FakeProvider,
+  type TestAccount,
+  type TestStack,
+} from '@quire/testkit';
 
 const API_KEY = 'test-openai-secret-7777';
 

@@ -5,13 +5,16 @@ import {
   expectError,
   expectOk,
   openApiErrors,
+  shout,
+  startFakeLibreTranslate,
   startTestStack,
   waitFor,
+  wordsOf,
+  type FakeProvider,
   type TestAccount,
   type TestOrganization,
   type TestStack,
 } from '@quire/testkit';
-import { shout, startFakeLibreTranslate, wordsOf, type FakeProvider } from './translations-fakes';
 
 /** A key the provider gets and nobody else may see: not in failures, not in the logs. */
 const API_KEY = 'test-provider-secret-4242';
