@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { waitFor } from '@quire/datastore';
 import { BACKENDS, type StackState } from './layout';
@@ -33,6 +33,41 @@ export function portOf(pid: number): number | undefined {
 /** The process serving the replica at `url`, if one runs. */
 export const replicaPid = (stack: Processes, service: Replicated, url: string): number | undefined =>
   stack.servicePids(service).find((pid) => portOf(pid) === Number(new URL(url).port));
+
+/**
+ * Which of `pids` holds the TCP connection whose local port is `port` (the remote port a server
+ * of the test saw): the socket's inode in /proc/net/tcp, then the process with that socket open.
+ */
+export function pidHoldingConnection(pids: readonly number[], port: number): number | undefined {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set(
+    ['tcp', 'tcp6'].flatMap((table) => {
+      try {
+        return readFileSync(`/proc/net/${table}`, 'utf8')
+          .split('\n')
+          .slice(1)
+          .map((line) => line.trim().split(/\s+/))
+          .filter((fields) => fields[1]?.endsWith(hexPort))
+          .map((fields) => `socket:[${fields[9]}]`);
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return pids.find((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        try {
+          return inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        } catch {
+          return false; // closed while we looked
+        }
+      });
+    } catch {
+      return false; // it ended while we looked
+    }
+  });
+}
 
 /** True when the process at `url` answers its /readyz with 200 within a second. */
 export const isReady = (url: string): Promise<boolean> =>

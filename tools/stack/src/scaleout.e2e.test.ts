@@ -19,7 +19,7 @@ import {
   type TestStack,
 } from '@quire/testkit';
 import { BACKENDS, readState, type StackState } from './layout';
-import { readyFront, REPLICATED, replicaPid, replicaUrls, restartEachReplica, isReady, portOf, type Replicated } from './replicas';
+import { pidHoldingConnection, readyFront, REPLICATED, replicaPid, replicaUrls, restartEachReplica, isReady, portOf, type Replicated } from './replicas';
 
 /**
  * The stack with two processes of every service and of the gateway (QUIRE_REPLICAS=2), each
@@ -38,6 +38,11 @@ describe('scale-out: two replicas of every service', () => {
   let receiver: Server;
   /** The translation provider (upper-cases what it is sent, and records it). */
   let provider: FakeProvider;
+  /**
+   * The conversations' language model: it answers 503 (the service falls back to its own
+   * pipeline), after holding each call while `holding` (a job under way in the process that called).
+   */
+  const model = { server: undefined as Server | undefined, holding: false, held: [] as Array<{ port: number; release: () => void }> };
   /** The id of every event delivered to the receiver, in order. */
   const delivered: string[] = [];
   /** Once every event listed is delivered: each once, and none that is not listed. */
@@ -81,6 +86,12 @@ describe('scale-out: two replicas of every service', () => {
     // Translations go to a fake provider on 127.0.0.1.
     // A job held by a killed replica runs again elsewhere once its lock (JOB_LOCK_MS) ran out.
     provider = await startFakeLibreTranslate();
+    model.server = createServer((req, res) => {
+      const answer = () => res.writeHead(503).end();
+      if (model.holding) model.held.push({ port: req.socket.remotePort!, release: answer });
+      else answer();
+    });
+    await new Promise<void>((resolve) => model.server!.listen(0, '127.0.0.1', resolve));
     stack = await startTestStack({
       QUIRE_REPLICAS: '2',
       RATE_LIMIT_POINTS: '100000',
@@ -88,6 +99,7 @@ describe('scale-out: two replicas of every service', () => {
       GIT_ALLOWED_PROTOCOLS: 'https,http,file',
       TRANSLATION_PROVIDER: 'libretranslate',
       TRANSLATION_PROVIDER_URL: provider.url,
+      INSIGHTS_LLM_URL: `http://127.0.0.1:${(model.server.address() as AddressInfo).port}`,
       JOB_LOCK_MS: '6000',
       JOB_STALLED_CHECK_MS: '3000',
     });
@@ -109,6 +121,10 @@ describe('scale-out: two replicas of every service', () => {
     await stack?.stop();
     if (receiver) await new Promise<void>((resolve) => receiver.close(() => resolve()));
     await provider?.close();
+    if (model.server) {
+      model.server.closeAllConnections();
+      await new Promise<void>((resolve) => model.server!.close(() => resolve()));
+    }
   });
 
   it('runs two processes of each service and of the gateway, on ports of their own that stack.json lists', async () => {
@@ -310,7 +326,7 @@ describe('scale-out: two replicas of every service', () => {
 
     // Ingested through both replicas at once: each conversation's job runs once over both.
     const before = await countedOnAll('insights', 'quire_jobs_total', processing);
-    const first = conversations('once', 24);
+    const first = conversations('once', 12);
     await Promise.all(
       [0, 1].map(async (i) =>
         ok(
@@ -326,19 +342,23 @@ describe('scale-out: two replicas of every service', () => {
     assert.equal((await countedOnAll('insights', 'quire_jobs_total', processing)) - before, first.length, 'one processing per conversation');
     await clustersTrue();
 
-    // A replica killed while jobs are queued and running: the other one runs them, those the dead one held once their lock ran out.
-    const second = conversations('killed', 40);
+    // A replica killed while it runs a job (its call to the model held) and more are queued: the
+    // other replica runs the queued ones, and the dead one's once its lock ran out (JOB_LOCK_MS).
+    model.holding = true;
+    const second = conversations('killed', 20);
     ok(await gateways[0].post(conversationsPath, second), 204);
-    const [, victim] = urlsOf('insights');
-    await waitFor(
-      'processing to start',
-      async () =>
-        (await counted(victim, 'quire_jobs_total', processing)) > 0 || (await countedOnAll('insights', 'quire_jobs_total', processing)) > before + first.length,
-    );
-    process.kill(pidOf('insights', victim)!, 'SIGKILL');
+    let victim: number | undefined;
+    await waitFor('a job under way in an insights replica', async () => {
+      victim = model.held.map(({ port }) => pidHoldingConnection(stack.servicePids('insights'), port)).find((pid) => pid !== undefined);
+      return victim !== undefined;
+    });
+    const victimUrl = urlsOf('insights').find((url) => pidOf('insights', url) === victim)!;
+    process.kill(victim!, 'SIGKILL');
+    model.holding = false;
+    for (const { release } of model.held.splice(0)) release();
     await processedAll(second.map((item) => item.id));
     await clustersTrue();
-    await waitFor('the killed replica to be restarted', async () => pidOf('insights', victim) !== undefined && (await isReady(victim)), 20_000);
+    await waitFor('the killed replica to be restarted', async () => pidOf('insights', victimUrl) !== undefined && (await isReady(victimUrl)), 20_000);
   });
 
   it('runs a translation once when its runs are asked through both replicas at once', async () => {
