@@ -528,6 +528,28 @@ describe('scale-out: two replicas of every service', () => {
         if ((await attempt('POST merge', () => front().post(`${path}/merge`))) === 200) merged++;
       }
     })();
+    // Git exports all along, one after another (jobs of content's queue while its replicas restart): each acknowledged one ends in success.
+    const remotes = mkdtempSync(path.join(os.tmpdir(), 'quire-scaleout-rolling-git-'));
+    const bare = path.join(remotes, 'rolling.git');
+    isolatedGit(remotes).run(remotes, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
+    const exported = ok(await gateways[1].post(`/v1/orgs/${orgId}/spaces`, { title: 'Exported while restarting' }), 201);
+    const exportOutcomes: Array<{ state: string; commit?: string; error?: string }> = [];
+    const exporting = (async () => {
+      for (let i = 0; running; i++) {
+        const body = { url: pathToFileURL(bare).href, ref: 'refs/heads/main', commitMessage: `Export ${i}` };
+        if ((await attempt('POST git export', () => front().post(`/v1/spaces/${exported.id}/git/export`, body))) !== 204) continue;
+        let operation: { state: string; commit?: string; error?: string } = { state: 'running' };
+        while (operation.state === 'running') {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await attempt('GET git info', async () => {
+            const response = await front().get(`/v1/spaces/${exported.id}/git/info`);
+            if (response.status === 200) operation = response.body.operation;
+            return response;
+          });
+        }
+        exportOutcomes.push(operation);
+      }
+    })();
     const load = workers.map(async (worker, k) => {
       for (let i = 0; running; i++) {
         const title = `Rolling ${k}.${i}`;
@@ -548,7 +570,7 @@ describe('scale-out: two replicas of every service', () => {
 
     await restartEachReplica(stack, state);
     running = false;
-    await Promise.all([...load, merging]);
+    await Promise.all([...load, merging, exporting]);
     await gatewayFront.stop();
 
     assert.deepEqual(failures, [], `failed requests (of ${requests})`);
@@ -571,5 +593,14 @@ describe('scale-out: two replicas of every service', () => {
     const events = await deliveredOnce();
     const ofMerges = events.filter((event) => event.payload.type === 'space_content_updated' && event.payload.spaceId === evented.id);
     assert.equal(ofMerges.length, merged, 'an event for each acknowledged merge');
+    // Every acknowledged Git export ran to its end, and the remote holds the last one's commit.
+    assert.ok(exportOutcomes.length >= 3, `exports ran throughout (${exportOutcomes.length})`);
+    assert.deepEqual(
+      exportOutcomes.filter((operation) => operation.state !== 'success'),
+      [],
+      'every export succeeded',
+    );
+    assert.equal(isolatedGit(remotes).run(bare, 'rev-parse', 'main'), exportOutcomes.at(-1)!.commit);
+    rmSync(remotes, { recursive: true, force: true });
   });
 });
