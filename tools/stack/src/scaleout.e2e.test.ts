@@ -478,6 +478,46 @@ describe('scale-out: two replicas of every service', () => {
     );
   });
 
+  it('skips a replica that stopped answering (SIGSTOP): its HTTP within a second, its gRPC connections within two', async () => {
+    const space = ok(await gateways[0].post(`/v1/orgs/${orgId}/spaces`, { title: 'Hung peers' }), 201);
+    const [liveContent, hungContent] = urlsOf('content');
+    const [liveIdentity, hungIdentity] = urlsOf('identity');
+    const hung = [pidOf('content', hungContent)!, pidOf('identity', hungIdentity)!];
+    const grpcBefore = await counted(liveIdentity, 'quire_grpc_server_calls_total');
+    const httpBefore = await counted(liveContent, 'quire_http_requests_total');
+    for (const pid of hung) process.kill(pid, 'SIGSTOP');
+    try {
+      // The gateway's readiness poll (500 ms, answered within 500 ms) and gRPC keepalive (1 s ping, 1 s to answer).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // A request sent to a hung replica would never be answered: each must be, by the live ones.
+      const answered = async (call: (api: ApiClient) => Promise<{ status: number }>, i: number) => {
+        const status = await Promise.race([
+          call(gateways[i % 2]).then((response) => response.status),
+          new Promise<string>((resolve) => setTimeout(() => resolve('no answer in 10 s'), 10_000)),
+        ]);
+        return status;
+      };
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => [
+          answered((api) => api.get(`/v1/spaces/${space.id}`), i),
+          answered((api) => api.patch(`/v1/spaces/${space.id}`, { title: `Hung peers ${i}` }), i),
+          answered((api) => api.get(`/v1/orgs/${orgId}/members?limit=5`), i),
+          answered((api) => api.post(`/v1/spaces/${space.id}/change-requests`, { subject: `while hung ${i}` }), i),
+        ]).flat(),
+      );
+      assert.deepEqual(
+        statuses.filter((status) => typeof status !== 'number' || status >= 300),
+        [],
+        'every request answered, by the live replicas',
+      );
+      assert.ok((await counted(liveContent, 'quire_http_requests_total')) >= httpBefore + 30, 'the live content replica took the requests');
+      assert.ok((await counted(liveIdentity, 'quire_grpc_server_calls_total')) > grpcBefore, 'the live identity replica took the gRPC calls');
+    } finally {
+      for (const pid of hung) process.kill(pid, 'SIGCONT');
+    }
+    await waitFor('the stopped replicas to be ready again', async () => (await isReady(hungContent)) && (await isReady(hungIdentity)), 20_000);
+  });
+
   it('restarts every replica of every service one after another under a load of reads and writes: no failed request, no acknowledged write lost', async () => {
     // The load's way in, as a Kubernetes Service in front of the gateway is: only to replicas that say they are ready.
     const gatewayFront = readyFront(urlsOf('gateway'));
