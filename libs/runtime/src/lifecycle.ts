@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from './logger';
@@ -58,6 +59,19 @@ interface Stoppable {
   shutdown(): Promise<void>;
 }
 
+/** How long a stopping process waits for its last spans to be exported. */
+const TRACE_FLUSH_MS = 2_000;
+
+/** Exports the spans still buffered (when tracing runs: @quire/telemetry), within TRACE_FLUSH_MS. */
+async function flushTraces(logger: Logger): Promise<void> {
+  const provider = trace.getTracerProvider() as { getDelegate?: () => unknown };
+  const delegate = (provider.getDelegate?.() ?? provider) as { forceFlush?: () => Promise<void> };
+  if (!delegate.forceFlush) return;
+  await Promise.race([delegate.forceFlush(), new Promise((resolve) => setTimeout(resolve, TRACE_FLUSH_MS).unref())]).catch((error: unknown) =>
+    logger.warn({ err: (error as Error).message }, 'could not export the last spans'),
+  );
+}
+
 /**
  * Starts a service's HTTP listener and gRPC server, and stops them in order on SIGTERM
  * or SIGINT: stop accepting, finish in-flight requests, then release connections.
@@ -115,6 +129,7 @@ export async function runService(options: {
         : Promise.resolve();
       await Promise.all([closing, options.grpc?.shutdown()]);
       await options.onStop?.();
+      await flushTraces(logger);
       logger.info(`${options.name} stopped`);
     })());
 

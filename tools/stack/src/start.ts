@@ -146,8 +146,10 @@ async function main() {
   }
 
   const launch = (unit: Supervised, extraEnv: NodeJS.ProcessEnv) => {
+    // Tracing (when OTEL_* asks for it): each process names its service, and which replica it is.
+    const resource = [`service.namespace=quire`, `service.instance.id=${unit.name}-${unit.replica}`, env.OTEL_RESOURCE_ATTRIBUTES].filter(Boolean).join(',');
     const child = spawn(process.execPath, [path.join(root, 'services', unit.name, 'dist', 'main.js')], {
-      env: { ...env, ...extraEnv },
+      env: { ...env, OTEL_SERVICE_NAME: unit.name, OTEL_RESOURCE_ATTRIBUTES: resource, ...extraEnv },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     unit.child = child;

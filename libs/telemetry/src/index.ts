@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
+import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+
+/*
+ * Tracing of a service process with the OpenTelemetry Node SDK, configured only by the standard
+ * variables: OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT),
+ * OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or http/json), OTEL_SERVICE_NAME,
+ * OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER and its argument, OTEL_BSP_*, OTEL_SDK_DISABLED.
+ *
+ * Importing this module starts it, so each service's main imports it before anything else: the
+ * instrumentations patch http, express, gRPC, the MongoDB driver, ioredis, pino and fetch (undici)
+ * as those are loaded after it. With no endpoint and no OTEL_TRACES_EXPORTER set, nothing starts:
+ * nothing is patched or exported, and the process runs as without it.
+ *
+ * Spans carry what identifies work (routes, methods, collections, ids), never request or response
+ * bodies, headers with credentials, or the statements' values (the MongoDB instrumentation's
+ * statements are off; ioredis' serializer drops arguments).
+ */
+
+/** Whether this process exports traces: an OTLP endpoint or an exporter is set, and the SDK is not disabled. */
+export function telemetryConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim();
+  if (exporter) return exporter !== 'none';
+  return !!(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/** The service a process runs when OTEL_SERVICE_NAME does not say: the package of its main (services/<name>/dist/main.js). */
+function serviceOfMain(): string | undefined {
+  const main = process.argv[1];
+  if (!main) return undefined;
+  const packageDir = path.dirname(path.dirname(main));
+  return path.basename(path.dirname(packageDir)) === 'services' ? path.basename(packageDir) : undefined;
+}
+
+/** The header of the request id (libs/runtime REQUEST_ID_HEADER; not imported: this module loads before everything). */
+const REQUEST_ID_HEADER = 'x-request-id';
+
+let sdk: NodeSDK | undefined;
+
+/** Starts tracing once, when configured (telemetryConfigured); whether it runs. */
+export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (sdk) return true;
+  if (!telemetryConfigured(env)) return false;
+  const service = serviceOfMain();
+  if (!env.OTEL_SERVICE_NAME && service) env.OTEL_SERVICE_NAME = service;
+  // Traces only: metrics are Prometheus' (each service's /metrics), logs go to stdout with their trace ids.
+  env.OTEL_METRICS_EXPORTER ??= 'none';
+  env.OTEL_LOGS_EXPORTER ??= 'none';
+  /** Probes, scrapes and readiness polls are not work worth a trace. */
+  const probe = (url: string | undefined) => /^\/(healthz|readyz|metrics)(\?|$)/.test(url ?? '');
+  sdk = new NodeSDK({
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => probe(req.url),
+        ignoreOutgoingRequestHook: (options) => probe(options.path ?? undefined),
+        // Outgoing HTTP is traced as part of some work, never on its own.
+        requireParentforOutgoingSpans: true,
+        // The request id the gateway gives each request (and every service gets with it): a log line's way to its trace.
+        applyCustomAttributesOnSpan: (span, request, response) => {
+          const answered = 'getHeader' in response ? response.getHeader(REQUEST_ID_HEADER) : undefined;
+          const asked = 'headers' in request ? request.headers[REQUEST_ID_HEADER] : undefined;
+          const id = answered ?? asked;
+          if (typeof id === 'string') span.setAttribute('quire.request.id', id);
+        },
+      }),
+      new ExpressInstrumentation(),
+      new GrpcInstrumentation({ ignoreGrpcMethods: [/^Check$/, /^Watch$/] }),
+      new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
+      // Queues and event streams poll Redis without end: only commands of some traced work are spans.
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+      new PinoInstrumentation({ disableLogSending: true }),
+      new UndiciInstrumentation({ requireParentforSpans: true, ignoreRequestHook: (request) => probe(request.path) }),
+    ],
+  });
+  sdk.start();
+  return true;
+}
+
+startTelemetry();
