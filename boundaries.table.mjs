@@ -4,7 +4,7 @@
 // scripts/check-where-things-are.mjs checks README "Where things are" against it.
 
 /** Libraries (libs/<name>): they import each other as packages, never a service. */
-export const LIBS = ['async', 'contract', 'datastore', 'http', 'markdown', 'proto', 'runtime', 'testkit'];
+export const LIBS = ['async', 'contract', 'datastore', 'http', 'markdown', 'proto', 'runtime', 'telemetry', 'testkit'];
 
 /** Tools (tools/<name>): the launcher, the operator CLI and the benchmark; they may import services. */
 export const TOOLS = ['stack'];

@@ -129,6 +129,23 @@ grep -q '^  IDENTITY_GRPC_ADDR: "dns:///quire-identity-grpc.docs.svc.cluster.loc
   <(h template quire "$CHART" "${BASE[@]}" --namespace docs --show-only templates/configmap.yaml) \
   || fail "_GRPC_ADDR does not use the release namespace"
 
+step "tracing: OTEL_* on every Deployment when global.otel.endpoint is set, none without it"
+for svc in gateway "${BACKENDS[@]}"; do
+  deployment="$(doc "$all" Deployment "quire-$svc")"
+  otel() { grep -A1 "name: $1\$" <<<"$deployment" | grep -q "value: \"$2\"\$" || fail "$svc: $1 is not $2"; }
+  otel OTEL_SERVICE_NAME "$svc"
+  otel OTEL_EXPORTER_OTLP_ENDPOINT 'http://otel-collector.observability:4318'
+  otel OTEL_EXPORTER_OTLP_PROTOCOL 'http/json'
+  otel OTEL_TRACES_SAMPLER 'parentbased_traceidratio'
+  otel OTEL_TRACES_SAMPLER_ARG '0.25'
+  otel OTEL_RESOURCE_ATTRIBUTES 'service.namespace=quire,k8s.namespace.name=default,k8s.pod.name=$(K8S_POD_NAME),deployment.environment.name=ci'
+  printf '  %-13s ok\n' "$svc"
+done
+if grep -q 'OTEL_' "$WORK/base.yaml"; then fail "OTEL_* set without global.otel.endpoint"; fi
+if h template quire "$CHART" "${BASE[@]}" --set global.otel.endpoint=http://c:4318 --set global.otel.protocol=grpc >/dev/null 2>&1; then
+  fail "global.otel.protocol grpc accepted (the services export over HTTP only)"
+fi
+
 step "graceful shutdown: preStop sleep, SHUTDOWN_DRAIN_MS and terminationGracePeriodSeconds on every Deployment"
 [[ "$(grep -c '^kind: Deployment$' "$all")" == "$(grep -c '^            preStop:$' "$all")" ]] || fail "a Deployment has no preStop"
 [[ "$(grep -c '^kind: Deployment$' "$all")" == "$(grep -c '^      terminationGracePeriodSeconds: ' "$all")" ]] \

@@ -344,6 +344,7 @@ env:
   {{- /* On SIGTERM: not ready (/readyz 503, gRPC NOT_SERVING) but still serving for this long, then in-flight work finishes */}}
   - name: SHUTDOWN_DRAIN_MS
     value: {{ (include "quire-lib.shutdown" (list $ctx $v) | fromJson).drainMs | quote }}
+  {{- include "quire-lib.otelEnv" $ctx | nindent 2 }}
   {{- with $v.logLevel }}
   - name: LOG_LEVEL
     value: {{ . | quote }}
@@ -499,3 +500,31 @@ preStopSeconds + drainMs / 1000 + 25 s, or the kubelet kills work in flight.
 {{- end -}}
 {{- dict "preStopSeconds" $preStop "drainMs" $drainMs "terminationGracePeriodSeconds" $grace | toJson -}}
 {{- end -}}
+
+{{/*
+Tracing of a service (OpenTelemetry, OTEL_* only): set when global.otel.endpoint is. Arg: root context.
+*/}}
+{{- define "quire-lib.otelEnv" -}}
+{{- $otel := dig "otel" dict (.Values.global | default dict) -}}
+{{- if $otel.endpoint -}}
+{{- if not (has ($otel.protocol | default "http/protobuf") (list "http/protobuf" "http/json")) -}}
+{{- fail (printf "global.otel.protocol must be http/protobuf or http/json, not %q" $otel.protocol) -}}
+{{- end -}}
+- name: OTEL_SERVICE_NAME
+  value: {{ .Chart.Name | quote }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ $otel.endpoint | quote }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ $otel.protocol | default "http/protobuf" | quote }}
+- name: OTEL_TRACES_SAMPLER
+  value: {{ $otel.sampler | default "parentbased_traceidratio" | quote }}
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ $otel.samplerArg | default "0.1" | quote }}
+- name: K8S_POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ printf "service.namespace=quire,k8s.namespace.name=%s,k8s.pod.name=$(K8S_POD_NAME)%s" .Release.Namespace (ternary (printf ",%s" $otel.resourceAttributes) "" (not (empty $otel.resourceAttributes))) | quote }}
+{{- end -}}
+{{- end }}
