@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { z } from 'zod';
-import type { Logger } from '@quire/runtime';
+import { inSpan, traceCarrier, type Logger } from '@quire/runtime';
 
 /** A fact one service tells the others (design.md §6–7): on the stream, at least once. */
 export interface DomainEvent<Payload = unknown, Type extends string = string> {
@@ -92,6 +92,19 @@ export function createEvent<D extends EventDefinition>(definition: D, payload: E
   return event as EventOf<D>;
 }
 
+/** The trace context an entry carries (its `trace` field), if any. */
+function traceOf(fields: string[]): Record<string, string> | undefined {
+  const at = fields.indexOf('trace');
+  if (at < 0 || at % 2 !== 0) return undefined;
+  try {
+    const carrier = JSON.parse(fields[at + 1]) as unknown;
+    if (carrier && typeof carrier === 'object' && Object.values(carrier).every((value) => typeof value === 'string')) return carrier as Record<string, string>;
+  } catch {
+    // Not JSON: the event is handled without it.
+  }
+  return undefined;
+}
+
 /** The envelope every event has on the stream (its payload is its definition's to check). */
 const envelopeSchema = z.object({
   id: z.string().min(1),
@@ -110,11 +123,14 @@ const STREAM_MAX_LENGTH = 100_000;
  * same event is published twice or redelivered after a crash.
  */
 export function createEventBus(options: { redisUrl: string; prefix: string; logger: Logger; stream?: string }): EventBus {
-  const stream = `${options.prefix}${options.stream ?? 'events'}`;
+  // Its name in spans is without the deployment's prefix.
+  const streamName = options.stream ?? 'events';
+  const stream = `${options.prefix}${streamName}`;
   const doneKey = (group: string, id: string) => `${stream}:done:${group}:${id}`;
   const writer = new Redis(options.redisUrl, { maxRetriesPerRequest: 2 });
   writer.on('error', () => {});
   const subscriptions = new Set<EventSubscription>();
+  const messaging = { 'messaging.system': 'redis', 'messaging.destination.name': streamName };
 
   /** The event of a stream entry; undefined (logged) for one that is not an event at all. */
   const read = (messageId: string, fields: string[], group: string): DomainEvent | undefined => {
@@ -131,7 +147,19 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
   return {
     async publish(definition, payload, publishOptions) {
       const event = createEvent(definition, payload, publishOptions);
-      await writer.xadd(stream, 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event));
+      // The entry carries the trace of the work that published it: each consumer's handling continues it.
+      await inSpan(
+        `send ${streamName}`,
+        {
+          kind: 'producer',
+          attributes: { ...messaging, 'messaging.operation.type': 'send', 'messaging.message.id': event.id, 'quire.event.type': event.type },
+        },
+        async () => {
+          const carrier = traceCarrier();
+          const traced = Object.keys(carrier).length > 0 ? ['trace', JSON.stringify(carrier)] : [];
+          await writer.xadd(stream, 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event), ...traced);
+        },
+      );
       return event;
     },
 
@@ -177,7 +205,24 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         const event = read(messageId, fields, group);
         const definition = event && wanted.get(event.type);
         // Not acknowledged when the handler failed: it stays pending and is claimed again after retryAfterMs.
-        if (definition && !(await deliver(event, definition))) return;
+        if (definition) {
+          const delivered = await inSpan(
+            `process ${streamName}`,
+            {
+              kind: 'consumer',
+              parent: traceOf(fields),
+              attributes: {
+                ...messaging,
+                'messaging.operation.type': 'process',
+                'messaging.consumer.group.name': group,
+                'messaging.message.id': event.id,
+                'quire.event.type': event.type,
+              },
+            },
+            () => deliver(event, definition),
+          );
+          if (!delivered) return;
+        }
         await writer.xack(stream, group, messageId);
       };
 

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
-import { counterOf, type Logger, type MetricsRegistry } from '@quire/runtime';
+import { counterOf, inSpan, traceCarrier, type Logger, type MetricsRegistry } from '@quire/runtime';
 import { FairQueue, type Fairness } from './fairness';
 
 export interface JobState<Result = unknown> {
@@ -35,6 +35,9 @@ export interface JobQueue<Data, Result> {
   state(jobId: string): Promise<JobState<Result> | undefined>;
   close(): Promise<void>;
 }
+
+/** The field of a job's data that carries the trace context of the work that queued it (W3C trace context; absent when nothing is traced). */
+const TRACE_FIELD = '_trace';
 
 /** How often a worker forgets the ids its queue lost from the tenants' turns (fairness.ts, sweep). */
 const SWEEP_INTERVAL_MS = 5 * 60_000;
@@ -98,17 +101,38 @@ export function createJobQueue<Data, Result = unknown>(
       help: "Jobs this process's workers finished, by queue and outcome (a failed attempt counts as failed)",
       labelNames: ['queue', 'outcome'] as const,
     });
+  const messaging = { 'messaging.system': 'bullmq', 'messaging.destination.name': name };
   const fair = options.fairness && new FairQueue(queue, queueConnection, `${options.prefix}fair:${name}:`, options.fairness, options.logger, lockMs);
 
   return {
-    async add(data, jobOptions = {}) {
-      if (fair) return fair.add(data, jobOptions);
-      const job = await queue.add(name as never, data as never, jobOptions);
-      return job.id!;
+    add(data, jobOptions = {}) {
+      // The job carries the trace of the work that queued it: its processing continues that trace.
+      return inSpan(`send ${name}`, { kind: 'producer', attributes: { ...messaging, 'messaging.operation.type': 'send' } }, async (span) => {
+        const carrier = traceCarrier();
+        const traced = (Object.keys(carrier).length > 0 ? { ...data, [TRACE_FIELD]: carrier } : data) as Data;
+        const id = fair ? await fair.add(traced, jobOptions) : (await queue.add(name as never, traced as never, jobOptions)).id!;
+        span.setAttribute('messaging.message.id', id);
+        return id;
+      });
     },
     work(processor, workOptions = {}) {
       const redis = connection();
-      const run = fair ? fair.processor(processor, workOptions.maxActivePerTenant ?? 0) : processor;
+      const traced = (job: Job<Data, Result>) =>
+        inSpan(
+          `process ${name}`,
+          {
+            kind: 'consumer',
+            parent: (job.data as { [TRACE_FIELD]?: Record<string, string> } | undefined)?.[TRACE_FIELD],
+            attributes: {
+              ...messaging,
+              'messaging.operation.type': 'process',
+              'messaging.message.id': job.id ?? '',
+              'quire.job.attempt': job.attemptsMade + 1,
+            },
+          },
+          () => processor(job),
+        );
+      const run = fair ? fair.processor(traced, workOptions.maxActivePerTenant ?? 0) : traced;
       const worker = new Worker<Data, Result>(name, run, {
         connection: redis,
         prefix,

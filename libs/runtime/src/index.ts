@@ -62,3 +62,4 @@ export { LruCache } from './lru';
 export { createCaches, declareCache, type CacheDeclaration, type CacheDeclarations, type Caches } from './caches';
 export { seededRandom } from './random';
 export { counterOf, type MetricsRegistry } from './metrics';
+export { traceCarrier, inSpan, markSpanFailed, type SpanOptions } from './tracing';

@@ -52,7 +52,10 @@ export function createGatewayApp(parts: GatewayParts): Express {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const service = (res.locals.service as string | undefined) ?? 'gateway';
       parts.metrics.observe(service, req.method, res.statusCode, seconds);
-      logger.info({ reqId: requestId, method: req.method, path: req.path, status: res.statusCode, service, ms: Math.round(seconds * 1000) }, 'request');
+      logger.info(
+        { reqId: requestId, method: req.method, path: req.path, status: res.statusCode, upstream: service, ms: Math.round(seconds * 1000) },
+        'request',
+      );
     });
     requestContext.run({ requestId }, () => next());
   });

@@ -128,12 +128,74 @@ describe('tracing: one trace from the gateway to the datastore', () => {
     assert.deepEqual([...contentTypes], ['application/json']);
   });
 
+  it("makes one trace of a merge: the request, the event it publishes, the integration's delivery and its script run", async () => {
+    const integration = '/v1/integrations/traced-recorder';
+    ok(
+      await admin.api.post(integration, {
+        organization: admin.organizationId,
+        title: 'Traced recorder',
+        description: 'Answers every event',
+        scopes: ['space:content:read'],
+        script: 'export default { async fetch() { return new Response("ok"); } };',
+      }),
+    );
+    const installation = ok(await admin.api.post(`${integration}/installations`, { organization: admin.organizationId }), 201);
+    ok(await admin.api.patch(`${integration}/installations/${installation.id}`, { space_selection: 'all' }));
+    const space = ok(await admin.api.post(`/v1/orgs/${admin.organizationId}/spaces`, { title: 'Merged' }), 201);
+    const cr = ok(await admin.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'A page' }), 201);
+    ok(await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, { changes: [{ type: 'insert_page', title: 'Page' }] }));
+    const merged = await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`);
+    ok(merged);
+    const traceId = await traceIdOf(merged.headers.get('x-request-id')!);
+    const trace = await traceOf(traceId, (list) => list.some((span) => span.name === 'script run'));
+
+    const services = new Set(trace.map((span) => span.service));
+    for (const service of ['gateway', 'content', 'identity', 'integrations'])
+      assert.ok(services.has(service), `${service} in the trace (${[...services].join(', ')})`);
+    // The event: published by content, handled by integrations' consumer group.
+    const published = new Set(trace.filter((span) => span.service === 'content' && span.name === 'send events').map((span) => span.spanId));
+    assert.ok(published.size > 0, 'content publishes events');
+    const handled = trace.filter((span) => span.service === 'integrations' && span.name === 'process events');
+    assert.ok(handled.length > 0, 'integrations handles them');
+    assert.ok(
+      handled.every((span) => published.has(span.parentSpanId!)),
+      'each handling under its publication',
+    );
+    // The delivery job and the script run, with whom it ran for and nothing of what it did.
+    const run = trace.find((span) => span.name === 'script run')!;
+    assert.equal(run.service, 'integrations');
+    assert.equal(run.attributes['quire.integration.name'], 'traced-recorder');
+    assert.equal(run.attributes['quire.organization.id'], admin.organizationId);
+    assert.equal(run.attributes['quire.script.status'], 200);
+    const byId = new Map(trace.map((span) => [span.spanId, span]));
+    // From the script run up through its parents: the delivery job, the event's handling and
+    // publication, content's merge, the gateway's answer (the trace's one root).
+    const chain: string[] = [];
+    for (let span: ReceivedSpan | undefined = run; span; span = span.parentSpanId ? byId.get(span.parentSpanId) : undefined)
+      chain.push(`${span.service} ${span.name}`);
+    const expected = [
+      'integrations script run',
+      'integrations process integration-deliveries',
+      'integrations send integration-deliveries',
+      'integrations process events',
+      'content send events',
+    ];
+    assert.deepEqual(chain.slice(0, expected.length), expected, chain.join(' < '));
+    assert.ok(chain.includes('content POST /v1/spaces/:spaceId/change-requests/:changeRequestId/merge'), chain.join(' < '));
+    assert.equal(chain.at(-1), 'gateway POST /v1', chain.join(' < '));
+    assert.deepEqual(
+      trace.filter((span) => span.parentSpanId && !byId.has(span.parentSpanId)).map((span) => `${span.service} ${span.name}`),
+      [],
+      'spans whose parent is not in the trace',
+    );
+  });
+
   it('writes the trace and span ids into the log lines of the work they trace', async () => {
     const missing = await admin.api.get(`/v1/spaces/no-such-space`);
     assert.equal(missing.status, 404);
     const requestId = missing.headers.get('x-request-id')!;
     const traceId = await traceIdOf(requestId);
-    let line: { trace_id?: string; span_id?: string; reqId?: string; service?: string } | undefined;
+    let line: { trace_id?: string; span_id?: string; reqId?: string; service?: string; msg?: string } | undefined;
     await waitFor(
       "content's log line of the request",
       async () => {
@@ -142,7 +204,7 @@ describe('tracing: one trace from the gateway to the datastore', () => {
           .split('\n')
           .filter((text) => text.startsWith('{') && text.includes(traceId))
           .map((text) => JSON.parse(text) as typeof line)
-          .find((entry) => entry!.service === 'content');
+          .find((entry) => entry!.service === 'content' && entry!.msg === 'request completed');
         return line !== undefined;
       },
       10_000,

@@ -1,3 +1,4 @@
+import { inSpan, markSpanFailed } from '@quire/runtime';
 import { Semaphore } from 'redis-semaphore';
 import { DEFAULT_LIMITS, ScriptPool, ScriptPoolBusyError, type RunResult, type ScriptRequest } from '../runtime';
 import type { IntegrationsContext } from './context';
@@ -104,15 +105,26 @@ export async function runIntegrationScript(
       held.push(slot);
     }
     const cpuTimeMs = config.SCRIPT_TIMEOUT_MS;
-    return await poolOf(ctx).run({
-      script,
-      request,
-      limits: {
-        memoryBytes: config.SCRIPT_MEMORY_LIMIT_MB * 1024 * 1024,
-        cpuTimeMs,
-        wallTimeMs: Math.max(DEFAULT_LIMITS.wallTimeMs, cpuTimeMs * 2),
-      },
-      hostFetch: egressFetch(egressPolicyOf(config), { timeoutMs: SCRIPT_FETCH_TIMEOUT_MS, maxResponseBytes: DEFAULT_LIMITS.maxBodyBytes }),
+    // A span of the run, named by whom it runs for (never the script's input, output or logs).
+    const attributes = { 'quire.integration.name': owner.integrationName, 'quire.organization.id': owner.organizationId };
+    return await inSpan('script run', { attributes }, async (span) => {
+      const result = await poolOf(ctx).run({
+        script,
+        request,
+        limits: {
+          memoryBytes: config.SCRIPT_MEMORY_LIMIT_MB * 1024 * 1024,
+          cpuTimeMs,
+          wallTimeMs: Math.max(DEFAULT_LIMITS.wallTimeMs, cpuTimeMs * 2),
+        },
+        hostFetch: egressFetch(egressPolicyOf(config), { timeoutMs: SCRIPT_FETCH_TIMEOUT_MS, maxResponseBytes: DEFAULT_LIMITS.maxBodyBytes }),
+      });
+      span.setAttributes({
+        'quire.script.cpu_ms': result.cpuMs,
+        'quire.script.duration_ms': result.durationMs,
+        'quire.script.status': result.response?.status ?? 0,
+      });
+      if (result.error) markSpanFailed(span, 'the script failed');
+      return result;
     });
   } catch (error) {
     if (error instanceof ScriptPoolBusyError) throw new ScriptRunBusyError('Every script worker is busy', 'service');
