@@ -32,14 +32,14 @@ const SECONDS = 10;
 const SAMPLES = 200;
 const INSERT_BATCH = 1_000;
 
-interface LoadResult {
+export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
 }
 
 /** `connections` clients requesting `url` for a warm-up, then for the measured run. */
-async function load(url: string, headers: Record<string, string>, during?: () => void): Promise<LoadResult> {
+export async function load(url: string, headers: Record<string, string>, during?: () => void): Promise<LoadResult> {
   await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_SECONDS, headers });
   during?.();
   const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
@@ -81,7 +81,7 @@ export async function startFloor(env: NodeJS.ProcessEnv): Promise<{ url: string;
 }
 
 /** Samples CPU before a run; the returned function prints each process's share of a core since. */
-function cpuMeter(postgresDatabase: string | undefined) {
+export function cpuMeter(postgresDatabase: string | undefined) {
   const measure = cpuShares(postgresDatabase);
   return () => {
     const { seconds, shares } = measure();

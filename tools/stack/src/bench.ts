@@ -8,6 +8,7 @@ import { benchGit } from './bench-git';
 import { benchIntegrations } from './bench-integrations';
 import { benchRequestPath } from './bench-request-path';
 import { benchScaleout } from './bench-scaleout';
+import { benchTracing } from './bench-tracing';
 import { benchScripts } from './bench-scripts';
 import { benchSearch } from './bench-search';
 import { benchSites } from './bench-sites';
@@ -58,6 +59,8 @@ async function main() {
   // First, before the shared stack exists: it starts stacks of its own (one and two replicas of
   // every process) and wants the cores to itself.
   if (runs('scaleout')) await benchScaleout();
+  // Also before it: the request path with tracing off and on, each on a stack of its own.
+  if (runs('requestpath')) await benchTracing();
   if (asked.length > 0 && asked.every((name) => name === 'scaleout')) return;
 
   // The git section imports from local repositories, the integrations section's script calls a
