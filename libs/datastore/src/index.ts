@@ -2,3 +2,4 @@ export { repoRoot, freePort, onPath, waitFor } from './process';
 export { startFerretdbOn, startMongo, type MongoHandle } from './mongo';
 export { ensureRedis, type RedisHandle } from './redis';
 export { dropOrphanedDatabases, dropStackDatabase, dropStackDatabaseSync, stackDatabaseName } from './postgres';
+export { startJaeger, type JaegerHandle } from './jaeger';

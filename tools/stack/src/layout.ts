@@ -35,6 +35,8 @@ export interface StackState {
   ferretdbPostgresUrl?: string;
   /** Where the supervisor runs the operator commands (`POST /` `{"args": [...]}`, see commands.ts); absent when it could not listen. */
   controlSocket?: string;
+  /** With QUIRE_TRACING: Jaeger's query API and UI, and where the services export their spans. */
+  jaeger?: { uiUrl: string; otlpUrl: string };
 }
 
 export const stateFile = (dataDir: string) => path.join(dataDir, 'stack.json');

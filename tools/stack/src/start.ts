@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { ensureRedis, freePort, repoRoot, startMongo, waitFor } from '@quire/datastore';
+import { ensureRedis, freePort, repoRoot, startJaeger, startMongo, waitFor } from '@quire/datastore';
 import { bootstrapAdmin, openIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig } from '@quire/runtime';
 import { serveCommands } from './commands';
@@ -32,10 +32,12 @@ function portIsFree(port: number): Promise<boolean> {
  * The first replicas take PORT…PORT+12 as documented; each further replica twelve more:
  * its gateway, the gateway's metrics, then each service's HTTP and gRPC ports.
  */
-async function allocatePorts(requested: number, replicas: number) {
+async function allocatePorts(requested: number, replicas: number, tracing: boolean) {
   const first = 13;
   const perReplica = 2 + 2 * BACKENDS.length;
-  const span = first + perReplica * (replicas - 1);
+  // With QUIRE_TRACING, Jaeger's three ports follow the replicas' (OTLP/HTTP, UI and query API, its gRPC API).
+  const jaegerAt = first + perReplica * (replicas - 1);
+  const span = jaegerAt + (tracing ? 3 : 0);
   const allFree = async (base: number) => (await Promise.all(Array.from({ length: span }, (_, i) => portIsFree(base + i)))).every(Boolean);
   let base = requested;
   if (base === 0) {
@@ -61,8 +63,12 @@ async function allocatePorts(requested: number, replicas: number) {
       });
     }
   }
-  return { gateways, services, datastore: await pick(11) };
+  const jaeger = tracing ? { otlp: await pick(jaegerAt), ui: await pick(jaegerAt + 1), grpc: await pick(jaegerAt + 2) } : undefined;
+  return { gateways, services, datastore: await pick(11), jaeger };
 }
+
+/** QUIRE_TRACING: run Jaeger beside the stack and send every process's spans there. */
+const tracingAsked = () => ['1', 'true', 'yes'].includes((process.env.QUIRE_TRACING ?? '').trim().toLowerCase());
 
 /** QUIRE_REPLICAS: how many processes of each service and of the gateway (1 to 8). */
 function replicaCount(): number {
@@ -87,7 +93,7 @@ async function main() {
   const root = repoRoot();
   const dataDir = dataDirOf();
   const replicas = replicaCount();
-  const ports = await allocatePorts(Number(process.env.PORT ?? 8080), replicas);
+  const ports = await allocatePorts(Number(process.env.PORT ?? 8080), replicas, tracingAsked());
   const children: Supervised[] = [];
   let stopping = false;
   const cleanups: Array<() => Promise<void>> = [];
@@ -118,6 +124,9 @@ async function main() {
   const redis = await ensureRedis(process.env.REDIS_URL, { dataDir, log });
   cleanups.push(() => redis.stop());
 
+  const jaeger = ports.jaeger ? await startJaeger({ dataDir, ports: ports.jaeger, log }) : undefined;
+  if (jaeger) cleanups.push(() => jaeger.stop());
+
   const gatewayUrls = ports.gateways.map(({ port }) => `http://127.0.0.1:${port}`);
   const gatewayUrl = gatewayUrls[0];
   const env: NodeJS.ProcessEnv = {
@@ -136,6 +145,10 @@ async function main() {
     QUIRE_SUPERVISOR_PID: String(process.pid),
     // Several replicas: a stopping one says it is not ready for a moment first, so that the others take its work (rolling restarts).
     SHUTDOWN_DRAIN_MS: process.env.SHUTDOWN_DRAIN_MS ?? (replicas > 1 ? '1500' : '0'),
+    // Spans to Jaeger, in batches every half second (not the SDK's 5 s: a developer is looking).
+    ...(jaeger
+      ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || jaeger.otlpUrl, OTEL_BSP_SCHEDULE_DELAY: process.env.OTEL_BSP_SCHEDULE_DELAY || '500' }
+      : {}),
   };
   const grpcAddresses = (name: Backend) => ports.services[name].map(({ grpc }) => `127.0.0.1:${grpc}`);
   const httpUrls = (name: Backend) => ports.services[name].map(({ http }) => `http://127.0.0.1:${http}`);
@@ -238,8 +251,10 @@ async function main() {
     redisPrefix: env.REDIS_PREFIX!,
     ferretdbPostgresUrl: mongo.postgresUrl,
     controlSocket: control ? controlSocket : undefined,
+    jaeger: jaeger ? { uiUrl: jaeger.uiUrl, otlpUrl: jaeger.otlpUrl } : undefined,
   };
   writeFileSync(stateFile(dataDir), JSON.stringify(state, null, 2), { mode: 0o600 });
+  if (jaeger) log(`traces: ${jaeger.uiUrl}/api/traces?service=gateway (Jaeger's query API; spans exported to ${jaeger.otlpUrl})`);
   log(`Quire is ready at ${gatewayUrl}`);
 }
 
