@@ -1,4 +1,5 @@
 import express, { Router, type Request, type Response } from 'express';
+import { trace } from '@opentelemetry/api';
 import type { z } from 'zod';
 import { requestContext, type Principal } from '@quire/runtime';
 import { httpError } from './errors';
@@ -155,8 +156,15 @@ export function routerOf(routes: readonly Route[]): Router {
   const router = Router();
   const form = express.urlencoded({ extended: false, limit: '2mb' });
   for (const r of routes) {
-    if (r.consumes) router[r.method](r.path, form, (req, res) => r.handle(req, res));
-    else router[r.method](r.path, (req, res) => r.handle(req, res));
+    // The request's span (when tracing runs) is named by its route, as OpenTelemetry's HTTP conventions have it.
+    const name = `${r.method.toUpperCase()} ${r.path}`;
+    const handle = (req: Request, res: Response) => {
+      const span = trace.getActiveSpan();
+      if (span) span.updateName(name).setAttribute('http.route', r.path);
+      return r.handle(req, res);
+    };
+    if (r.consumes) router[r.method](r.path, form, handle);
+    else router[r.method](r.path, handle);
   }
   return router;
 }

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
@@ -15,8 +14,9 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
  * OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER and its argument, OTEL_BSP_*, OTEL_SDK_DISABLED.
  *
  * Importing this module starts it, so each service's main imports it before anything else: the
- * instrumentations patch http, express, gRPC, the MongoDB driver, ioredis, pino and fetch (undici)
- * as those are loaded after it. With no endpoint and no OTEL_TRACES_EXPORTER set, nothing starts:
+ * instrumentations patch http, gRPC, the MongoDB driver, ioredis, pino and fetch (undici) as those
+ * are loaded after it. Express is not instrumented (a span per middleware costs more than it tells):
+ * libs/http names each request's span by its route. With no endpoint and no OTEL_TRACES_EXPORTER set, nothing starts:
  * nothing is patched or exported, and the process runs as without it.
  *
  * Spans carry what identifies work (routes, methods, collections, ids), never request or response
@@ -71,7 +71,6 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
           if (typeof id === 'string') span.setAttribute('quire.request.id', id);
         },
       }),
-      new ExpressInstrumentation(),
       new GrpcInstrumentation({ ignoreGrpcMethods: [/^Check$/, /^Watch$/] }),
       new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
       // Queues and event streams poll Redis without end: only commands of some traced work are spans.

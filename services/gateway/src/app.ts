@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import { Agent, type ClientRequest, type ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -141,6 +142,8 @@ export function createGatewayApp(parts: GatewayParts): Express {
     const length = Number(req.get('content-length') ?? 0);
     if (length > config.BODY_LIMIT_BYTES) throw new HttpError(413, `Request body too large (limit ${config.BODY_LIMIT_BYTES} bytes)`);
     res.locals.service = service;
+    // The request's span (when tracing runs) says which service it went to.
+    trace.getActiveSpan()?.setAttribute('quire.upstream', service);
     // With several replicas, a small body is read first, so that the request can go to another replica when one refuses it.
     if (length > 0 && length <= RESENDABLE_BODY_BYTES && replicas[service].urls.length > 1) await keepBody(req as Sent, length);
     // The proxy sees the full path: undo express's mount-path stripping.

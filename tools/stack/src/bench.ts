@@ -32,7 +32,7 @@ async function measure(label: string, runs: number, fn: () => Promise<unknown>) 
   console.log(`${label.padEnd(58)} ${summary(samples)}`);
 }
 
-/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [scripts] [conversations] [translations] [sites] [spaces] [tenants] [scaleout]` (default: all). */
+/** Which parts to run: `npm run bench -- [gateway] [requestpath] [orgs] [content] [search] [git] [integrations] [scripts] [conversations] [translations] [sites] [spaces] [tenants] [scaleout] [tracing]` (default: all; `tracing` is also part of `requestpath`). */
 const SECTIONS = [
   'gateway',
   'requestpath',
@@ -48,6 +48,7 @@ const SECTIONS = [
   'spaces',
   'tenants',
   'scaleout',
+  'tracing',
 ] as const;
 
 async function main() {
@@ -60,8 +61,8 @@ async function main() {
   // every process) and wants the cores to itself.
   if (runs('scaleout')) await benchScaleout();
   // Also before it: the request path with tracing off and on, each on a stack of its own.
-  if (runs('requestpath')) await benchTracing();
-  if (asked.length > 0 && asked.every((name) => name === 'scaleout')) return;
+  if (runs('requestpath') || asked.includes('tracing')) await benchTracing();
+  if (asked.length > 0 && asked.every((name) => name === 'scaleout' || name === 'tracing')) return;
 
   // The git section imports from local repositories, the integrations section's script calls a
   // receiver on 127.0.0.1: file:// and loopback are allowed in this stack only. Translation runs

@@ -147,7 +147,10 @@ async function main() {
     SHUTDOWN_DRAIN_MS: process.env.SHUTDOWN_DRAIN_MS ?? (replicas > 1 ? '1500' : '0'),
     // Spans to Jaeger, in batches every half second (not the SDK's 5 s: a developer is looking).
     ...(jaeger
-      ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || jaeger.otlpUrl, OTEL_BSP_SCHEDULE_DELAY: process.env.OTEL_BSP_SCHEDULE_DELAY || '500' }
+      ? {
+          OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT || jaeger.otlpUrl,
+          OTEL_BSP_SCHEDULE_DELAY: process.env.OTEL_BSP_SCHEDULE_DELAY || '500',
+        }
       : {}),
   };
   const grpcAddresses = (name: Backend) => ports.services[name].map(({ grpc }) => `127.0.0.1:${grpc}`);
