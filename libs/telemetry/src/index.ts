@@ -56,8 +56,10 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
   env.OTEL_LOGS_EXPORTER ??= 'none';
   /** Probes, scrapes and readiness polls are not work worth a trace. */
   const probe = (url: string | undefined) => /^\/(healthz|readyz|metrics)(\?|$)/.test(url ?? '');
-  sdk = new NodeSDK({
-    instrumentations: [
+  // OTEL_NODE_DISABLED_INSTRUMENTATIONS (as OpenTelemetry's auto-instrumentations read it): names to leave out, e.g. "pino,ioredis".
+  const disabled = new Set((env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim()));
+  const instrumentations = {
+    http: () =>
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req) => probe(req.url),
         ignoreOutgoingRequestHook: (options) => probe(options.path ?? undefined),
@@ -71,13 +73,17 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
           if (typeof id === 'string') span.setAttribute('quire.request.id', id);
         },
       }),
-      new GrpcInstrumentation({ ignoreGrpcMethods: [/^Check$/, /^Watch$/] }),
-      new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
-      // Queues and event streams poll Redis without end: only commands of some traced work are spans.
-      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
-      new PinoInstrumentation({ disableLogSending: true }),
-      new UndiciInstrumentation({ requireParentforSpans: true, ignoreRequestHook: (request) => probe(request.path) }),
-    ],
+    grpc: () => new GrpcInstrumentation({ ignoreGrpcMethods: [/^Check$/, /^Watch$/] }),
+    mongodb: () => new MongoDBInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
+    // Queues and event streams poll Redis without end: only commands of some traced work are spans.
+    ioredis: () => new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+    pino: () => new PinoInstrumentation({ disableLogSending: true }),
+    undici: () => new UndiciInstrumentation({ requireParentforSpans: true, ignoreRequestHook: (request) => probe(request.path) }),
+  };
+  sdk = new NodeSDK({
+    instrumentations: Object.entries(instrumentations)
+      .filter(([name]) => !disabled.has(name))
+      .map(([, make]) => make()),
   });
   sdk.start();
   return true;

@@ -86,6 +86,11 @@ describe('@quire/telemetry: the SDK as OTEL_* configures it', () => {
     assert.ok(received.length > 0 && received.every(({ contentType, body }) => contentType === 'application/x-protobuf' && body.length > 0));
   });
 
+  it('leaves out the instrumentations OTEL_NODE_DISABLED_INSTRUMENTATIONS names', async () => {
+    const { patched } = await probe({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'http' });
+    assert.equal(patched, false);
+  });
+
   it('patches nothing and exports nothing without an endpoint', async () => {
     received.length = 0;
     const { patched } = await probe({});
