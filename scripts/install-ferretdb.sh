@@ -7,8 +7,8 @@
 #
 # `go install ...@v1.24.2` is not usable everywhere: it asks the module proxy for the
 # module's version list to check deprecation, and some proxies refuse that. So we
-# download exactly this version, copy its source to a scratch dir, write the version
-# file its build expects (FerretDB panics at start-up without it) and build that.
+# download exactly this version and build it (build_go_module_tool), with the version
+# file its build expects written first.
 set -euo pipefail
 
 VERSION=v1.24.2
@@ -23,20 +23,7 @@ link() {
 
 if cached="$(cached_tool_path ferretdb "$VERSION")"; then link "$cached"; exit 0; fi
 if command -v ferretdb >/dev/null 2>&1; then command -v ferretdb; exit 0; fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "install-ferretdb: Go is not installed; set MONGODB_URI to an existing MongoDB instead" >&2
-  exit 1
-fi
-
-echo "install-ferretdb: building FerretDB $VERSION with $(go version)" >&2
-module_dir="$(go_module_source github.com/FerretDB/FerretDB "$VERSION")" || {
-  echo "install-ferretdb: could not download FerretDB $VERSION" >&2
-  exit 1
-}
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cp -r "$module_dir/." "$work/src"
-chmod -R u+w "$work/src"
-echo "$VERSION" > "$work/src/build/version/version.txt"
-(cd "$work/src" && GOTOOLCHAIN=local GOFLAGS=-mod=mod DO_NOT_TRACK=1 go build -trimpath -o "$work/ferretdb" ./cmd/ferretdb)
-link "$(store_tool ferretdb "$VERSION" "$work/ferretdb")"
+# FerretDB panics at start-up without the version file its build expects.
+write_version() { echo "$VERSION" >"$1/build/version/version.txt"; }
+built="$(build_go_module_tool ferretdb "$VERSION" github.com/FerretDB/FerretDB ./cmd/ferretdb write_version)"
+link "$built"

@@ -18,19 +18,5 @@ link() {
 
 if cached="$(cached_tool_path jaeger "$VERSION")"; then link "$cached"; exit 0; fi
 if command -v jaeger >/dev/null 2>&1; then command -v jaeger; exit 0; fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "install-jaeger: Go is not installed" >&2
-  exit 1
-fi
-
-echo "install-jaeger: building Jaeger $VERSION with $(go version)" >&2
-module_dir="$(go_module_source github.com/jaegertracing/jaeger "$VERSION")" || {
-  echo "install-jaeger: could not download Jaeger $VERSION" >&2
-  exit 1
-}
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-cp -r "$module_dir/." "$work/src"
-chmod -R u+w "$work/src"
-(cd "$work/src" && GOTOOLCHAIN=local GOFLAGS=-mod=mod DO_NOT_TRACK=1 CGO_ENABLED=0 go build -trimpath -o "$work/jaeger" ./cmd/jaeger)
-link "$(store_tool jaeger "$VERSION" "$work/jaeger")"
+built="$(build_go_module_tool jaeger "$VERSION" github.com/jaegertracing/jaeger ./cmd/jaeger)"
+link "$built"

@@ -1,4 +1,4 @@
-# Tools built from source once per version (FerretDB, helm, oasdiff), kept outside the clone
+# Tools built from source once per version (FerretDB, Jaeger, helm, oasdiff), kept outside the clone
 # so that every clone of the machine reuses them: ${XDG_CACHE_HOME:-~/.cache}/quire-tools/
 # <name>-<version>/<name>, with the binary's sha256 beside it (<name>.sha256). A binary that
 # no longer matches its checksum is not used: it gets built again. Source this file.
@@ -35,6 +35,32 @@ go_module_source() {
   dir="$(GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod download -json "$1@$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
   [ -n "$dir" ] && [ -d "$dir" ] || return 1
   printf '%s\n' "$dir"
+}
+
+# Builds package <package> (e.g. ./cmd/jaeger) of Go module <module> at <version> into the cache as
+# tool <name> and prints its path: one exact version of the module's source, copied to a scratch
+# directory where the optional function <prepare> runs first (given that directory), then built.
+build_go_module_tool() {
+  local name=$1 version=$2 module=$3 package=$4 prepare=${5:-} source_dir work
+  if ! command -v go >/dev/null 2>&1; then
+    echo "install-$name: Go is not installed; it is needed once to build $name $version" >&2
+    return 1
+  fi
+  echo "install-$name: building $name $version with $(go version)" >&2
+  source_dir="$(go_module_source "$module" "$version")" || {
+    echo "install-$name: could not download $module $version" >&2
+    return 1
+  }
+  work="$(mktemp -d)"
+  cp -r "$source_dir/." "$work/src"
+  chmod -R u+w "$work/src"
+  if [ -n "$prepare" ]; then "$prepare" "$work/src"; fi
+  (cd "$work/src" && GOTOOLCHAIN=local GOFLAGS=-mod=mod DO_NOT_TRACK=1 go build -trimpath -o "$work/$name" "$package") || {
+    rm -rf "$work"
+    return 1
+  }
+  store_tool "$name" "$version" "$work/$name"
+  rm -rf "$work"
 }
 
 _tool_sha256() {
