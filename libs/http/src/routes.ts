@@ -161,6 +161,8 @@ export function routerOf(routes: readonly Route[]): Router {
     const handle = (req: Request, res: Response) => {
       const span = trace.getActiveSpan();
       if (span) span.updateName(name).setAttribute('http.route', r.path);
+      // For the service's request metrics (by route, not by URL: ids would make a series each).
+      res.locals.route = r.path;
       return r.handle(req, res);
     };
     if (r.consumes) router[r.method](r.path, form, handle);

@@ -4,6 +4,7 @@ import {
   connectDatabase,
   counterOf,
   createCaches,
+  histogramOf,
   createServiceClients,
   createGrpcServer,
   createLogger,
@@ -110,10 +111,6 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
     help: 'HTTP requests this service process answered',
     labelNames: ['method', 'status'] as const,
   });
-  app.use((req, res, next) => {
-    res.on('finish', () => requests.inc({ method: req.method, status: String(res.statusCode) }));
-    next();
-  });
   const routes = options.routes?.(context) ?? [];
   // This service's part of the API document (the gateway merges the parts behind /v1/openapi.json);
   // outside /v1, so the gateway never forwards a caller here.
@@ -124,6 +121,24 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
   // Prometheus metrics (the caches'), on the service's own port: only the gateway and the cluster reach it, never the public.
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
+  });
+  // RED per route, as OpenTelemetry's http.server.request.duration (seconds); requests no route took are "unmatched".
+  const durations = histogramOf(metrics, {
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of the HTTP requests this service process answered, by method, route and status',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'] as const,
+  });
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      requests.inc({ method: req.method, status: String(res.statusCode) });
+      const route = typeof res.locals.route === 'string' ? res.locals.route : 'unmatched';
+      durations.observe(
+        { http_request_method: req.method, http_route: route, http_response_status_code: String(res.statusCode) },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    });
+    next();
   });
   app.use(routerOf(routes));
   finishServiceApp(app, logger);

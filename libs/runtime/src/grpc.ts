@@ -25,7 +25,7 @@ import { deadlineMiddleware, type DeadlineOptions } from 'nice-grpc-client-middl
 import { retryMiddleware, type RetryOptions } from 'nice-grpc-client-middleware-retry';
 import { HealthDefinition, HealthServiceImpl, HealthState } from 'nice-grpc-server-health';
 import type { Registry } from 'prom-client';
-import { counterOf } from './metrics';
+import { counterOf, histogramOf } from './metrics';
 import { currentRequestId, requestContext } from './context';
 import type { Logger } from './logger';
 import { NUL_MESSAGE, nulFieldName, nulPath } from './nul';
@@ -119,6 +119,14 @@ export function createGrpcServer(options: {
         labelNames: ['method', 'code'] as const,
       })
     : undefined;
+  // RED per method, as OpenTelemetry's rpc.server.duration (in seconds, Prometheus' unit).
+  const durations = options.registry
+    ? histogramOf(options.registry, {
+        name: 'rpc_server_duration_seconds',
+        help: 'Duration of the gRPC calls this process answered, by method and status',
+        labelNames: ['rpc_method', 'rpc_grpc_status_code'] as const,
+      })
+    : undefined;
   const health = HealthState();
   const verifiedCallers = new WeakMap<CallContext, string>();
 
@@ -144,7 +152,10 @@ export function createGrpcServer(options: {
       code = error instanceof ServerError ? error.code : Status.UNKNOWN;
       throw error;
     } finally {
-      if (!isHealth) calls?.inc({ method: call.method.path, code: Status[code] });
+      if (!isHealth) {
+        calls?.inc({ method: call.method.path, code: Status[code] });
+        durations?.observe({ rpc_method: call.method.path, rpc_grpc_status_code: String(code) }, (Date.now() - started) / 1000);
+      }
     }
   }
 

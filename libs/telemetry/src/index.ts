@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
-import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import type * as Grpc from '@opentelemetry/instrumentation-grpc';
+import type * as Http from '@opentelemetry/instrumentation-http';
+import type * as IORedis from '@opentelemetry/instrumentation-ioredis';
+import type * as MongoDB from '@opentelemetry/instrumentation-mongodb';
+import type * as Pino from '@opentelemetry/instrumentation-pino';
+import type * as Undici from '@opentelemetry/instrumentation-undici';
+import type * as Sdk from '@opentelemetry/sdk-node';
 
 /*
  * Tracing of a service process with the OpenTelemetry Node SDK, configured only by the standard
@@ -43,7 +43,14 @@ function serviceOfMain(): string | undefined {
 /** The header of the request id (libs/runtime REQUEST_ID_HEADER; not imported: this module loads before everything). */
 const REQUEST_ID_HEADER = 'x-request-id';
 
-let sdk: NodeSDK | undefined;
+let sdk: Sdk.NodeSDK | undefined;
+
+/**
+ * Loads a module of the SDK only when tracing starts: loading them all costs about half a second
+ * of CPU per process, which a process that does not trace should not pay.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const load = <T>(name: string): T => require(name) as T;
 
 /** Starts tracing once, when configured (telemetryConfigured); whether it runs. */
 export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -58,6 +65,13 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
   const probe = (url: string | undefined) => /^\/(healthz|readyz|metrics)(\?|$)/.test(url ?? '');
   // OTEL_NODE_DISABLED_INSTRUMENTATIONS (as OpenTelemetry's auto-instrumentations read it): names to leave out, e.g. "pino,ioredis".
   const disabled = new Set((env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim()));
+  const { HttpInstrumentation } = load<typeof Http>('@opentelemetry/instrumentation-http');
+  const { GrpcInstrumentation } = load<typeof Grpc>('@opentelemetry/instrumentation-grpc');
+  const { MongoDBInstrumentation } = load<typeof MongoDB>('@opentelemetry/instrumentation-mongodb');
+  const { IORedisInstrumentation } = load<typeof IORedis>('@opentelemetry/instrumentation-ioredis');
+  const { PinoInstrumentation } = load<typeof Pino>('@opentelemetry/instrumentation-pino');
+  const { UndiciInstrumentation } = load<typeof Undici>('@opentelemetry/instrumentation-undici');
+  const { NodeSDK } = load<typeof Sdk>('@opentelemetry/sdk-node');
   const instrumentations = {
     http: () =>
       new HttpInstrumentation({

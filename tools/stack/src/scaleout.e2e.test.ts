@@ -339,7 +339,11 @@ describe('scale-out: two replicas of every service', () => {
       ),
     );
     await processedAll(first.map((item) => item.id));
-    assert.equal((await countedOnAll('insights', 'quire_jobs_total', processing)) - before, first.length, 'one processing per conversation');
+    // A job is counted once its worker reports it done, a moment after its conversation is: then no more.
+    const processings = async () => (await countedOnAll('insights', 'quire_jobs_total', processing)) - before;
+    await waitFor('each processing to be counted', async () => (await processings()) >= first.length, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(await processings(), first.length, 'one processing per conversation');
     await clustersTrue();
 
     // A replica killed while it runs a job (its call to the model held) and more are queued: the

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { expectOk as ok, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
-import { readState } from './layout';
+import { readState, type StackState } from './layout';
 
 /** One span as Jaeger's query API gives it, with its process's service. */
 interface ReceivedSpan {
@@ -57,6 +57,7 @@ describe('tracing: one trace from the gateway to the datastore', () => {
   let stack: TestStack;
   let admin: TestAccount;
   let jaeger: string;
+  let state: StackState;
 
   /** The spans of one trace in Jaeger, once `complete` holds for them (a moment later too, for late batches). */
   const traceOf = async (traceId: string, complete: (trace: ReceivedSpan[]) => boolean) => {
@@ -88,7 +89,8 @@ describe('tracing: one trace from the gateway to the datastore', () => {
       // Each request's line ("request completed"), which carries its trace's ids.
       LOG_LEVEL: 'info',
     });
-    jaeger = readState(stack.dataDir)!.jaeger!.uiUrl;
+    state = readState(stack.dataDir)!;
+    jaeger = state.jaeger!.uiUrl;
     admin = await stack.account(['bootstrap', '--email', 'admin@traced.test', '--org', 'Traced', '--json']);
   });
 
@@ -225,5 +227,28 @@ describe('tracing: one trace from the gateway to the datastore', () => {
     assert.equal(line!.reqId, requestId);
     const trace = await traceOf(traceId, (list) => list.some((span) => span.spanId === line!.span_id));
     assert.equal(trace.find((span) => span.spanId === line!.span_id)!.service, 'content', 'the line names a span of content');
+  });
+
+  it("serves each service's request and call metrics after traffic: by route, by gRPC method, jobs and caches", async () => {
+    const metricsOf = async (service: 'content' | 'identity' | 'integrations') => (await fetch(`${state.replicas[service][0].httpUrl}/metrics`)).text();
+    const content = await metricsOf('content');
+    // By route (the pattern, not the URL), method and status; the merge of the test above among them.
+    assert.match(
+      content,
+      /^http_server_request_duration_seconds_bucket\{le="[^"]+",http_request_method="POST",http_route="\/v1\/spaces\/:spaceId\/change-requests\/:changeRequestId\/merge",http_response_status_code="200"\}/m,
+    );
+    assert.match(
+      content,
+      /^http_server_request_duration_seconds_count\{http_request_method="GET",http_route="\/v1\/spaces\/:spaceId",http_response_status_code="404"\} [1-9]/m,
+    );
+    assert.doesNotMatch(content, /http_route="\/v1\/spaces\/[a-zA-Z0-9]{10,}/, 'no series per id');
+    assert.match(content, /^quire_cache_entries\{cache="/m);
+    // Identity answered content's and the gateway's calls: by method and status code.
+    assert.match(
+      await metricsOf('identity'),
+      /^rpc_server_duration_seconds_count\{rpc_method="\/quire\.identity\.v1\.IdentityService\/GetMembership",rpc_grpc_status_code="0"\} [1-9]/m,
+    );
+    // The merge's delivery job, finished by integrations' worker.
+    assert.match(await metricsOf('integrations'), /^quire_jobs_total\{queue="integration-deliveries",outcome="completed"\} [1-9]/m);
   });
 });
