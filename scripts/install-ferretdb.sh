@@ -15,15 +15,6 @@ VERSION=v1.24.2
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/lib/tool-cache.sh"
 
-link() {
-  mkdir -p "$root/.tools/bin"
-  ln -sfn "$1" "$root/.tools/bin/ferretdb"
-  echo "$1"
-}
-
-if cached="$(cached_tool_path ferretdb "$VERSION")"; then link "$cached"; exit 0; fi
-if command -v ferretdb >/dev/null 2>&1; then command -v ferretdb; exit 0; fi
 # FerretDB panics at start-up without the version file its build expects.
 write_version() { echo "$VERSION" >"$1/build/version/version.txt"; }
-built="$(build_go_module_tool ferretdb "$VERSION" github.com/FerretDB/FerretDB ./cmd/ferretdb write_version)"
-link "$built"
+install_go_tool "$root" ferretdb "$VERSION" github.com/FerretDB/FerretDB ./cmd/ferretdb write_version

@@ -10,13 +10,4 @@ VERSION=v1.76.0
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/scripts/lib/tool-cache.sh"
 
-link() {
-  mkdir -p "$root/.tools/bin"
-  ln -sfn "$1" "$root/.tools/bin/jaeger"
-  echo "$1"
-}
-
-if cached="$(cached_tool_path jaeger "$VERSION")"; then link "$cached"; exit 0; fi
-if command -v jaeger >/dev/null 2>&1; then command -v jaeger; exit 0; fi
-built="$(build_go_module_tool jaeger "$VERSION" github.com/jaegertracing/jaeger ./cmd/jaeger)"
-link "$built"
+install_go_tool "$root" jaeger "$VERSION" github.com/jaegertracing/jaeger ./cmd/jaeger

@@ -63,6 +63,23 @@ build_go_module_tool() {
   rm -rf "$work"
 }
 
+# Makes Go tool <name> available to the clone at <root> as .tools/bin/<name> and prints its path:
+# the cached build of <version>, else one on PATH (printed, not linked), else built now
+# (build_go_module_tool, with the same arguments after <root>).
+install_go_tool() {
+  local root=$1 name=$2 version=$3 path
+  if ! path="$(cached_tool_path "$name" "$version")"; then
+    if command -v "$name" >/dev/null 2>&1; then
+      command -v "$name"
+      return 0
+    fi
+    path="$(build_go_module_tool "${@:2}")" || return 1
+  fi
+  mkdir -p "$root/.tools/bin"
+  ln -sfn "$path" "$root/.tools/bin/$name"
+  echo "$path"
+}
+
 _tool_sha256() {
   if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1; else shasum -a 256 "$1" | cut -d' ' -f1; fi
 }
