@@ -156,7 +156,7 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         },
         async () => {
           const carrier = traceCarrier();
-          const traced = Object.keys(carrier).length > 0 ? ['trace', JSON.stringify(carrier)] : [];
+          const traced = carrier ? ['trace', JSON.stringify(carrier)] : [];
           await writer.xadd(stream, 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event), ...traced);
         },
       );

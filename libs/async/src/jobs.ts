@@ -109,7 +109,7 @@ export function createJobQueue<Data, Result = unknown>(
       // The job carries the trace of the work that queued it: its processing continues that trace.
       return inSpan(`send ${name}`, { kind: 'producer', attributes: { ...messaging, 'messaging.operation.type': 'send' } }, async (span) => {
         const carrier = traceCarrier();
-        const traced = (Object.keys(carrier).length > 0 ? { ...data, [TRACE_FIELD]: carrier } : data) as Data;
+        const traced = (carrier ? { ...data, [TRACE_FIELD]: carrier } : data) as Data;
         const id = fair ? await fair.add(traced, jobOptions) : (await queue.add(name as never, traced as never, jobOptions)).id!;
         span.setAttribute('messaging.message.id', id);
         return id;

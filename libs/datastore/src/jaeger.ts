@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { onPath, repoRoot, spawnChild, stopChild, superviseChild, waitFor } from './process';
+import { findGoTool, spawnChild, stopChild, superviseChild, waitFor } from './process';
 
 /*
  * Jaeger (v2, all in one, traces in memory) for developers and the tracing suite: an OTLP/HTTP
@@ -16,17 +15,6 @@ export interface JaegerHandle {
   uiUrl: string;
   stop(): Promise<void>;
   detach(): void;
-}
-
-function findJaeger(log: (line: string) => void): string | undefined {
-  const local = path.join(repoRoot(), '.tools', 'bin', 'jaeger');
-  if (existsSync(local)) return local;
-  const onSystem = onPath('jaeger');
-  if (onSystem) return onSystem;
-  if (!onPath('go')) return undefined;
-  log('building Jaeger with Go (first run only)…');
-  const out = execFileSync('bash', [path.join(repoRoot(), 'scripts', 'install-jaeger.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  return out.trim().split('\n').pop();
 }
 
 /** Jaeger's configuration (an OpenTelemetry Collector's): OTLP/HTTP in, memory storage, the query extension. */
@@ -78,7 +66,7 @@ export async function startJaeger(options: {
   log?: (line: string) => void;
 }): Promise<JaegerHandle> {
   const log = options.log ?? (() => {});
-  const binary = findJaeger(log);
+  const binary = findGoTool('jaeger', log);
   if (!binary) throw new Error('Jaeger is not installed (scripts/install-jaeger.sh needs Go)');
   mkdirSync(options.dataDir, { recursive: true });
   const config = path.join(options.dataDir, 'jaeger.yaml');

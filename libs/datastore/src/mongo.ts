@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { ensureStackDatabase, findPostgresServer, stackDatabaseName } from './postgres';
-import { onPath, repoRoot, spawnChild, stopChild, superviseChild, waitFor } from './process';
+import { findGoTool, onPath, spawnChild, stopChild, superviseChild, waitFor } from './process';
 
 export interface MongoHandle {
   /** Base URI without a database name; services append their own. */
@@ -62,7 +61,7 @@ async function chooseAndStart(dataDir: string, port: number, log: (line: string)
     const args = ['--dbpath', dbPath, '--port', String(port), '--bind_ip', '127.0.0.1', '--quiet'];
     return { ...(await launch('mongod', mongod, args, port, log)), engine: 'mongod', description: `mongod at 127.0.0.1:${port} (mongod on PATH)` };
   }
-  const ferretdb = findFerretdb(log);
+  const ferretdb = findGoTool('ferretdb', log);
   if (ferretdb) return startFerretdb(ferretdb, dataDir, port, log);
   return startMemoryServer(port);
 }
@@ -122,22 +121,10 @@ function launchOnPostgres(binary: string, postgresUrl: string, dataDir: string, 
  * stateless: several of them over one database is how a cluster runs it), on `port`.
  */
 export async function startFerretdbOn(postgresUrl: string, { dataDir, port, log = () => {} }: StartOptions): Promise<MongoHandle> {
-  const binary = findFerretdb(log);
+  const binary = findGoTool('ferretdb', log);
   if (!binary) throw new Error('FerretDB is not installed (scripts/install-ferretdb.sh)');
   const engine = await launchOnPostgres(binary, postgresUrl, dataDir, port, log);
   return { ...engine, engine: 'ferretdb', backend: 'postgresql', postgresUrl, description: `FerretDB at 127.0.0.1:${port} over ${redact(postgresUrl)}` };
-}
-
-function findFerretdb(log: (line: string) => void): string | undefined {
-  const local = path.join(repoRoot(), '.tools', 'bin', 'ferretdb');
-  if (existsSync(local)) return local;
-  const onSystem = onPath('ferretdb');
-  if (onSystem) return onSystem;
-  if (!onPath('go')) return undefined;
-  log('building FerretDB v1.24.2 with Go (first run only)…');
-  const script = path.join(repoRoot(), 'scripts', 'install-ferretdb.sh');
-  const out = execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  return out.trim().split('\n').pop();
 }
 
 type Launched = Pick<MongoHandle, 'uri' | 'stop' | 'detach'>;

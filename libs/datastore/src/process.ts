@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -43,6 +43,21 @@ export function onPath(command: string): string | undefined {
     if (dir && existsSync(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * The binary of a tool the project builds with Go (scripts/install-<name>.sh): the clone's
+ * .tools/bin/<name>, else one on PATH, else built now when Go is there (first run only).
+ */
+export function findGoTool(name: string, log: (line: string) => void): string | undefined {
+  const local = path.join(repoRoot(), '.tools', 'bin', name);
+  if (existsSync(local)) return local;
+  const onSystem = onPath(name);
+  if (onSystem) return onSystem;
+  if (!onPath('go')) return undefined;
+  log(`building ${name} with Go (first run only)…`);
+  const out = execFileSync('bash', [path.join(repoRoot(), 'scripts', `install-${name}.sh`)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return out.trim().split('\n').pop();
 }
 
 /** Spawns a helper process whose output is kept in memory for error reports. */

@@ -8,11 +8,11 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 
 const tracer = trace.getTracer('quire');
 
-/** The active trace context as W3C trace-context fields (`traceparent`, `tracestate`): empty when nothing is traced. */
-export function traceCarrier(): Record<string, string> {
+/** The active trace context as W3C trace-context fields (`traceparent`, `tracestate`): undefined when nothing is traced. */
+export function traceCarrier(): Record<string, string> | undefined {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  return carrier;
+  return Object.keys(carrier).length > 0 ? carrier : undefined;
 }
 
 export interface SpanOptions {
