@@ -258,6 +258,9 @@ describe('job queues on BullMQ', () => {
     assert.equal(state?.attemptsMade, 2);
     assert.equal(calls, 2);
     assert.equal(state?.failedReason, 'remote refused');
+    // The worker counts an attempt when BullMQ tells it the attempt failed, a moment after the state says so.
+    for (const until = Date.now() + 2_000; (await jobsCounted(metrics, 'flaky', 'failed')) < 2 && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 20));
     assert.equal(await jobsCounted(metrics, 'flaky', 'failed'), 2, 'each failed attempt counted');
     assert.equal(await jobsCounted(metrics, 'flaky', 'completed'), 0);
     await queue.close();
