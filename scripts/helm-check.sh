@@ -212,6 +212,104 @@ doc "$WORK/ferretdb-url.yaml" Secret quire-ferretdb | grep -q '^  url: ' || fail
 doc "$WORK/ferretdb-url.yaml" Deployment quire-identity | grep -A4 'name: QUIRE_FERRETDB_POSTGRES_URL$' | grep -q 'name: quire-ferretdb$' \
   || fail "identity: QUIRE_FERRETDB_POSTGRES_URL not read from the Secret quire-ferretdb"
 
+step "monitoring: a ServiceMonitor per service, Grafana dashboards, the PrometheusRule (all features); none with base values"
+for svc in "${SERVICES[@]}"; do
+  sm="$(doc "$all" ServiceMonitor "quire-$svc")"
+  if [[ -z "$sm" ]]; then fail "$svc: no ServiceMonitor quire-$svc"; continue; fi
+  port=http; [[ "$svc" == gateway ]] && port=metrics
+  grep -q "^    - port: $port\$" <<<"$sm" && grep -q '^      path: /metrics$' <<<"$sm" \
+    || fail "$svc: the ServiceMonitor does not scrape /metrics on the port $port"
+  grep -q '^  jobLabel: app.kubernetes.io/name$' <<<"$sm" || fail "$svc: the ServiceMonitor's job is not the service's name"
+  grep -A3 '^    matchLabels:$' <<<"$sm" | grep -q "app.kubernetes.io/name: $svc\$" || fail "$svc: the ServiceMonitor does not select the $svc Services"
+  grep -q '^    release: "kube-prometheus-stack"$' <<<"$sm" || fail "$svc: global.metrics.serviceMonitor.labels not on the ServiceMonitor"
+  grep -q '^      interval: 15s$' <<<"$sm" && grep -q '^      scrapeTimeout: 5s$' <<<"$sm" || fail "$svc: interval / scrapeTimeout not from the values"
+  grep -q '^      metricRelabelings:$' <<<"$sm" || fail "$svc: metricRelabelings not used"
+  # The named port exists on the Service the ServiceMonitor selects, and on the pods.
+  if [[ "$svc" == gateway ]]; then
+    ms="$(doc "$all" Service quire-gateway-metrics)"
+    grep -q '^    - name: metrics$' <<<"$ms" && grep -q '^      port: 9100$' <<<"$ms" && grep -q '^      targetPort: metrics$' <<<"$ms" \
+      && grep -q '^    app.kubernetes.io/component: metrics$' <<<"$ms" && grep -q '^  clusterIP: None$' <<<"$ms" \
+      || fail "gateway: no headless Service quire-gateway-metrics with the port metrics (9100)"
+    grep -q '^      app.kubernetes.io/component: metrics$' <<<"$sm" || fail "gateway: the ServiceMonitor may select the public Service"
+    grep -q '^      honorLabels: true$' <<<"$sm" || fail "gateway: the ServiceMonitor does not keep the metrics' service label"
+    if doc "$all" Service quire-gateway | grep -q 'name: metrics$'; then fail "gateway: the metrics port is on the public Service"; fi
+    doc "$all" Deployment quire-gateway | grep -A1 -- '- name: metrics$' | grep -q 'containerPort: 9100$' || fail "gateway: no container port metrics"
+  else
+    doc "$all" Service "quire-$svc" | grep -A1 '^    - name: http$' | grep -q 'port: 8080$' || fail "$svc: no Service port http"
+    dep="$(doc "$WORK/base.yaml" Deployment "quire-$svc")"
+    grep -q 'prometheus.io/port: "8080"$' <<<"$dep" && grep -q 'prometheus.io/path: /metrics$' <<<"$dep" \
+      && grep -q 'prometheus.io/scrape: "true"$' <<<"$dep" || fail "$svc: pods not annotated prometheus.io for /metrics on 8080"
+  fi
+  printf '  %-13s ServiceMonitor ok\n' "$svc"
+done
+[[ "$(grep -c '^kind: ServiceMonitor$' "$all")" == "${#SERVICES[@]}" ]] || fail "expected one ServiceMonitor per service"
+
+command -v node >/dev/null || fail "node is needed to parse the dashboards' JSON"
+# Prints the JSON of a dashboard ConfigMap's data key. Args: file name
+dashboard_json() {
+  doc "$1" ConfigMap "quire-dashboard-$2" | awk -v key="  quire-$2.json: |-" '
+    $0 == key { f = 1; next }
+    f && /^    / { print substr($0, 5); next }
+    f { exit }'
+}
+for name in overview "${SERVICES[@]}"; do
+  cm="$(doc "$all" ConfigMap "quire-dashboard-$name")"
+  if [[ -z "$cm" ]]; then fail "dashboard $name: no ConfigMap quire-dashboard-$name"; continue; fi
+  grep -q '^  namespace: monitoring$' <<<"$cm" || fail "dashboard $name: not in global.metrics.dashboards.namespace"
+  grep -q '^    grafana_dashboard: "quire"$' <<<"$cm" || fail "dashboard $name: no label grafana_dashboard=quire"
+  grep -q '^    grafana_folder: Quire$' <<<"$cm" || fail "dashboard $name: annotations not used"
+  vars=datasource,namespace; [[ "$name" != overview ]] && vars=datasource,namespace,pod
+  dashboard_json "$all" "$name" | node -e '
+    const [uid, vars] = process.argv.slice(1);
+    const d = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    const names = d.templating.list.map((v) => v.name).join(",");
+    if (d.uid !== uid) throw new Error(`uid ${d.uid}, not ${uid}`);
+    if (names !== vars) throw new Error(`variables ${names}, not ${vars}`);
+    const exprs = d.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    if (exprs.length < 10 || exprs.some((e) => !e.includes("namespace=\"$namespace\""))) throw new Error("a query does not select the namespace");
+  ' "quire-$name" "$vars" || fail "dashboard $name: its JSON does not parse or is not the expected dashboard"
+  printf '  %-13s dashboard ok\n' "$name"
+done
+[[ "$(grep -c '^    grafana_dashboard: "quire"$' "$all")" == "$(( ${#SERVICES[@]} + 1 ))" ]] || fail "expected one dashboard per service plus the overview"
+[[ "$(dashboard_json "$all" integrations)" == *quire_integration_deliveries_total* ]] || fail "dashboard integrations: no delivery panels"
+h template quire "$CHART" -f "$ALL_FEATURES" --set content.enabled=false --show-only templates/dashboards.yaml > "$WORK/dashboards.yaml" \
+  || fail "dashboards with content disabled did not render"
+if grep -q 'quire-dashboard-content$' "$WORK/dashboards.yaml"; then fail "dashboard content rendered with content disabled"; fi
+
+rules="$(doc "$all" PrometheusRule quire-alerts)"
+[[ -n "$rules" ]] || fail "no PrometheusRule quire-alerts"
+for alert in QuireHighErrorRatio QuireGatewayHighErrorRatio QuireSlowRequests QuireGatewaySlowRequests QuireQueueJobWaiting \
+  QuireDeliveryFailures QuireEventStreamLag QuireReplicasUnavailable QuireProcessRestarts; do
+  grep -q "^        - alert: $alert\$" <<<"$rules" || fail "PrometheusRule: no alert $alert"
+done
+n="$(grep -c '^        - alert: ' <<<"$rules")"
+for key in 'severity: "' 'team: "docs"' 'summary: "' 'description: "'; do
+  [[ "$(grep -c "^            $key" <<<"$rules")" == "$n" ]] || fail "PrometheusRule: not every alert has $key"
+done
+grep -q '^    release: "kube-prometheus-stack"$' <<<"$rules" || fail "PrometheusRule: global.metrics.alerts.labels not used"
+grep -A8 'alert: QuireHighErrorRatio$' <<<"$rules" | grep -q '^            ) > 0.02$' || fail "QuireHighErrorRatio: threshold not from the values"
+grep -A8 'alert: QuireHighErrorRatio$' <<<"$rules" | grep -q 'job=~"identity|content|publishing|integrations|insights", http_response_status_code=~"5.."}\[5m\]' \
+  || fail "QuireHighErrorRatio: not over the backends' 5xx over 5 minutes"
+grep -A3 'alert: QuireReplicasUnavailable$' <<<"$rules" | grep -q 'kube_deployment_status_replicas_unavailable{namespace="default", deployment=~"(quire-gateway|quire-identity|quire-content|quire-publishing|quire-integrations|quire-insights)"}) > 0$' \
+  || fail "QuireReplicasUnavailable: not over the chart's Deployments"
+grep -A4 'alert: QuireReplicasUnavailable$' <<<"$rules" | grep -q '^          for: 10m$' || fail "QuireReplicasUnavailable: not for 10m"
+grep -A4 'alert: QuireProcessRestarts$' <<<"$rules" | grep -q '^          for: 5m$' || fail "QuireProcessRestarts: for not from the values"
+h template quire "$CHART" -f "$FERRETDB" --set global.metrics.alerts.enabled=true --set integrations.enabled=false \
+  --show-only templates/prometheusrule.yaml > "$WORK/rules-ferretdb.yaml" || fail "PrometheusRule with FerretDB did not render"
+grep -q 'deployment=~"(quire-gateway|quire-identity|quire-content|quire-publishing|quire-insights|quire-ferretdb)"' "$WORK/rules-ferretdb.yaml" \
+  || fail "QuireReplicasUnavailable: FerretDB's Deployment missing, or a disabled service present"
+if grep -q 'QuireDeliveryFailures' "$WORK/rules-ferretdb.yaml"; then fail "QuireDeliveryFailures rendered without integrations"; fi
+printf '  PrometheusRule quire-alerts: %s alerts\n' "$n"
+
+for kind in ServiceMonitor PrometheusRule; do
+  if grep -q "^kind: $kind\$" "$WORK/base.yaml"; then fail "a $kind rendered with base values"; fi
+done
+if grep -q 'quire-gateway-metrics$\|quire-dashboard-\|grafana_dashboard' "$WORK/base.yaml"; then fail "dashboards or the metrics Service rendered with base values"; fi
+h template quire "$CHART" "${BASE[@]}" --set global.metrics.alerts.enabled=true --set global.metrics.dashboards.enabled=true \
+  --set global.metrics.serviceMonitor.enabled=true > "$WORK/monitoring.yaml" || fail "helm template with monitoring on"
+[[ "$(grep 'checksum/global:' "$WORK/base.yaml")" == "$(grep 'checksum/global:' "$WORK/monitoring.yaml")" ]] \
+  || fail "turning monitoring on rolls the pods (checksum/global changed)"
+
 step "required values are enforced"
 expect_rejected() {
   local what="$1"; shift
@@ -239,6 +337,8 @@ expect_rejected "drain longer than 60 s" "${BASE[@]}" --set global.shutdown.drai
 expect_rejected "gRPC max connection age under 1 s" "${BASE[@]}" --set global.grpc.maxConnectionAgeMs=500
 expect_rejected "PDB minAvailable not below the replicas always running" "${BASE[@]}" --set publishing.podDisruptionBudget.minAvailable=2
 expect_rejected "PDB maxUnavailable 0" "${BASE[@]}" --set identity.podDisruptionBudget.maxUnavailable=0
+expect_rejected "alert threshold not a number" "${BASE[@]}" --set global.metrics.alerts.enabled=true --set global.metrics.alerts.errorRatio.threshold=high
+expect_rejected "alert for not a duration" "${BASE[@]}" --set global.metrics.alerts.enabled=true --set global.metrics.alerts.latencyP99.for=10
 
 step "insights providers: settings as env, API keys from Secrets"
 ins="$WORK/all-insights.yaml"

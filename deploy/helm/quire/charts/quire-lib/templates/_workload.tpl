@@ -65,12 +65,15 @@ spec:
         {{- toYaml . | nindent 8 }}
         {{- end }}
       annotations:
-        # Roll the pods when shared configuration changes.
-        checksum/global: {{ omit $g "serviceDefaults" | toJson | sha256sum }}
+        # Roll the pods when shared configuration changes (global.metrics is the monitoring's alone).
+        checksum/global: {{ omit $g "serviceDefaults" "metrics" | toJson | sha256sum }}
         {{- $annotations := deepCopy ($v.podAnnotations | default dict) }}
         {{- if and (eq $isGateway "true") $v.metrics $v.metrics.enabled }}
         {{- /* Where Prometheus scrapes the gateway: its metrics port, not the public one */}}
         {{- $_ := merge $annotations (dict "prometheus.io/scrape" "true" "prometheus.io/port" (toString $v.metrics.port) "prometheus.io/path" "/metrics") }}
+        {{- else if ne $isGateway "true" }}
+        {{- /* A backend serves /metrics on its HTTP port */}}
+        {{- $_ := merge $annotations (dict "prometheus.io/scrape" "true" "prometheus.io/port" (toString (include "quire-lib.httpPort" $)) "prometheus.io/path" "/metrics") }}
         {{- end }}
         {{- with $annotations }}
         {{- toYaml . | nindent 8 }}
