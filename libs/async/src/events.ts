@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { z } from 'zod';
-import { inSpan, traceCarrier, type Logger } from '@quire/runtime';
+import { gaugeOf, inSpan, traceCarrier, type Logger, type MetricsRegistry } from '@quire/runtime';
 
 /** A fact one service tells the others (design.md §6–7): on the stream, at least once. */
 export interface DomainEvent<Payload = unknown, Type extends string = string> {
@@ -117,19 +117,61 @@ const envelopeSchema = z.object({
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
 const STREAM_MAX_LENGTH = 100_000;
 
+/** A consumer group's fields in XINFO GROUPS we report. */
+const groupInfoSchema = z.object({ name: z.string(), pending: z.number(), lag: z.number().nullable().optional() });
+
+/**
+ * Reports, in `registry`, what the groups `groups()` names have left on the stream at each
+ * scrape (XINFO GROUPS): the entries not yet delivered to each (its lag; left out when Redis
+ * cannot tell, after entries were deleted) and those delivered but not acknowledged. Returns
+ * what stops the reports.
+ */
+function reportGroups(registry: MetricsRegistry, redis: Redis, stream: string, streamName: string, groups: () => Set<string>): () => void {
+  /** The stream's groups this bus consumes, as XINFO GROUPS describes them. */
+  const read = async () => {
+    const consumed = groups();
+    if (consumed.size === 0) return [];
+    const infos = (await redis.xinfo('GROUPS', stream)) as unknown[][];
+    return infos
+      .map((fields) => groupInfoSchema.safeParse(Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]))))
+      .flatMap((info) => (info.success && consumed.has(info.data.name) ? [info.data] : []));
+  };
+  const stopLag = gaugeOf(
+    registry,
+    { name: 'quire_event_stream_lag', help: 'Entries of an event stream not yet delivered to a consumer group', labelNames: ['stream', 'group'] as const },
+    async () => (await read()).flatMap(({ name, lag }) => (typeof lag === 'number' ? [{ labels: { stream: streamName, group: name }, value: lag }] : [])),
+  );
+  const stopPending = gaugeOf(
+    registry,
+    {
+      name: 'quire_event_stream_pending',
+      help: 'Entries of an event stream delivered to a consumer group and not yet acknowledged',
+      labelNames: ['stream', 'group'] as const,
+    },
+    async () => (await read()).map(({ name, pending }) => ({ labels: { stream: streamName, group: name }, value: pending })),
+  );
+  return () => {
+    stopLag();
+    stopPending();
+  };
+}
+
 /**
  * Domain events on a Redis Stream with consumer groups. Delivery is at least once;
  * a per-group "done" marker keyed by event id makes consumers idempotent even when the
- * same event is published twice or redelivered after a crash.
+ * same event is published twice or redelivered after a crash. With `metrics`, the lag and
+ * pending entries of the groups this bus subscribes to are reported there at each scrape.
  */
-export function createEventBus(options: { redisUrl: string; prefix: string; logger: Logger; stream?: string }): EventBus {
-  // Its name in spans is without the deployment's prefix.
+export function createEventBus(options: { redisUrl: string; prefix: string; logger: Logger; stream?: string; metrics?: MetricsRegistry }): EventBus {
+  // Its name in spans and metrics is without the deployment's prefix.
   const streamName = options.stream ?? 'events';
   const stream = `${options.prefix}${streamName}`;
   const doneKey = (group: string, id: string) => `${stream}:done:${group}:${id}`;
   const writer = new Redis(options.redisUrl, { maxRetriesPerRequest: 2 });
   writer.on('error', () => {});
-  const subscriptions = new Set<EventSubscription>();
+  /** The live subscriptions, and the group of each. */
+  const subscriptions = new Map<EventSubscription, string>();
+  const stopReporting = options.metrics && reportGroups(options.metrics, writer, stream, streamName, () => new Set(subscriptions.values()));
   const messaging = { 'messaging.system': 'redis', 'messaging.destination.name': streamName };
 
   /** The event of a stream entry; undefined (logged) for one that is not an event at all. */
@@ -267,12 +309,13 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
           await loop;
         },
       };
-      subscriptions.add(subscription);
+      subscriptions.set(subscription, group);
       return subscription;
     },
 
     async close() {
-      await Promise.all([...subscriptions].map((s) => s.stop()));
+      stopReporting?.();
+      await Promise.all([...subscriptions.keys()].map((s) => s.stop()));
       writer.disconnect();
     },
   };

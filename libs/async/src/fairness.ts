@@ -104,6 +104,30 @@ const RENEW = "return redis.call('ZADD', KEYS[1], 'XX', 'CH', ARGV[2], ARGV[1])"
 const ACQUIRE = `${TAKE_SLOT}
 return takeSlot(KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5])`;
 
+/**
+ * KEYS: BullMQ's prioritized set. ARGV: the most priorities to look at. The id of the job queued
+ * first: a job's score is its priority * 2^32 + a counter of the queue's adds, so the first job
+ * of each priority is the oldest of that priority, and the oldest of those is the oldest of all.
+ */
+const OLDEST_PRIORITIZED = `
+local oldest, oldestCounter
+local from = '-inf'
+for _ = 1, tonumber(ARGV[1]) do
+  local first = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'LIMIT', 0, 1, 'WITHSCORES')
+  if #first == 0 then break end
+  local score = tonumber(first[2])
+  local counter = score % 4294967296
+  if not oldestCounter or counter < oldestCounter then oldest, oldestCounter = first[1], counter end
+  from = string.format('%.0f', score - counter + 4294967296)
+end
+return oldest`;
+/**
+ * The priorities holding jobs OLDEST_PRIORITIZED looks at, lowest numbers first: a tenant's jobs
+ * take rising numbers, so older jobs hold lower ones; past this many, the oldest job found may be
+ * younger than the oldest there is.
+ */
+const PRIORITIES_LOOKED_AT = 1_000;
+
 /** KEYS: waiting, tenants. ARGV: tenant, ids gone from the queue… Forgets them; the tenant too once nothing of it waits. */
 const FORGET = `
 for i = 2, #ARGV do redis.call('ZREM', KEYS[1], ARGV[i]) end
@@ -208,7 +232,7 @@ export class FairQueue<Data, Result> {
   /** `redis`: a connection without key prefix; `base`: the key prefix of this queue's fairness state; `leaseMs`: a running job's slot lease. */
   constructor(
     private readonly queue: Queue<Data, Result>,
-    redis: Redis,
+    private readonly redis: Redis,
     base: string,
     private readonly fairness: Fairness<Data>,
     private readonly logger: Logger,
@@ -276,6 +300,16 @@ export class FairQueue<Data, Result> {
       }
       jobIds = gone ? await this.turns.wake(tenant, cap) : [];
     }
+  }
+
+  /**
+   * When the job that has waited longest for its turn was queued (epoch ms); undefined when none
+   * waits. Jobs waiting for their turn are BullMQ's prioritized ones (a parked job is delayed).
+   */
+  async oldestWaitingSince(): Promise<number | undefined> {
+    const jobId = (await this.redis.eval(OLDEST_PRIORITIZED, 1, this.queue.keys.prioritized, PRIORITIES_LOOKED_AT)) as string | null;
+    const queuedAt = jobId ? await this.redis.hget(this.queue.toKey(jobId), 'timestamp') : null;
+    return queuedAt ? Number(queuedAt) : undefined;
   }
 
   /** Forgets the ids the queue lost from the tenants' turns (see TenantTurns.sweep); never throws. */

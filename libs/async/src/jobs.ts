@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
-import { counterOf, inSpan, traceCarrier, type Logger, type MetricsRegistry } from '@quire/runtime';
+import { counterOf, gaugeOf, inSpan, traceCarrier, type Logger, type MetricsRegistry } from '@quire/runtime';
 import { FairQueue, type Fairness } from './fairness';
 
 export interface JobState<Result = unknown> {
@@ -72,7 +72,11 @@ export function createJobQueue<Data, Result = unknown>(
     logger: Logger;
     defaultJobOptions?: JobsOptions;
     fairness?: Fairness<Data>;
-    /** Where to count the jobs this process's workers finished (quire_jobs_total, by queue and outcome). */
+    /**
+     * Where to count the jobs this process's workers finished (quire_jobs_total, by queue and
+     * outcome) and report the queue's jobs at each scrape (quire_queue_jobs by state,
+     * quire_queue_oldest_waiting_age_seconds).
+     */
     metrics?: MetricsRegistry;
   } & JobTimings,
 ): JobQueue<Data, Result> {
@@ -103,6 +107,7 @@ export function createJobQueue<Data, Result = unknown>(
     });
   const messaging = { 'messaging.system': 'bullmq', 'messaging.destination.name': name };
   const fair = options.fairness && new FairQueue(queue, queueConnection, `${options.prefix}fair:${name}:`, options.fairness, options.logger, lockMs);
+  const stopReporting = options.metrics && reportQueue(options.metrics, name, queue, fair);
 
   return {
     add(data, jobOptions = {}) {
@@ -176,12 +181,59 @@ export function createJobQueue<Data, Result = unknown>(
       };
     },
     async close() {
+      stopReporting?.();
       for (const timer of timers) clearInterval(timer);
       await Promise.all(workers.map(({ worker }) => worker.close()));
       await queue.close();
       for (const { redis } of workers) redis.disconnect();
       queueConnection.disconnect();
     },
+  };
+}
+
+/** The states of a queue's jobs quire_queue_jobs reports. */
+const REPORTED_STATES = ['waiting', 'active', 'delayed', 'failed', 'prioritized'] as const;
+
+/**
+ * Reports a queue's jobs in `registry`, read at each scrape: how many are in each state, and how
+ * long the oldest waiting one has waited since it was queued (0 when none waits). On a fair
+ * queue every job waits for its tenant's turn as a BullMQ priority: those are its waiting jobs
+ * (its prioritized ones then stay 0; a parked job is delayed). Returns what stops the reports.
+ */
+function reportQueue<Data, Result>(registry: MetricsRegistry, name: string, queue: Queue<Data, Result>, fair?: FairQueue<Data, Result>): () => void {
+  const stopCounts = gaugeOf(
+    registry,
+    {
+      name: 'quire_queue_jobs',
+      help: "Jobs of a queue, by state (a fair queue's jobs waiting for their turn count as waiting)",
+      labelNames: ['queue', 'state'] as const,
+    },
+    async () => {
+      const counts = await queue.getJobCounts(...REPORTED_STATES);
+      if (fair) {
+        counts.waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0);
+        counts.prioritized = 0;
+      }
+      return REPORTED_STATES.map((state) => ({ labels: { queue: name, state }, value: counts[state] ?? 0 }));
+    },
+  );
+  const stopAge = gaugeOf(
+    registry,
+    {
+      name: 'quire_queue_oldest_waiting_age_seconds',
+      help: 'Seconds since the oldest waiting job of a queue was queued (0: none waits)',
+      labelNames: ['queue'] as const,
+    },
+    async () => {
+      const [first] = await queue.getJobs(['wait'], 0, 0, true);
+      const since = [first?.timestamp, fair && (await fair.oldestWaitingSince())].filter((at): at is number => typeof at === 'number');
+      const age = since.length ? Math.max(0, (Date.now() - Math.min(...since)) / 1000) : 0;
+      return [{ labels: { queue: name }, value: age }];
+    },
+  );
+  return () => {
+    stopCounts();
+    stopAge();
   };
 }
 

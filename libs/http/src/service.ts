@@ -1,5 +1,5 @@
 import { createEventBus, type EventBus } from '@quire/async';
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import {
   connectDatabase,
   counterOf,
@@ -32,7 +32,7 @@ export interface ServiceDeps<C extends BackendConfig, D extends CacheDeclaration
   redis: RedisClient;
   /** gRPC connections to the other services (made on first use): callers use them through clientsOf(ctx), the typed clients. */
   clients: ServiceClients;
-  /** The cross-service domain event stream (opened on first use, closed on stop). */
+  /** The cross-service domain event stream (opened on first use, closed on stop; its subscriptions' lag reported in `metrics`). */
   events: EventBus;
   /** This instance's in-process caches, as its modules declared them (libs/runtime caches.ts). */
   caches: Caches<D>;
@@ -77,14 +77,17 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
 }): Promise<RunningService<C, X>> {
   const { name, config } = options;
   const logger = options.logger ?? createLogger(name, config.LOG_LEVEL);
+  const metrics = new Registry();
+  // The runtime's own (CPU, memory, event loop lag, GC, handles), as the gateway serves them.
+  collectDefaultMetrics({ register: metrics });
   const redis = createRedis(config, logger);
   const db = await connectDatabase(name, config, logger, options.models, {
     redis,
     writeSerialization: config.WRITE_SERIALIZATION,
     ferretdbPostgresUrl: config.QUIRE_FERRETDB_POSTGRES_URL,
+    metrics,
   });
   let events: EventBus | undefined;
-  const metrics = new Registry();
   const deps: ServiceDeps<C, D> = {
     name,
     config,
@@ -93,7 +96,7 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
     redis,
     clients: createServiceClients(config, name),
     get events() {
-      return (events ??= createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger }));
+      return (events ??= createEventBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX, logger, metrics }));
     },
     caches: createCaches(options.caches ?? ({} as D), { budgetMb: config.CACHE_BUDGET_MB, registry: metrics }),
     metrics,

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** A process's Prometheus registry (a service's, served on its own port at /metrics). */
 export type MetricsRegistry = Registry;
@@ -24,4 +24,56 @@ export function histogramOf<L extends string>(
   const existing = registry.getSingleMetric(spec.name);
   if (existing) return existing as Histogram<L>;
   return new Histogram({ name: spec.name, help: spec.help, labelNames: spec.labelNames, buckets: spec.buckets ?? DURATION_BUCKETS, registers: [registry] });
+}
+
+/** What a gauge read at scrape time reports: a value per set of labels. */
+export type GaugeReadings<L extends string> = Array<{ labels: Partial<Record<L, string>>; value: number }>;
+
+/** How long one reading of a gauge may take before a scrape goes on without it (a datastore out of reach). */
+const READING_TIMEOUT_MS = 2_000;
+
+/** The readers of each gauge gaugeOf made, by registry and name. */
+const gaugeReaders = new WeakMap<Registry, Map<string, Set<() => Promise<GaugeReadings<string>>>>>();
+
+/**
+ * Reports `read` under the gauge `spec.name` of a registry, made on first use: at each scrape
+ * the gauge shows what every reader added for that registry and name reads then (two queues of
+ * one process, each its own reader, both appear). A reader that fails, or takes over 2 s, is left
+ * out of that scrape, which goes on without it. Returns what removes the reader (a queue closed).
+ */
+export function gaugeOf<L extends string>(
+  registry: Registry,
+  spec: { name: string; help: string; labelNames: readonly L[] },
+  read: () => Promise<GaugeReadings<L>>,
+): () => void {
+  let byName = gaugeReaders.get(registry);
+  if (!byName) gaugeReaders.set(registry, (byName = new Map()));
+  let readers = byName.get(spec.name);
+  if (!readers) {
+    const each = (readers = new Set());
+    byName.set(spec.name, each);
+    new Gauge({
+      name: spec.name,
+      help: spec.help,
+      labelNames: spec.labelNames,
+      registers: [registry],
+      async collect() {
+        const readings = await Promise.all([...each].map((reader) => withinTimeout(reader()).catch(() => [])));
+        this.reset();
+        for (const { labels, value } of readings.flat()) this.set(labels, value);
+      },
+    });
+  }
+  const reader = read as () => Promise<GaugeReadings<string>>;
+  readers.add(reader);
+  return () => void readers.delete(reader);
+}
+
+/** `reading`, or a rejection once READING_TIMEOUT_MS is over. */
+function withinTimeout<T>(reading: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the reading took too long')), READING_TIMEOUT_MS);
+  });
+  return Promise.race([reading, late]).finally(() => clearTimeout(timer));
 }

@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import type { BaseConfig } from './config';
 import type { Logger } from './logger';
+import { histogramOf, type MetricsRegistry } from './metrics';
 import type { RedisClient } from './redis';
 import { ensureFerretDbGinIndexes } from './ferretdb-indexes';
 import { announceWrites, enableWriteAnnouncements } from './document-cache';
@@ -44,6 +45,8 @@ export async function connectDatabase(
     writeSerialization?: WriteSerializationMode;
     /** FerretDB's PostgreSQL database, when it runs on that backend: GIN indexes are made there. */
     ferretdbPostgresUrl?: string;
+    /** Where to report each datastore command's duration (db_client_operation_duration_seconds). */
+    metrics?: MetricsRegistry;
   } = {},
 ): Promise<Database> {
   const uri = databaseUri(service, config);
@@ -64,6 +67,8 @@ export async function connectDatabase(
       bufferCommands: false,
       autoIndex: false,
       autoCreate: true,
+      // The driver's events of each command: their durations are reported (options.metrics).
+      monitorCommands: options.metrics !== undefined,
     });
     try {
       await connection.asPromise();
@@ -74,6 +79,7 @@ export async function connectDatabase(
       await new Promise((resolve) => setTimeout(resolve, 500));
       continue;
     }
+    if (options.metrics) reportCommands(connection, options.metrics);
     connection.on('disconnected', () => logger.info('database disconnected'));
     connection.on('reconnected', () => logger.info('database reconnected'));
     registerModels(connection);
@@ -93,6 +99,32 @@ export async function connectDatabase(
     }
     return connection;
   }
+}
+
+/** Commands of the driver's own handshake and monitoring, not the service's work. */
+const UNREPORTED_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'buildInfo', 'saslStart', 'saslContinue', 'endSessions']);
+
+/**
+ * Reports the duration of each command the service sends to its database, by operation and
+ * outcome, as OpenTelemetry's db.client.operation.duration (in seconds) names it.
+ */
+function reportCommands(connection: Database, registry: MetricsRegistry): void {
+  const durations = histogramOf(registry, {
+    name: 'db_client_operation_duration_seconds',
+    help: "Duration of the datastore's commands, by operation (the command's name) and outcome (error.type when it failed)",
+    labelNames: ['db_system_name', 'db_namespace', 'db_operation_name', 'error_type'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  });
+  const observe = (event: { commandName: string; databaseName: string; duration: number }, errorType: string) => {
+    if (UNREPORTED_COMMANDS.has(event.commandName)) return;
+    durations.observe(
+      { db_system_name: 'mongodb', db_namespace: event.databaseName, db_operation_name: event.commandName, error_type: errorType },
+      event.duration / 1000,
+    );
+  };
+  const client = connection.getClient();
+  client.on('commandSucceeded', (event) => observe(event, ''));
+  client.on('commandFailed', (event) => observe(event, (event.failure as { codeName?: string })?.codeName ?? event.failure?.name ?? 'error'));
 }
 
 /** Each model of a service: its schema and its collection name. */

@@ -1,5 +1,5 @@
 import type { EventBus } from '@quire/async';
-import type { Logger, RedisClient, ServiceClients } from '@quire/runtime';
+import type { Logger, MetricsRegistry, RedisClient, ServiceClients } from '@quire/runtime';
 import type { IntegrationsConfig } from '../config';
 import type { IntegrationsModels } from '../db/models';
 
@@ -13,4 +13,6 @@ export interface IntegrationsContext {
   clients: ServiceClients;
   /** The cross-service event stream: what happens elsewhere becomes integration events. */
   events: EventBus;
+  /** The process's Prometheus registry (deliveries and script runs are counted there). */
+  metrics: MetricsRegistry;
 }

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { jobLockMs, queuePerInstance } from '@quire/async';
-import { withRedisLock, LockBusyError } from '@quire/runtime';
+import { counterOf, histogramOf, withRedisLock, LockBusyError } from '@quire/runtime';
 import { eventPayloadJson, type IntegrationDoc, type IntegrationEventDoc, type TraceLogLine } from '../db/models';
 import { presentInstallation, presentTargetInstallation } from '../presenters/installation-presenter';
 import { dispatchRequest, type IntegrationEnvironment, type IntegrationEvent, type ScriptRequest } from '../runtime';
@@ -192,6 +192,24 @@ async function attemptDelivery(ctx: IntegrationsContext, row: IntegrationEventDo
   return tunnelUrl ? toTunnel(ctx, tunnelUrl, signed) : toRuntime(ctx, integration, row.organizationId, signed);
 }
 
+/** How a delivery of an event went: delivered, given up, to be attempted again, or not attempted (delivered or given up already, or gone). */
+type DeliveryOutcome = 'success' | 'failed' | 'retry' | 'skipped';
+
+/** Counts a delivery of this process by outcome, with the duration of its attempt when there was one. */
+function countDelivery(ctx: IntegrationsContext, outcome: DeliveryOutcome, attemptSeconds?: number): void {
+  counterOf(ctx.metrics, {
+    name: 'quire_integration_deliveries_total',
+    help: 'Integration event deliveries of this process, by outcome: success, retry (another attempt follows), failed (given up), skipped (nothing to deliver)',
+    labelNames: ['outcome'] as const,
+  }).inc({ outcome });
+  if (attemptSeconds === undefined) return;
+  histogramOf(ctx.metrics, {
+    name: 'quire_integration_delivery_duration_seconds',
+    help: 'Duration of the integration event delivery attempts of this process, by outcome',
+    labelNames: ['outcome'] as const,
+  }).observe({ outcome }, attemptSeconds);
+}
+
 /**
  * Delivers one event, unless it was already delivered or given up: records the outcome and
  * the trace. Returns 'retry' when this attempt failed and another one should follow.
@@ -207,7 +225,11 @@ export async function deliverEvent(
     `integration-delivery:${eventId}`,
     async () => {
       const row = await ctx.models.IntegrationEvent.findById(eventId).lean<IntegrationEventDoc>();
-      if (!row || row.status !== 'pending') return 'skipped';
+      if (!row || row.status !== 'pending') {
+        countDelivery(ctx, 'skipped');
+        return 'skipped';
+      }
+      const started = performance.now();
       let outcome: Outcome;
       try {
         outcome = await attemptDelivery(ctx, row);
@@ -216,6 +238,7 @@ export async function deliverEvent(
         ctx.logger.error({ err: error, eventId }, 'event delivery failed');
         outcome = { ok: false, retryable: true, logs: [line('error', 'The delivery failed on the platform side')], to: null };
       }
+      const attemptSeconds = (performance.now() - started) / 1000;
       const retry = !outcome.ok && outcome.retryable && !attempt.last;
       const heading = line('debug', `Attempt ${attempt.number}${outcome.to ? ` (${outcome.to})` : ''}`);
       const logs = [...row.logs, heading, ...outcome.logs].slice(-MAX_TRACE_LINES);
@@ -225,6 +248,7 @@ export async function deliverEvent(
         { _id: eventId, status: 'pending' },
         { $set: { status, logs, deliveredTo: outcome.to, updatedAt: now, finishedAt: status === 'pending' ? null : now }, $inc: { attempts: 1 } },
       );
+      countDelivery(ctx, status === 'pending' ? 'retry' : status, attemptSeconds);
       return retry ? 'retry' : 'done';
     },
     { ttlMs: lockMs, renewEveryMs: deliveryLockMs(ctx) / 3, waitMs: 0, logger: ctx.logger },

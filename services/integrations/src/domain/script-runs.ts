@@ -1,6 +1,6 @@
-import { inSpan, markSpanFailed } from '@quire/runtime';
+import { counterOf, histogramOf, inSpan, markSpanFailed } from '@quire/runtime';
 import { Semaphore } from 'redis-semaphore';
-import { DEFAULT_LIMITS, ScriptPool, ScriptPoolBusyError, type RunResult, type ScriptRequest } from '../runtime';
+import { DEFAULT_LIMITS, runOutcome, ScriptPool, ScriptPoolBusyError, type RunOutcome, type RunResult, type ScriptRequest } from '../runtime';
 import type { IntegrationsContext } from './context';
 import { egressFetch, egressPolicyOf } from './egress-fetch';
 
@@ -42,6 +42,29 @@ export class ScriptRunBusyError extends Error {
 }
 
 const pools = new WeakMap<IntegrationsContext, ScriptPool>();
+
+/** How a run ended (runOutcome), or `busy`: it did not start (ScriptRunBusyError). */
+type ScriptRunOutcome = RunOutcome | 'busy';
+
+/** Counts a run of this process by how it ended, with its duration and CPU time when it ran. */
+function countRun(ctx: IntegrationsContext, outcome: ScriptRunOutcome, result?: RunResult): void {
+  counterOf(ctx.metrics, {
+    name: 'quire_script_runs_total',
+    help: 'Integration script runs of this process, by outcome: ok (it answered, whatever its status), error, timeout, memory, or busy (not started)',
+    labelNames: ['outcome'] as const,
+  }).inc({ outcome });
+  if (!result) return;
+  histogramOf(ctx.metrics, {
+    name: 'quire_script_run_duration_seconds',
+    help: 'Wall-clock duration of the integration script runs of this process, by outcome',
+    labelNames: ['outcome'] as const,
+  }).observe({ outcome }, result.durationMs / 1000);
+  histogramOf(ctx.metrics, {
+    name: 'quire_script_run_cpu_seconds',
+    help: 'CPU time the integration script runs of this process spent in their sandbox, by outcome',
+    labelNames: ['outcome'] as const,
+  }).observe({ outcome }, result.cpuMs / 1000);
+}
 
 function poolOf(ctx: IntegrationsContext): ScriptPool {
   let pool = pools.get(ctx);
@@ -124,9 +147,11 @@ export async function runIntegrationScript(
         'quire.script.status': result.response?.status ?? 0,
       });
       if (result.error) markSpanFailed(span, 'the script failed');
+      countRun(ctx, runOutcome(result), result);
       return result;
     });
   } catch (error) {
+    if (error instanceof ScriptRunBusyError || error instanceof ScriptPoolBusyError) countRun(ctx, 'busy');
     if (error instanceof ScriptPoolBusyError) throw new ScriptRunBusyError('Every script worker is busy', 'service');
     throw error;
   } finally {

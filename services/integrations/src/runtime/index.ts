@@ -10,6 +10,7 @@
 export { compileScript } from './compile';
 export { runScript } from './run';
 export { ScriptPool, ScriptPoolBusyError, type ScriptPoolOptions } from './pool';
+export { runOutcome, type RunOutcome } from './outcome';
 export { dispatchRequest } from './dispatch';
 export type { DispatchInput, IntegrationEnvironment, IntegrationEvent } from './dispatch';
 export { DEFAULT_LIMITS } from './types';

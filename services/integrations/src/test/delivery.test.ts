@@ -113,10 +113,25 @@ describe('integration events: recording and delivery (domain, real datastore and
       `${count} delivered events of ${integrationName}`,
       async () => {
         const events = await eventsOf(integrationName);
-        return events.length === count && events.every((event) => event.status !== 'pending');
+        if (events.length !== count || events.some((event) => event.status === 'pending')) return false;
+        // The outcome is recorded a moment before its worker lets go of the event's lock.
+        return (await ctx.redis.exists(...events.map((event) => `integration-delivery:${event._id}`))) === 0;
       },
       30_000,
     );
+
+  /** A sample of the service's metrics, as GET /metrics serves them (0 until counted). */
+  const sampleOf = async (series: string) => {
+    const line = (await ctx.metrics.metrics()).split('\n').find((candidate) => candidate.startsWith(`${series} `));
+    return line === undefined ? 0 : Number(line.slice(series.length + 1));
+  };
+  const runCounters = () =>
+    Promise.all([
+      sampleOf('quire_integration_deliveries_total{outcome="success"}'),
+      sampleOf('quire_integration_delivery_duration_seconds_count{outcome="success"}'),
+      sampleOf('quire_script_runs_total{outcome="ok"}'),
+      sampleOf('quire_script_run_duration_seconds_count{outcome="ok"}'),
+    ]);
 
   beforeAll(async () => {
     env = await testEnvironment();
@@ -182,10 +197,16 @@ describe('integration events: recording and delivery (domain, real datastore and
     });
     await setDevMode(ctx, integration, { tunnelUrl: tunnel.url, all: false });
     const before = tunnel.received.length;
+    const counted = await runCounters();
     await installIntegration(ctx, view(integration), admin('customer-org'));
     await settled(integration._id, 1);
     const [event] = await eventsOf(integration._id);
     assert.equal(event.status, 'success', JSON.stringify(event.logs));
+    // Counted in the service's metrics: one delivery that succeeded, one script run that answered, each with its duration.
+    assert.deepEqual(
+      (await runCounters()).map((value, i) => value - counted[i]),
+      [1, 1, 1, 1],
+    );
     assert.equal(event.deliveredTo, 'runtime');
     assert.ok(
       event.logs.some((l) => l.message === 'script got installation_setup signed true'),
@@ -372,8 +393,10 @@ describe('integration events: recording and delivery (domain, real datastore and
     await settled(integration._id, 1);
     const [event] = await eventsOf(integration._id);
     const before = tunnel.received.length;
+    const skipped = await sampleOf('quire_integration_deliveries_total{outcome="skipped"}');
     assert.equal(await deliverEvent(ctx, event._id, { number: 1, last: true }), 'skipped');
     assert.equal(tunnel.received.length, before);
+    assert.equal(await sampleOf('quire_integration_deliveries_total{outcome="skipped"}'), skipped + 1);
   });
 
   it('queues again a pending event whose job was lost (restart, Redis flushed)', async () => {
