@@ -61,5 +61,5 @@ export {
 export { LruCache } from './lru';
 export { createCaches, declareCache, type CacheDeclaration, type CacheDeclarations, type Caches } from './caches';
 export { seededRandom } from './random';
-export { counterOf, histogramOf, DURATION_BUCKETS, type MetricsRegistry } from './metrics';
-export { traceCarrier, inSpan, markSpanFailed, type SpanOptions } from './tracing';
+export { counterOf, gaugeOf, histogramOf, DURATION_BUCKETS, type GaugeReadings, type MetricsRegistry } from './metrics';
+export { annotateSpan, traceCarrier, inSpan, markSpanFailed, type SpanOptions } from './tracing';

@@ -45,6 +45,11 @@ export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span)
   });
 }
 
+/** Adds what the work learnt to the active span, if any (attributes, never secrets or bodies). */
+export function annotateSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
 /** Marks a span as failed without an exception (an outcome the work reports, e.g. a script's error). */
 export function markSpanFailed(span: Span, reason: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: reason });

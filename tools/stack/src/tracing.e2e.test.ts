@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
-import { expectOk as ok, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
+import { expectOk as ok, isolatedGit, startTestStack, waitFor, type TestAccount, type TestStack } from '@quire/testkit';
 import { readState, type StackState } from './layout';
 
 /** One span as Jaeger's query API gives it, with its process's service. */
@@ -85,6 +89,8 @@ describe('tracing: one trace from the gateway to the datastore', () => {
   beforeAll(async () => {
     stack = await startTestStack({
       QUIRE_TRACING: '1',
+      // Git exports go to a bare repository in a directory of the test's.
+      GIT_ALLOWED_PROTOCOLS: 'https,http,file',
       OTEL_BSP_SCHEDULE_DELAY: '200',
       // Each request's line ("request completed"), which carries its trace's ids.
       LOG_LEVEL: 'info',
@@ -204,6 +210,44 @@ describe('tracing: one trace from the gateway to the datastore', () => {
     );
   });
 
+  it("traces a Git export's job and a search's index making, each under the request that asked for it", async () => {
+    const space = ok(await admin.api.post(`/v1/orgs/${admin.organizationId}/spaces`, { title: 'Exported and searched' }), 201);
+    const cr = ok(await admin.api.post(`/v1/spaces/${space.id}/change-requests`, { subject: 'Pages' }), 201);
+    const changes = [{ type: 'insert_page', title: 'Harbour', markdown: 'Tides and moorings of the harbour.' }];
+    ok(await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, { changes }));
+    ok(await admin.api.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`));
+    const remotes = mkdtempSync(path.join(os.tmpdir(), 'quire-traced-git-'));
+    try {
+      const bare = path.join(remotes, 'traced.git');
+      isolatedGit(remotes).run(remotes, 'init', '--quiet', '--bare', '--initial-branch=main', bare);
+      const exported = await admin.api.post(`/v1/spaces/${space.id}/git/export`, {
+        url: pathToFileURL(bare).href,
+        ref: 'refs/heads/main',
+        commitMessage: 'Traced export',
+      });
+      ok(exported, 204);
+      const exportTrace = await traceOf(await traceIdOf(exported.headers.get('x-request-id')!), (list) => list.some((span) => span.name === 'git export'));
+      const job = exportTrace.find((span) => span.name === 'git export')!;
+      assert.equal(job.service, 'content');
+      assert.equal(job.attributes['quire.space.id'], space.id);
+      assert.equal(job.attributes['quire.organization.id'], admin.organizationId);
+      assert.equal(job.attributes['quire.git.outcome'], 'success');
+      assert.ok(!JSON.stringify(exportTrace).includes(bare), 'no span carries the remote');
+      const parent = exportTrace.find((span) => span.spanId === job.parentSpanId);
+      assert.equal(parent?.name, 'process content-git-sync', 'the export runs in its job');
+    } finally {
+      rmSync(remotes, { recursive: true, force: true });
+    }
+
+    const searched = await admin.api.get(`/v1/spaces/${space.id}/search?query=harbour`);
+    assert.equal(ok(searched).items.length, 1);
+    const searchTrace = await traceOf(await traceIdOf(searched.headers.get('x-request-id')!), (list) => list.some((span) => span.name === 'search index'));
+    const made = searchTrace.find((span) => span.name === 'search index')!;
+    assert.equal(made.service, 'content');
+    assert.equal(made.attributes['quire.space.id'], space.id);
+    assert.equal(made.attributes['quire.search.index.how'], 'built');
+  });
+
   it('writes the trace and span ids into the log lines of the work they trace', async () => {
     const missing = await admin.api.get(`/v1/spaces/no-such-space`);
     assert.equal(missing.status, 404);
@@ -248,7 +292,24 @@ describe('tracing: one trace from the gateway to the datastore', () => {
       await metricsOf('identity'),
       /^rpc_server_duration_seconds_count\{rpc_method="\/quire\.identity\.v1\.IdentityService\/GetMembership",rpc_grpc_status_code="0"\} [1-9]/m,
     );
-    // The merge's delivery job, finished by integrations' worker.
-    assert.match(await metricsOf('integrations'), /^quire_jobs_total\{queue="integration-deliveries",outcome="completed"\} [1-9]/m);
+    // The merge's delivery job, finished by integrations' worker; its delivery and script run.
+    const integrations = await metricsOf('integrations');
+    assert.match(integrations, /^quire_jobs_total\{queue="integration-deliveries",outcome="completed"\} [1-9]/m);
+    assert.match(integrations, /^quire_integration_deliveries_total\{outcome="success"\} [1-9]/m);
+    assert.match(integrations, /^quire_integration_delivery_duration_seconds_count\{outcome="success"\} [1-9]/m);
+    assert.match(integrations, /^quire_script_runs_total\{outcome="ok"\} [1-9]/m);
+    assert.match(integrations, /^quire_script_run_duration_seconds_count\{outcome="ok"\} [1-9]/m);
+    // Queues by state and their oldest waiting job, event stream lag per consumer group, the runtime's defaults.
+    assert.match(integrations, /^quire_queue_jobs\{queue="integration-deliveries",state="waiting"\} \d+/m);
+    assert.match(integrations, /^quire_queue_oldest_waiting_age_seconds\{queue="integration-deliveries"\} [\d.]+/m);
+    assert.match(content, /^quire_queue_jobs\{queue="content-git-sync",state="active"\} \d+/m);
+    assert.match(integrations, /^quire_event_stream_lag\{stream="events",group="[^"]+"\} \d+/m);
+    assert.match(integrations, /^quire_event_stream_pending\{stream="events",group="[^"]+"\} \d+/m);
+    assert.match(integrations, /^process_cpu_seconds_total /m);
+    // Datastore commands by operation.
+    assert.match(
+      content,
+      /^db_client_operation_duration_seconds_count\{db_system_name="mongodb",db_namespace="[^"]+",db_operation_name="find",error_type=""\} [1-9]/m,
+    );
   });
 });

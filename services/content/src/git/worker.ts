@@ -1,6 +1,6 @@
 import { EVENTS, queuePerInstance } from '@quire/async';
 import { HttpError } from '@quire/http';
-import { withRedisLock } from '@quire/runtime';
+import { inSpan, withRedisLock } from '@quire/runtime';
 import { announce, withLock, type ContentContext, type SpaceDoc } from '../kernel';
 import type { GitOperationDoc, GitSyncDoc } from './git-store';
 import { GitSyncError, OperationTimeoutError } from './errors';
@@ -102,7 +102,15 @@ function runSerialized(ctx: ContentContext, job: GitJobData): Promise<GitJobResu
   const { GIT_OPERATION_TIMEOUT_MS: timeout } = gitSettings(ctx);
   // Outlives the job's own time bound, so it is only ever released by its holder.
   const hold = timeout + 60_000;
-  return withRedisLock(ctx.redis, `content:git-job:${job.spaceId}`, () => runJob(ctx, job), {
+  // A span of the operation (its space, organization and direction; never the remote's address or credentials).
+  const attributes = { 'quire.space.id': job.spaceId, 'quire.organization.id': job.organizationId ?? '', 'quire.git.direction': job.direction };
+  const traced = () =>
+    inSpan(`git ${job.direction}`, { attributes }, async (span) => {
+      const result = await runJob(ctx, job);
+      span.setAttribute('quire.git.outcome', result.state);
+      return result;
+    });
+  return withRedisLock(ctx.redis, `content:git-job:${job.spaceId}`, traced, {
     ttlMs: hold,
     waitMs: hold,
     maxPauseMs: 1_000,

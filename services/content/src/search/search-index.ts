@@ -1,6 +1,6 @@
 import { withTenantSlot } from '@quire/async';
 import { HttpError, httpError } from '@quire/http';
-import { counterOf, declareCache, documentCacheOf, withRedisLock, type LruCache } from '@quire/runtime';
+import { counterOf, declareCache, documentCacheOf, annotateSpan, inSpan, withRedisLock, type LruCache } from '@quire/runtime';
 import type { ContentContext, SpaceDoc } from '../kernel';
 import { loadRevision, type RevisionDoc, type RevisionPageDoc } from '../revisions';
 import { applyChanges, averageInternals, buildIndex, changesFrom, cutSections, phases, sourceOf, tooMany, type SearchIndex } from './search-engine';
@@ -61,12 +61,14 @@ function remember(ctx: ContentContext, index: SearchIndex): void {
  * parent's, loaded as another replica or an earlier process stored it. A revision is built
  * or derived once over every replica; the others load it.
  */
-const counted = (ctx: ContentContext, how: 'built' | 'derived' | 'loaded') =>
+const counted = (ctx: ContentContext, how: 'built' | 'derived' | 'loaded') => {
+  annotateSpan({ 'quire.search.index.how': how });
   counterOf(ctx.metrics, {
     name: 'quire_search_indexes_made_total',
     help: 'Search indexes of revisions this process made, by how: built, derived from a parent, or loaded as stored',
     labelNames: ['how'] as const,
   }).inc({ how });
+};
 
 const LOCK = { ttlMs: 120_000, waitMs: 120_000 };
 const lockKey = (revisionId: string) => `content:lock:search-index:${revisionId}`;
@@ -162,7 +164,13 @@ function persistInBackground(ctx: ContentContext, revision: RevisionDoc, index: 
   index.storing = done;
 }
 
-async function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<SearchIndex> {
+/** The index of `revision` made in this process (derived, loaded or built), in a span that says how. */
+function obtain(ctx: ContentContext, revision: RevisionDoc): Promise<SearchIndex> {
+  const attributes = { 'quire.space.id': revision.spaceId, 'quire.revision.id': revision._id };
+  return inSpan('search index', { attributes }, () => make(ctx, revision));
+}
+
+async function make(ctx: ContentContext, revision: RevisionDoc): Promise<SearchIndex> {
   const derived = await deriveFromMemory(ctx, revision).catch((error: unknown) => {
     ctx.logger.warn({ err: error, revisionId: revision._id }, 'could not derive the search index; making it otherwise');
     return null;

@@ -1,3 +1,4 @@
+import { inSpan } from '@quire/runtime';
 import type { InsightsConfig } from '../kernel';
 
 /*
@@ -42,10 +43,27 @@ const RETRY_DELAY_MS = 500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** POSTs JSON and returns the parsed answer, retrying what may pass on a second try. */
-async function postJson(label: string, url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
+/**
+ * POSTs JSON and returns the parsed answer, retrying what may pass on a second try; in a span
+ * of the provider call (its name and attempts; never the texts or the key).
+ */
+function postJson(label: string, url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
+  return inSpan('translation provider call', { kind: 'client', attributes: { 'quire.translation.provider': label } }, (span) =>
+    postJsonAttempts(label, url, body, headers, timeoutMs, (attempt) => span.setAttribute('quire.translation.attempts', attempt)),
+  );
+}
+
+async function postJsonAttempts(
+  label: string,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  attempted: (attempt: number) => void,
+): Promise<unknown> {
   let failure = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    attempted(attempt);
     if (attempt > 1) await sleep(RETRY_DELAY_MS * 2 ** (attempt - 2));
     let response: Response;
     try {
