@@ -213,6 +213,10 @@ doc "$WORK/ferretdb-url.yaml" Deployment quire-identity | grep -A4 'name: QUIRE_
   || fail "identity: QUIRE_FERRETDB_POSTGRES_URL not read from the Secret quire-ferretdb"
 
 step "monitoring: a ServiceMonitor per service, Grafana dashboards, the PrometheusRule (all features); none with base values"
+# The dashboards' JSON is what their generator writes (it formats with the repository's prettier: after npm ci).
+if [[ -d "$ROOT/node_modules/prettier" ]]; then
+  (cd "$ROOT" && node deploy/helm/quire/dashboards/generate.mjs --check) || fail "dashboards/*.json differ from what dashboards/generate.mjs writes"
+fi
 for svc in "${SERVICES[@]}"; do
   sm="$(doc "$all" ServiceMonitor "quire-$svc")"
   if [[ -z "$sm" ]]; then fail "$svc: no ServiceMonitor quire-$svc"; continue; fi

@@ -25,8 +25,12 @@ export interface StackState {
   gatewayUrl: string;
   /** Where the gateway serves its Prometheus metrics (an internal listener, not the public one). */
   gatewayMetricsUrl: string;
-  /** Every replica's addresses (QUIRE_REPLICAS): the gateway's first is gatewayUrl. */
-  replicas: { gateway: Array<{ url: string; metricsUrl: string }> } & Record<Backend, Array<{ httpUrl: string; grpcAddress: string }>>;
+  /**
+   * Every replica's addresses (QUIRE_REPLICAS): the gateway's first is gatewayUrl. Each process's
+   * Prometheus metrics: the gateway's on a listener of its own, a backend's on its HTTP listener
+   * (internal: only the gateway reaches it, and the gateway never forwards /metrics).
+   */
+  replicas: { gateway: Array<{ url: string; metricsUrl: string }> } & Record<Backend, Array<{ httpUrl: string; grpcAddress: string; metricsUrl: string }>>;
   mongodbUri: string;
   dbPrefix: string;
   redisUrl: string;

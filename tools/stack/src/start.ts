@@ -244,9 +244,13 @@ async function main() {
       ...(Object.fromEntries(
         BACKENDS.map((name) => [
           name,
-          ports.services[name].map(({ http, grpc }) => ({ httpUrl: `http://127.0.0.1:${http}`, grpcAddress: `127.0.0.1:${grpc}` })),
+          ports.services[name].map(({ http, grpc }) => ({
+            httpUrl: `http://127.0.0.1:${http}`,
+            grpcAddress: `127.0.0.1:${grpc}`,
+            metricsUrl: `http://127.0.0.1:${http}/metrics`,
+          })),
         ]),
-      ) as Record<Backend, Array<{ httpUrl: string; grpcAddress: string }>>),
+      ) as Omit<StackState['replicas'], 'gateway'>),
     },
     mongodbUri: mongo.uri,
     dbPrefix: env.DB_PREFIX!,

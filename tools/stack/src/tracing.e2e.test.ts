@@ -274,7 +274,7 @@ describe('tracing: one trace from the gateway to the datastore', () => {
   });
 
   it("serves each service's request and call metrics after traffic: by route, by gRPC method, jobs and caches", async () => {
-    const metricsOf = async (service: 'content' | 'identity' | 'integrations') => (await fetch(`${state.replicas[service][0].httpUrl}/metrics`)).text();
+    const metricsOf = async (service: 'content' | 'identity' | 'integrations') => (await fetch(state.replicas[service][0].metricsUrl)).text();
     const content = await metricsOf('content');
     // By route (the pattern, not the URL), method and status; the merge of the test above among them.
     assert.match(

@@ -362,6 +362,19 @@ function backendDashboard(service) {
       { unit: 'percentunit', w: 8 },
     ),
     series('Entries by cache', 'quire_cache_entries, summed over the pods.', [q(`sum by (cache) (quire_cache_entries${sel()})`, '{{cache}}')], { w: 8 }),
+    row('Datastore'),
+    series(
+      'Datastore commands by operation',
+      'db_client_operation_duration_seconds: commands per second, by operation.',
+      [q(`sum by (db_operation_name) (rate(db_client_operation_duration_seconds_count${sel()}[${RATE}]))`, '{{db_operation_name}}')],
+      { unit: 'ops', w: 12 },
+    ),
+    series(
+      'Datastore p99 by operation',
+      'p99 of db_client_operation_duration_seconds, by operation.',
+      [q(quantile(0.99, 'db_client_operation_duration_seconds', sel(), 'db_operation_name'), '{{db_operation_name}}')],
+      { unit: 's', w: 12 },
+    ),
     ...processPanels(sel),
   );
 
