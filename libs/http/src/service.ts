@@ -80,7 +80,7 @@ export async function startBackendService<C extends BackendConfig, D extends Cac
   const metrics = new Registry();
   // The runtime's own (CPU, memory, event loop lag, GC, handles), as the gateway serves them.
   collectDefaultMetrics({ register: metrics });
-  const redis = createRedis(config, logger);
+  const redis = createRedis(config, logger, metrics);
   const db = await connectDatabase(name, config, logger, options.models, {
     redis,
     writeSerialization: config.WRITE_SERIALIZATION,

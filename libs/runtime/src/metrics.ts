@@ -77,3 +77,20 @@ function withinTimeout<T>(reading: Promise<T>): Promise<T> {
   });
   return Promise.race([reading, late]).finally(() => clearTimeout(timer));
 }
+
+/** Buckets of datastore and Redis calls, in seconds (most take a millisecond or two). */
+const CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The durations of a process's calls to its datastore and to Redis, as OpenTelemetry's
+ * db.client.operation.duration names them: by system (mongodb, redis), namespace (the
+ * database), operation (the command's name) and error type (empty when it succeeded).
+ */
+export function dbOperationDurations(registry: Registry) {
+  return histogramOf(registry, {
+    name: 'db_client_operation_duration_seconds',
+    help: 'Duration of the calls to the datastore and to Redis, by system, namespace, operation (the command) and error type (empty: it succeeded)',
+    labelNames: ['db_system_name', 'db_namespace', 'db_operation_name', 'error_type'] as const,
+    buckets: CALL_BUCKETS,
+  });
+}

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import type { BaseConfig } from './config';
 import type { Logger } from './logger';
-import { histogramOf, type MetricsRegistry } from './metrics';
+import { dbOperationDurations, type MetricsRegistry } from './metrics';
 import type { RedisClient } from './redis';
 import { ensureFerretDbGinIndexes } from './ferretdb-indexes';
 import { announceWrites, enableWriteAnnouncements } from './document-cache';
@@ -109,12 +109,7 @@ const UNREPORTED_COMMANDS = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'b
  * outcome, as OpenTelemetry's db.client.operation.duration (in seconds) names it.
  */
 function reportCommands(connection: Database, registry: MetricsRegistry): void {
-  const durations = histogramOf(registry, {
-    name: 'db_client_operation_duration_seconds',
-    help: "Duration of the datastore's commands, by operation (the command's name) and outcome (error.type when it failed)",
-    labelNames: ['db_system_name', 'db_namespace', 'db_operation_name', 'error_type'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  });
+  const durations = dbOperationDurations(registry);
   const observe = (event: { commandName: string; databaseName: string; duration: number }, errorType: string) => {
     if (UNREPORTED_COMMANDS.has(event.commandName)) return;
     durations.observe(

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import type { BaseConfig } from './config';
 import type { Logger } from './logger';
+import { dbOperationDurations, type MetricsRegistry } from './metrics';
 
 export type RedisClient = Redis;
 
@@ -8,7 +9,7 @@ export type RedisClient = Redis;
  * One Redis connection with the deployment's key prefix, so that several stacks (or
  * test suites) can share a server without seeing each other's keys.
  */
-export function createRedis(config: Pick<BaseConfig, 'REDIS_URL' | 'REDIS_PREFIX'>, logger: Logger): RedisClient {
+export function createRedis(config: Pick<BaseConfig, 'REDIS_URL' | 'REDIS_PREFIX'>, logger: Logger, metrics?: MetricsRegistry): RedisClient {
   const client = new Redis(config.REDIS_URL, {
     keyPrefix: config.REDIS_PREFIX,
     // While Redis is down a command fails at the next reconnection attempt (≤ 500 ms later)
@@ -25,5 +26,25 @@ export function createRedis(config: Pick<BaseConfig, 'REDIS_URL' | 'REDIS_PREFIX
   client.on('ready', () => {
     reported = false;
   });
+  if (metrics) reportCommands(client, metrics);
   return client;
+}
+
+/** Reports the duration of each command of `client` (db_client_operation_duration_seconds, system redis). */
+function reportCommands(client: RedisClient, registry: MetricsRegistry): void {
+  const durations = dbOperationDurations(registry);
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command, stream) => {
+    const started = performance.now();
+    const observe = (errorType: string) =>
+      durations.observe(
+        { db_system_name: 'redis', db_namespace: '', db_operation_name: command.name, error_type: errorType },
+        (performance.now() - started) / 1000,
+      );
+    command.promise.then(
+      () => observe(''),
+      (error: Error) => observe(error?.name ?? 'error'),
+    );
+    return send(command, stream);
+  };
 }
