@@ -123,6 +123,33 @@ describe('event bus on Redis Streams', () => {
     await events.close();
   });
 
+  it('handles every event it read before it stops: none is left pending for another consumer to claim later', async () => {
+    const prefix = `${env.redisPrefix}${newId(6)}:`;
+    const publisher = bus(prefix);
+    // Published first: the subscription's first read takes them all in one batch.
+    for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) await publisher.publish(work, { n });
+    const stopping = bus(prefix);
+    const handled: number[] = [];
+    let started!: () => void;
+    const first = new Promise<void>((resolve) => (started = resolve));
+    const subscription = await stopping.subscribe(
+      'stopping',
+      [work],
+      async (e) => {
+        started();
+        await new Promise((r) => setTimeout(r, 20));
+        handled.push(e.payload.n);
+      },
+      { blockMs: 50 },
+    );
+    await first;
+    await subscription.stop();
+    // The batch it read was handled and acknowledged before it stopped.
+    assert.deepEqual(handled, [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(await pending(prefix, 'stopping'), 0);
+    await Promise.all([stopping.close(), publisher.close()]);
+  });
+
   it('hands a subscriber only the events it names, each with its parsed payload', async () => {
     const prefix = `${env.redisPrefix}${newId(6)}:`;
     const events = bus(prefix);

@@ -115,6 +115,8 @@ const envelopeSchema = z.object({
 });
 
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
+/** How much longer than a blocking read a stopping subscription waits for it to return. */
+const STOP_READ_GRACE_MS = 2_000;
 const STREAM_MAX_LENGTH = 100_000;
 
 /** A consumer group's fields in XINFO GROUPS we report. */
@@ -268,11 +270,15 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         await writer.xack(stream, group, messageId);
       };
 
-      /** Handles a batch read from the stream, `concurrency` entries at a time. */
+      /**
+       * Handles a batch read from the stream, `concurrency` entries at a time: all of it, also
+       * when the subscription is stopping (what this consumer read and left would wait pending
+       * for another to claim it, retryAfterMs later).
+       */
       const handleAll = async (entries: Array<[string, string[]]>) => {
         let next = 0;
         const lane = async () => {
-          while (running && next < entries.length) {
+          while (next < entries.length) {
             const [id, fields] = entries[next++];
             await handle(id, fields);
           }
@@ -305,8 +311,17 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         async stop() {
           running = false;
           subscriptions.delete(subscription);
+          // The read under way returns within blockMs and what it brought is handled (handleAll):
+          // cutting the connection under it would leave those entries pending on this consumer.
+          // Redis out of reach would hold that read: it is cut after a bounded wait.
+          let waited: NodeJS.Timeout | undefined;
+          const ended = await Promise.race([
+            loop.then(() => true),
+            new Promise<false>((resolve) => (waited = setTimeout(() => resolve(false), blockMs + STOP_READ_GRACE_MS))),
+          ]);
+          clearTimeout(waited);
           reader.disconnect();
-          await loop;
+          if (!ended) await loop;
         },
       };
       subscriptions.set(subscription, group);
