@@ -15,6 +15,12 @@ const BACKENDS = ['identity', 'content', 'publishing', 'integrations', 'insights
 const SERVICES = ['gateway', ...BACKENDS];
 const DS = { type: 'prometheus', uid: '${datasource}' };
 const RATE = '$__rate_interval';
+/** The colours of a 5xx ratio: green, orange from 1 %, red from 5 %. */
+const ERROR_RATIO_STEPS = [
+  { color: 'green', value: null },
+  { color: 'orange', value: 0.01 },
+  { color: 'red', value: 0.05 },
+];
 
 /** A Prometheus query of a panel. */
 const q = (expr, legendFormat) => ({ datasource: DS, expr, legendFormat, range: true });
@@ -215,11 +221,7 @@ function backendDashboard(service) {
     stat('HTTP requests/s', `Rate of ${http}_count, all routes.`, `sum(rate(${http}_count${sel()}[${RATE}]))`, { unit: 'reqps' }),
     stat('HTTP 5xx ratio', 'Share of the HTTP responses with a 5xx status.', ratio(`${http}_count`, sel, 'http_response_status_code=~"5.."'), {
       unit: 'percentunit',
-      thresholds: [
-        { color: 'green', value: null },
-        { color: 'orange', value: 0.01 },
-        { color: 'red', value: 0.05 },
-      ],
+      thresholds: ERROR_RATIO_STEPS,
     }),
     stat('HTTP p99', 'p99 of the HTTP request durations, all routes.', quantile(0.99, http, sel()), { unit: 's' }),
 
@@ -405,11 +407,7 @@ function gatewayDashboard() {
       stat('Requests/s', `Rate of ${requests}.`, `sum(rate(${requests}${sel()}[${RATE}]))`, { unit: 'reqps' }),
       stat('5xx ratio', 'Share of the responses with a 5xx status.', ratio(requests, sel, 'status=~"5.."'), {
         unit: 'percentunit',
-        thresholds: [
-          { color: 'green', value: null },
-          { color: 'orange', value: 0.01 },
-          { color: 'red', value: 0.05 },
-        ],
+        thresholds: ERROR_RATIO_STEPS,
       }),
       stat('p99', 'p99 of the request durations.', quantile(0.99, duration, sel()), { unit: 's' }),
 
