@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -14,17 +14,43 @@ export function repoRoot(from = __dirname): string {
   return dir;
 }
 
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether a listener can take `port` on 127.0.0.1 right now (0: any port; resolves the one it got). */
+function listenable(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: taken } = server.address() as net.AddressInfo;
+      server.close(() => resolve(taken));
     });
   });
+}
+
+/** Where the system's ports for outgoing connections begin (Linux's ip_local_port_range; 32768 elsewhere). */
+function ephemeralStart(): number {
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > 21_000 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A TCP port on 127.0.0.1 that nothing listens on right now, below the range the system hands
+ * out for outgoing connections: a port from that range, free when asked, can be taken by any
+ * connection a moment later and stay taken (a listener started on it then fails for good).
+ */
+export async function freePort(): Promise<number> {
+  const below = ephemeralStart();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await listenable(20_000 + Math.floor(Math.random() * (below - 20_000)));
+    if (port) return port;
+  }
+  const any = await listenable(0);
+  if (!any) throw new Error('no free port on 127.0.0.1');
+  return any;
 }
 
 /** Polls `probe` until it resolves true, or throws after `timeoutMs`. */

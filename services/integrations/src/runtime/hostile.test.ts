@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
-import { runScript, type RunLimits, type RunResult } from '.';
+import { runOutcome, runScript, type RunLimits, type RunResult } from '.';
 
 /**
  * Scripts that try to hurt the host or get out of the sandbox. Each must end with a clear error
@@ -35,6 +35,7 @@ describe('hostile scripts', () => {
     for (const script of cases) {
       const result = await run(script, { cpuTimeMs: 200 });
       assert.equal(result.error, 'CPU time limit exceeded (200 ms)', script);
+      assert.equal(runOutcome(result), 'timeout', 'counted as a timeout (quire_script_runs_total)');
       assert.equal(result.response, undefined);
       assert.ok(result.durationMs < 10_000, `${script}: ${result.durationMs} ms`); // far below the 30 s wall clock: the CPU limit ended it
       await assertStillWorks();
@@ -44,6 +45,7 @@ describe('hostile scripts', () => {
   it('ends a run that waits past the wall-clock limit', async () => {
     const result = await run(handler('await new Promise((resolve) => setTimeout(resolve, 60_000)); return new Response("late");'), { wallTimeMs: 300 });
     assert.equal(result.error, 'wall-clock time limit exceeded (300 ms)');
+    assert.equal(runOutcome(result), 'timeout');
     assert.ok(result.durationMs < 10_000);
     await assertStillWorks();
   });
@@ -58,6 +60,7 @@ describe('hostile scripts', () => {
     for (const script of cases) {
       const result = await run(script, { memoryBytes: 32 * 1024 * 1024 });
       assert.match(result.error ?? '', /^Memory limit exceeded \(32 MiB\)/, script);
+      assert.equal(runOutcome(result), 'memory', 'counted as memory (quire_script_runs_total)');
       assert.equal(result.response, undefined, script);
       await assertStillWorks();
     }
