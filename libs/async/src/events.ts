@@ -129,8 +129,10 @@ const groupInfoSchema = z.object({ name: z.string(), pending: z.number(), lag: z
  * what stops the reports.
  */
 function reportGroups(registry: MetricsRegistry, redis: Redis, stream: string, streamName: string, groups: () => Set<string>): () => void {
-  /** The stream's groups this bus consumes, as XINFO GROUPS describes them. */
-  const read = async () => {
+  /** The stream's groups this bus consumes, as XINFO GROUPS describes them: one read for both gauges of a scrape. */
+  let reading: Promise<Array<z.infer<typeof groupInfoSchema>>> | undefined;
+  const read = () => (reading ??= readGroups().finally(() => (reading = undefined)));
+  const readGroups = async () => {
     const consumed = groups();
     if (consumed.size === 0) return [];
     const infos = (await redis.xinfo('GROUPS', stream)) as unknown[][];

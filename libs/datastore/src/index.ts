@@ -1,4 +1,4 @@
-export { repoRoot, freePort, onPath, waitFor } from './process';
+export { repoRoot, freePort, onPath, portIsFree, waitFor } from './process';
 export { startFerretdbOn, startMongo, type MongoHandle } from './mongo';
 export { ensureRedis, type RedisHandle } from './redis';
 export { dropOrphanedDatabases, dropStackDatabase, dropStackDatabaseSync, stackDatabaseName } from './postgres';

@@ -27,6 +27,9 @@ function listenable(port: number): Promise<number | undefined> {
   });
 }
 
+/** Whether nothing listens on `port` of 127.0.0.1 right now. */
+export const portIsFree = async (port: number): Promise<boolean> => (await listenable(port)) !== undefined;
+
 /** Where the system's ports for outgoing connections begin (Linux's ip_local_port_range; 32768 elsewhere). */
 function ephemeralStart(): number {
   try {

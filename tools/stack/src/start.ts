@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { ensureRedis, freePort, repoRoot, startJaeger, startMongo, waitFor } from '@quire/datastore';
+import { ensureRedis, freePort, portIsFree, repoRoot, startJaeger, startMongo, waitFor } from '@quire/datastore';
 import { bootstrapAdmin, openIdentityAdmin } from '@quire/identity';
 import { baseConfigSchema, loadConfig } from '@quire/runtime';
 import { serveCommands } from './commands';
@@ -17,13 +16,6 @@ import { BACKENDS, dataDirOf, dbPrefixOf, integrationsSecretsKeyOf, internalSecr
  */
 
 const log = (message: string) => console.log(`[quire] ${message}`);
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer().once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
 
 /**
  * PORT>0: gateway on PORT, the rest derived from it (or free when taken). PORT=0: a random

@@ -1,4 +1,4 @@
-import { inSpan } from '@quire/runtime';
+import { annotateSpan, inSpan } from '@quire/runtime';
 import type { InsightsConfig } from '../kernel';
 
 /*
@@ -48,22 +48,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * of the provider call (its name and attempts; never the texts or the key).
  */
 function postJson(label: string, url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
-  return inSpan('translation provider call', { kind: 'client', attributes: { 'quire.translation.provider': label } }, (span) =>
-    postJsonAttempts(label, url, body, headers, timeoutMs, (attempt) => span.setAttribute('quire.translation.attempts', attempt)),
+  return inSpan('translation provider call', { kind: 'client', attributes: { 'quire.translation.provider': label } }, () =>
+    postJsonAttempts(label, url, body, headers, timeoutMs),
   );
 }
 
-async function postJsonAttempts(
-  label: string,
-  url: string,
-  body: unknown,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  attempted: (attempt: number) => void,
-): Promise<unknown> {
+async function postJsonAttempts(label: string, url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<unknown> {
   let failure = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    attempted(attempt);
+    annotateSpan({ 'quire.translation.attempts': attempt });
     if (attempt > 1) await sleep(RETRY_DELAY_MS * 2 ** (attempt - 2));
     let response: Response;
     try {
