@@ -1,7 +1,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { trace } from '@opentelemetry/api';
 import type { z } from 'zod';
-import { requestContext, type Principal } from '@quire/runtime';
+import { continueTrace, requestContext, type Principal } from '@quire/runtime';
 import { httpError } from './errors';
 import { assertNoNul, parseInput } from './validate';
 
@@ -163,7 +163,8 @@ export function routerOf(routes: readonly Route[]): Router {
       if (span) span.updateName(name).setAttribute('http.route', r.path);
       // For the service's request metrics (by route, not by URL: ids would make a series each).
       res.locals.route = r.path;
-      return r.handle(req, res);
+      // A request not sampled where it entered runs in its unsampled trace (after any body parsing, whose callbacks lose it).
+      return span ? r.handle(req, res) : continueTrace(req.headers, () => r.handle(req, res));
     };
     if (r.consumes) router[r.method](r.path, form, handle);
     else router[r.method](r.path, handle);

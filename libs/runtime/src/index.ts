@@ -62,4 +62,4 @@ export { LruCache } from './lru';
 export { createCaches, declareCache, type CacheDeclaration, type CacheDeclarations, type Caches } from './caches';
 export { seededRandom } from './random';
 export { counterOf, gaugeOf, histogramOf, DURATION_BUCKETS, type GaugeReadings, type MetricsRegistry } from './metrics';
-export { annotateSpan, traceCarrier, inSpan, markSpanFailed, type SpanOptions } from './tracing';
+export { annotateSpan, continueTrace, traceCarrier, inSpan, markSpanFailed, type SpanOptions } from './tracing';

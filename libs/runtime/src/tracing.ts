@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 
 /*
@@ -53,4 +54,16 @@ export function annotateSpan(attributes: Attributes): void {
 /** Marks a span as failed without an exception (an outcome the work reports, e.g. a script's error). */
 export function markSpanFailed(span: Span, reason: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+}
+
+/**
+ * Runs a request's `work` in the trace its headers carry when no span is active: a request its
+ * entry did not sample (@quire/telemetry leaves it to run untraced, with a `traceparent` saying
+ * "not sampled") still has its trace, so what its work does is unsampled too, not the root of a
+ * trace of its own. Without the SDK, `work` runs as it is.
+ */
+export function continueTrace<T>(headers: IncomingHttpHeaders, work: () => T): T {
+  if (trace.getActiveSpan()) return work();
+  const carried = propagation.extract(ROOT_CONTEXT, headers);
+  return trace.getSpan(carried) ? context.with(carried, work) : work();
 }

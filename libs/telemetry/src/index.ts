@@ -5,7 +5,9 @@ import type * as IORedis from '@opentelemetry/instrumentation-ioredis';
 import type * as MongoDB from '@opentelemetry/instrumentation-mongodb';
 import type * as Pino from '@opentelemetry/instrumentation-pino';
 import type * as Undici from '@opentelemetry/instrumentation-undici';
+import { trace, TraceFlags } from '@opentelemetry/api';
 import type * as Sdk from '@opentelemetry/sdk-node';
+import { entrySampling, samplerFromEnv } from './sampling';
 
 /*
  * Tracing of a service process with the OpenTelemetry Node SDK, configured only by the standard
@@ -22,6 +24,10 @@ import type * as Sdk from '@opentelemetry/sdk-node';
  * Spans carry what identifies work (routes, methods, collections, ids), never request or response
  * bodies, headers with credentials, or the statements' values (the MongoDB instrumentation's
  * statements are off; ioredis' serializer drops arguments).
+ *
+ * Sampling is decided where a request enters a process, before the HTTP instrumentation works on it
+ * (sampling.ts): an unsampled request costs next to nothing at each hop, and the work it does runs
+ * in its unsampled trace (@quire/runtime continueTrace, called by the gateway and by every route of libs/http).
  */
 
 /** Whether this process exports traces: an OTLP endpoint or an exporter is set, and the SDK is not disabled. */
@@ -71,12 +77,18 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
   const { IORedisInstrumentation } = load<typeof IORedis>('@opentelemetry/instrumentation-ioredis');
   const { PinoInstrumentation } = load<typeof Pino>('@opentelemetry/instrumentation-pino');
   const { UndiciInstrumentation } = load<typeof Undici>('@opentelemetry/instrumentation-undici');
-  const { NodeSDK } = load<typeof Sdk>('@opentelemetry/sdk-node');
+  const { NodeSDK, tracing } = load<typeof Sdk>('@opentelemetry/sdk-node');
+  const entry = entrySampling(tracing, samplerFromEnv(tracing, env));
+  /** Outgoing HTTP under unsampled work is left alone: the `traceparent` it forwards (the proxy's) already says "not sampled". */
+  const unsampled = () => {
+    const span = trace.getActiveSpan();
+    return !!span && !(span.spanContext().traceFlags & TraceFlags.SAMPLED);
+  };
   const instrumentations = {
     http: () =>
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => probe(req.url),
-        ignoreOutgoingRequestHook: (options) => probe(options.path ?? undefined),
+        ignoreIncomingRequestHook: (req) => probe(req.url) || !entry.traced(req.headers),
+        ignoreOutgoingRequestHook: (options) => probe(options.path ?? undefined) || unsampled(),
         // Outgoing HTTP is traced as part of some work, never on its own.
         requireParentforOutgoingSpans: true,
         // The request id the gateway gives each request (and every service gets with it): a log line's way to its trace.
@@ -95,6 +107,7 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
     undici: () => new UndiciInstrumentation({ requireParentforSpans: true, ignoreRequestHook: (request) => probe(request.path) }),
   };
   sdk = new NodeSDK({
+    sampler: entry.sampler,
     instrumentations: Object.entries(instrumentations)
       .filter(([name]) => !disabled.has(name))
       .map(([, make]) => make()),

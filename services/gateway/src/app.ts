@@ -6,6 +6,7 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import { HttpError, sendError } from '@quire/http';
 import {
   INTERNAL_HEADERS,
+  continueTrace,
   MAX_URL_BYTES,
   PRINCIPAL_HEADER,
   REQUEST_ID_HEADER,
@@ -58,7 +59,8 @@ export function createGatewayApp(parts: GatewayParts): Express {
         'request',
       );
     });
-    requestContext.run({ requestId }, () => next());
+    // A request not sampled here runs in its unsampled trace (@quire/runtime continueTrace): its calls say so to every service.
+    requestContext.run({ requestId }, () => continueTrace(req.headers, next));
   });
   // Longer URLs than this are refused here, with the error body, before anything reads them.
   app.use((req, _res, next) => {

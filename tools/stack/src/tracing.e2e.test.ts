@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -246,6 +247,50 @@ describe('tracing: one trace from the gateway to the datastore', () => {
     assert.equal(made.service, 'content');
     assert.equal(made.attributes['quire.space.id'], space.id);
     assert.equal(made.attributes['quire.search.index.how'], 'built');
+  });
+
+  it('leaves no span anywhere for requests their caller did not sample, down to the script runs their events reach', async () => {
+    // Every request here says "not sampled" in its trace context (the stack samples every trace it is left to decide).
+    const traceId = randomBytes(16).toString('hex');
+    const send = (method: string, path: string, body?: unknown) =>
+      admin.api.request(method, path, { body, headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-00` } });
+    const integration = '/v1/integrations/untraced-recorder';
+    ok(
+      await send('POST', integration, {
+        organization: admin.organizationId,
+        title: 'Untraced recorder',
+        scopes: ['space:content:read'],
+        script: 'export default { async fetch() { console.log("untraced run"); return new Response("ok"); } };',
+      }),
+    );
+    const installation = ok(await send('POST', `${integration}/installations`, { organization: admin.organizationId }), 201);
+    ok(await send('PATCH', `${integration}/installations/${installation.id}`, { space_selection: 'all' }));
+    const space = ok(await send('POST', `/v1/orgs/${admin.organizationId}/spaces`, { title: 'Not sampled' }), 201);
+    const cr = ok(await send('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'A page' }), 201);
+    ok(await send('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, { changes: [{ type: 'insert_page', title: 'Page' }] }));
+    const merged = await send('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/merge`);
+    ok(merged);
+    // The merge's event reaches the integration's script (its run's log is the event's trace).
+    await waitFor('the merge event delivered to the script', async () => {
+      const events = ok(await send('GET', `${integration}/events?limit=50`)).items as Array<{ id: string }>;
+      for (const event of events) {
+        const detail = ok(await send('GET', `${integration}/events/${event.id}`));
+        if (JSON.stringify(detail.event.payload).includes(space.id) && JSON.stringify(detail.trace).includes('untraced run')) return true;
+      }
+      return false;
+    });
+    // What the services exported by now (their batches go every 200 ms) holds nothing of that trace, of the merge, or of a
+    // trace begun on the way (work that lost its request's context would start a sampled trace of its own).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal((await fetch(`${jaeger}/api/traces/${traceId}`)).status, 404, 'no span of the unsampled trace');
+    const tags = encodeURIComponent(JSON.stringify({ 'quire.request.id': merged.headers.get('x-request-id') }));
+    for (const service of ['gateway', 'content']) {
+      const found = (await (await fetch(`${jaeger}/api/traces?service=${service}&tags=${tags}&limit=5&lookback=1h`)).json()) as { data: unknown[] | null };
+      assert.deepEqual(found.data ?? [], [], `no trace of the merge at ${service}`);
+    }
+    const runs = encodeURIComponent(JSON.stringify({ 'quire.integration.name': 'untraced-recorder' }));
+    const scriptRuns = (await (await fetch(`${jaeger}/api/traces?service=integrations&tags=${runs}&limit=5&lookback=1h`)).json()) as { data: unknown[] | null };
+    assert.deepEqual(scriptRuns.data ?? [], [], 'no script run of the integration installed unsampled');
   });
 
   it('writes the trace and span ids into the log lines of the work they trace', async () => {
