@@ -1,3 +1,5 @@
+import type * as NodeHttp from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type * as Grpc from '@opentelemetry/instrumentation-grpc';
 import type * as Http from '@opentelemetry/instrumentation-http';
@@ -7,7 +9,7 @@ import type * as Pino from '@opentelemetry/instrumentation-pino';
 import type * as Undici from '@opentelemetry/instrumentation-undici';
 import { trace, TraceFlags } from '@opentelemetry/api';
 import type * as Sdk from '@opentelemetry/sdk-node';
-import { entrySampling, samplerFromEnv } from './sampling';
+import { bypassInstrumentation, entrySampling, samplerFromEnv } from './sampling';
 
 /*
  * Tracing of a service process with the OpenTelemetry Node SDK, configured only by the standard
@@ -79,6 +81,10 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
   const { UndiciInstrumentation } = load<typeof Undici>('@opentelemetry/instrumentation-undici');
   const { NodeSDK, tracing } = load<typeof Sdk>('@opentelemetry/sdk-node');
   const entry = entrySampling(tracing, samplerFromEnv(tracing, env));
+  /** Requests the HTTP instrumentation leaves alone: probes, and those their entry does not sample. */
+  const untraced = (req: IncomingMessage) => probe(req.url) || !entry.traced(req.headers);
+  /** Whether untraced requests are kept from the instrumentation before it sees them (below); if not, its ignore hook asks. */
+  let bypassed = false;
   /** Outgoing HTTP under unsampled work is left alone: the `traceparent` it forwards (the proxy's) already says "not sampled". */
   const unsampled = () => {
     const span = trace.getActiveSpan();
@@ -87,7 +93,7 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
   const instrumentations = {
     http: () =>
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => probe(req.url) || !entry.traced(req.headers),
+        ignoreIncomingRequestHook: (req) => !bypassed && untraced(req),
         ignoreOutgoingRequestHook: (options) => probe(options.path ?? undefined) || unsampled(),
         // Outgoing HTTP is traced as part of some work, never on its own.
         requireParentforOutgoingSpans: true,
@@ -113,6 +119,8 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
       .map(([, make]) => make()),
   });
   sdk.start();
+  // Loading http now has the instrumentation wrap its server's emit, which this wraps in turn.
+  if (!disabled.has('http')) bypassed = bypassInstrumentation(load<typeof NodeHttp>('node:http').Server, untraced);
   return true;
 }
 

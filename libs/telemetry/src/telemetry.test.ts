@@ -11,13 +11,15 @@ const PROBE = `
 require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'index.js'))});
 const http = require('node:http');
 const { trace } = require(require.resolve('@opentelemetry/api', { paths: [${JSON.stringify(__dirname)}] }));
-const server = http.createServer((req, res) => res.end('ok')).listen(0, '127.0.0.1', () => {
+let bound;
+// Whether the HTTP instrumentation took the request (it binds the request's listeners to its context).
+const server = http.createServer((req, res) => { bound = Object.hasOwn(req, 'on'); res.end('ok'); }).listen(0, '127.0.0.1', () => {
   http.get('http://127.0.0.1:' + server.address().port + '/work', (res) => {
     res.resume();
     res.on('end', async () => {
       const provider = trace.getTracerProvider();
       await provider.getDelegate().forceFlush?.();
-      console.log(JSON.stringify({ patched: http.request.__wrapped === true }));
+      console.log(JSON.stringify({ patched: http.request.__wrapped === true, bound }));
       process.exit(0);
     });
   });
@@ -44,7 +46,7 @@ describe('@quire/telemetry: the SDK as OTEL_* configures it', () => {
 
   /** Runs the probe with `env` (and nothing of this process's OTEL_*); what it printed. */
   const probe = (env: Record<string, string>) =>
-    new Promise<{ patched: boolean }>((resolve, reject) => {
+    new Promise<{ patched: boolean; bound: boolean }>((resolve, reject) => {
       const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
       const child = spawn(process.execPath, ['-e', PROBE], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
@@ -84,6 +86,17 @@ describe('@quire/telemetry: the SDK as OTEL_* configures it', () => {
     const { patched } = await probe({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
     assert.equal(patched, true);
     assert.ok(received.length > 0 && received.every(({ contentType, body }) => contentType === 'application/x-protobuf' && body.length > 0));
+  });
+
+  it('leaves a request its entry does not sample to the server as it is, and exports nothing of it', async () => {
+    received.length = 0;
+    const sampled = await probe({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    assert.deepEqual(sampled, { patched: true, bound: true });
+    const count = received.length;
+    assert.ok(count > 0);
+    const unsampled = await probe({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+    assert.deepEqual(unsampled, { patched: true, bound: false });
+    assert.equal(received.length, count, 'no span exported');
   });
 
   it('leaves out the instrumentations OTEL_NODE_DISABLED_INSTRUMENTATIONS names', async () => {

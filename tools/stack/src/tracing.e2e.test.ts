@@ -259,6 +259,7 @@ describe('tracing: one trace from the gateway to the datastore', () => {
       await send('POST', integration, {
         organization: admin.organizationId,
         title: 'Untraced recorder',
+        description: 'Answers every event, untraced',
         scopes: ['space:content:read'],
         script: 'export default { async fetch() { console.log("untraced run"); return new Response("ok"); } };',
       }),
