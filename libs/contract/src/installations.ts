@@ -91,7 +91,7 @@ export const integrationEvent = z
     installationId: z.string(),
     createdAt: timestamp,
     payload: integrationEventPayload,
-    status: z.enum(['success', 'failed']).optional(),
+    status: z.enum(['success', 'failed']),
   })
   .meta({ id: 'IntegrationEvent' });
 

@@ -50,6 +50,8 @@ export const organization = z
       .enum(['internalDocs', 'docsSite', 'audienceControlledSite', 'productDocs', 'teamKnowledgeBase', 'designSystem', 'openSourceDocs', 'notes', 'other'])
       .optional(),
     communityType: z.enum(['nonProfit', 'openSource', 'education']).optional(),
+    // Always a role in Quire's answers (read unless set). The type keeps GitBook's MemberRoleOrGuest (null
+    // for guests), as the v1 document first had it: a client of that document handles both.
     defaultRole: role.nullable(),
     defaultContent: z.object({ type: z.literal('site'), site: z.string() }).optional(),
     sso: z.boolean(),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
-import { addressRange, EgressLookupError, EgressRefusedError, isAllowedAddress, resolveEgressAddresses, type AddressLookup } from './egress';
+import { addressRange, checkEgressHost, EgressLookupError, EgressRefusedError, isAllowedAddress, resolveEgressAddresses, type AddressLookup } from './egress';
 
 const PUBLIC_ONLY = { allowPrivateNetworks: false };
 const PRIVATE_TOO = { allowPrivateNetworks: true };
@@ -114,5 +114,14 @@ describe('egress policy', () => {
     await assert.rejects(resolveEgressAddresses('[::7f00:1]', PUBLIC_ONLY, never), EgressRefusedError);
     assert.deepEqual(await resolveEgressAddresses('[::1]', PRIVATE_TOO, never), ['::1']);
     assert.deepEqual(await resolveEgressAddresses('140.82.112.3', PUBLIC_ONLY, never), ['140.82.112.3']);
+  });
+
+  it('tells a refused host without DNS where it can: IP literals and localhost names, never a name that needs resolving', () => {
+    for (const host of ['127.0.0.1', '[::1]', '10.0.0.1', '169.254.169.254', 'localhost', 'LOCALHOST.', 'tunnel.localhost'])
+      assert.throws(() => checkEgressHost(host, PUBLIC_ONLY), EgressRefusedError, host);
+    assert.throws(() => checkEgressHost('169.254.169.254', PRIVATE_TOO), EgressRefusedError);
+    for (const host of ['127.0.0.1', 'localhost', '10.0.0.1']) checkEgressHost(host, PRIVATE_TOO);
+    // Names are resolved at each connection (resolveEgressAddresses), not here: one that does not resolve (yet) passes.
+    for (const host of ['140.82.112.3', 'tunnel.example.test', 'quire-dev-tunnel.invalid', 'localhost.example.test']) checkEgressHost(host, PUBLIC_ONLY);
   });
 });

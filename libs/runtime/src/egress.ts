@@ -85,6 +85,17 @@ export function isAllowedAddress(address: string, policy: EgressPolicy): boolean
   return range === GLOBAL_UNICAST || (policy.allowPrivateNetworks && PRIVATE_RANGES.has(range));
 }
 
+/**
+ * Checks what can be told of a host without asking DNS: an IP literal must be allowed, and a
+ * `localhost` name (which resolves to loopback by definition, RFC 6761) is loopback. A name is
+ * left to resolveEgressAddresses at each connection. Throws EgressRefusedError.
+ */
+export function checkEgressHost(hostname: string, policy: EgressPolicy): void {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  const address = parseAddress(hostname)?.toString() ?? (name === 'localhost' || name.endsWith('.localhost') ? '127.0.0.1' : undefined);
+  if (address !== undefined && !isAllowedAddress(address, policy)) throw new EgressRefusedError(`${hostname} is ${address} (${addressRange(address)})`);
+}
+
 export type AddressLookup = (hostname: string) => Promise<string[]>;
 
 const systemLookup: AddressLookup = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);

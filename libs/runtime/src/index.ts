@@ -46,7 +46,16 @@ export { ensureFerretDbGinIndexes, indexedFields } from './ferretdb-indexes';
 export { findByIds } from './find-by-ids';
 export { DocumentCache, documentCacheOf } from './document-cache';
 export { enableWriteSerialization, serializeWrites, isFerretDb, type WriteSerializationMode } from './write-serialization';
-export { addressRange, isAllowedAddress, resolveEgressAddresses, EgressLookupError, EgressRefusedError, type AddressLookup, type EgressPolicy } from './egress';
+export {
+  addressRange,
+  checkEgressHost,
+  isAllowedAddress,
+  resolveEgressAddresses,
+  EgressLookupError,
+  EgressRefusedError,
+  type AddressLookup,
+  type EgressPolicy,
+} from './egress';
 export {
   InvalidatedCache,
   MembershipCache,

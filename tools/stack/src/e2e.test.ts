@@ -64,7 +64,7 @@ describe('end to end through the gateway', () => {
     assert.deepEqual(org.emailDomains, ['example.com']);
     assert.equal(org.type, 'business');
     assert.equal(org.useCase, 'productDocs');
-    assert.equal(org.defaultRole, null);
+    assert.equal(org.defaultRole, 'read', "GitBook's default role of a new organization");
     assert.equal(org.plan, 'free_2024');
     assert.deepEqual(org.mergeRules, { type: 'rules', rules: [] });
     assert.equal(org.trial.status, 'notapplicable');
@@ -158,9 +158,9 @@ describe('end to end through the gateway', () => {
     const inherit = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { mergeRules: { type: 'inherit' } });
     assert.equal(inherit.status, 400, 'an organization has nothing to inherit merge rules from');
     const rules = { type: 'rules', rules: [{ rule: 'require_specific_reviewers', users: [owner.userId] }] };
-    const updated = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { defaultRole: 'read', mergeRules: rules });
+    const updated = await apiClient(stack.baseUrl, owner.token).patch(`/v1/orgs/${owner.organizationId}`, { defaultRole: 'edit', mergeRules: rules });
     assert.equal(updated.status, 200);
-    assert.equal(updated.body.defaultRole, 'read');
+    assert.equal(updated.body.defaultRole, 'edit');
     assert.deepEqual(updated.body.mergeRules, rules);
   });
 

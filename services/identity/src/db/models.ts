@@ -25,6 +25,7 @@ export interface OrganizationDoc {
   type: 'business' | 'community';
   useCase?: string;
   communityType?: string;
+  /** The role members have where content inherits the organization's (GitBook: `read` unless set). Stored null before it had a default: read as DEFAULT_ORGANIZATION_ROLE. */
   defaultRole: Role | null;
   defaultContent?: { type: 'site'; site: string } | null;
   sso: boolean;
@@ -101,6 +102,9 @@ export interface InstallationIdentityDoc {
 
 const roleField = { type: String, enum: [...ROLES, null], default: null };
 
+/** An organization's default role when none was chosen: GitBook's (new members read). */
+export const DEFAULT_ORGANIZATION_ROLE: Role = 'read';
+
 const userSchema = new Schema<UserDoc>(
   {
     _id: String,
@@ -124,7 +128,7 @@ const organizationSchema = new Schema<OrganizationDoc>(
     type: { type: String, enum: ['business', 'community'], default: 'business' },
     useCase: String,
     communityType: String,
-    defaultRole: roleField,
+    defaultRole: { type: String, enum: [...ROLES, null], default: DEFAULT_ORGANIZATION_ROLE },
     defaultContent: { type: Schema.Types.Mixed, default: null },
     sso: { type: Boolean, default: false },
     ai: { type: Boolean, default: false },

@@ -1,6 +1,6 @@
 import { clientsOf, httpError, keysetPage, type KeysetPage } from '@quire/http';
 import { isDuplicateKeyError, newId, outsideTokenScope, retryOnDuplicateKey, tokenScope, type Role, findByIds } from '@quire/runtime';
-import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
+import { DEFAULT_ORGANIZATION_ROLE, type MembershipDoc, type OrganizationDoc, type UserDoc } from '../db/models';
 import type { IdentityContext } from './context';
 import { changingMembers } from './invalidations';
 
@@ -111,7 +111,9 @@ export async function updateOrganization(ctx: IdentityContext, userId: string, o
   if (patch.defaultContent) await checkOwnSite(ctx, organizationId, patch.defaultContent.site);
   const newHostname = patch.hostname !== undefined && patch.hostname !== current.hostname ? patch.hostname : undefined;
   if (newHostname) await claimHostname(ctx, organizationId, newHostname);
-  const organization = await ctx.models.Organization.findByIdAndUpdate(organizationId, { $set: patch }, { returnDocument: 'after' }).lean();
+  // null (GitBook's "guests") puts back the default role: an organization's is always a role.
+  const fields = patch.defaultRole === null ? { ...patch, defaultRole: DEFAULT_ORGANIZATION_ROLE } : patch;
+  const organization = await ctx.models.Organization.findByIdAndUpdate(organizationId, { $set: fields }, { returnDocument: 'after' }).lean();
   if (!organization) throw httpError.notFound('Organization');
   if (newHostname && current.hostname) await ctx.models.HostnameClaim.deleteOne({ _id: current.hostname, organizationId });
   return { organization, membership };

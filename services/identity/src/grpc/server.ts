@@ -1,7 +1,7 @@
 import { identity } from '@quire/proto';
 import { GrpcError, grpcStatus, roleToProto, checkBatch, requireCallingService, MAX_GRPC_BATCH } from '@quire/runtime';
 import type { TeamDoc } from '../db/directory';
-import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
+import { DEFAULT_ORGANIZATION_ROLE, type MembershipDoc, type OrganizationDoc, type UserDoc } from '../db/models';
 import type { IdentityContext } from '../domain/context';
 import {
   membershipsOfUser,
@@ -41,7 +41,7 @@ const toOrganization = (organization: OrganizationDoc): identity.Organization =>
   id: organization._id,
   title: organization.title,
   createTime: organization.createdAt,
-  defaultRole: roleToProto(organization.defaultRole),
+  defaultRole: roleToProto(organization.defaultRole ?? DEFAULT_ORGANIZATION_ROLE),
   hostname: organization.hostname ?? '',
   mergeRulesType: organization.mergeRules?.type ?? 'none',
   mergeRules: organization.mergeRules?.type === 'rules' ? organization.mergeRules.rules.map((r) => ({ rule: r.rule, users: r.users })) : [],

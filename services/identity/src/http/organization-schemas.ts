@@ -28,6 +28,7 @@ export const updateOrganizationBody = z
       .min(3)
       .max(32)
       .regex(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/, 'must be lowercase letters, digits and dashes'),
+    // null puts back the default (read): GitBook's null ("guests") is not an organization role of Quire's.
     defaultRole: z.enum(ROLES).nullable(),
     defaultContent: z
       .object({ type: z.literal('site'), site: idSchema })

@@ -1,5 +1,5 @@
 import { apiUrl, presentUser as presentUserObject } from '@quire/http';
-import type { MembershipDoc, OrganizationDoc, UserDoc } from '../db/models';
+import { DEFAULT_ORGANIZATION_ROLE, type MembershipDoc, type OrganizationDoc, type UserDoc } from '../db/models';
 import { organizationPermissions } from '../domain/permissions';
 
 /** The User object; without `email` (optional in the OpenAPI User) for callers who may not see it. */
@@ -27,7 +27,7 @@ export function presentOrganization(
     type: organization.type,
     ...(organization.useCase ? { useCase: organization.useCase } : {}),
     ...(organization.communityType ? { communityType: organization.communityType } : {}),
-    defaultRole: organization.defaultRole,
+    defaultRole: organization.defaultRole ?? DEFAULT_ORGANIZATION_ROLE,
     ...(organization.defaultContent ? { defaultContent: organization.defaultContent } : {}),
     sso: organization.sso,
     ai: organization.ai,

@@ -166,6 +166,16 @@ describe('identity service (REST + gRPC, real datastore)', () => {
     assert.deepEqual(organization.mergeRules, [{ rule: 'require_specific_reviewers', users: [admin.userId] }]);
   });
 
+  it('answers the default role (read) for an organization stored before it had one (null)', async () => {
+    const legacy = await bootstrapAdmin(ctx, { email: 'legacy-admin@example.com', organizationTitle: 'Legacy Docs' });
+    await ctx.models.Organization.collection.updateOne({ _id: legacy.organizationId as never }, { $set: { defaultRole: null } });
+    const [organization] = (await grpc.batchGetOrganizations({ ids: [legacy.organizationId] })).organizations;
+    assert.equal(organization.defaultRole, identity.Role.ROLE_READ);
+    const presented = await http().request('GET', `/v1/orgs/${legacy.organizationId}`, { headers: as(legacy.userId) });
+    assert.equal(presented.status, 200);
+    assert.equal(presented.body.defaultRole, 'read');
+  });
+
   it('returns teams of one organization with their member counts in one batched call', async () => {
     const now = new Date();
     const other = await bootstrapAdmin(ctx, { email: 'other-admin@example.com', organizationTitle: 'Other Docs' });

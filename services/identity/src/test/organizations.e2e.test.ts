@@ -141,6 +141,29 @@ describe('identity: user privacy, organization addresses and concurrent writes (
     assert.ok(expectOk(await admin.api.get('/v1/orgs?limit=1000')).count >= 1);
   });
 
+  it("gives a new organization GitBook's default role (read), and answers a role wherever the organization is shown", async () => {
+    const created = expectOk(await org.admin.api.post('/v1/orgs', { title: 'Defaulted' }), 201);
+    assert.equal(created.defaultRole, 'read');
+    const path = `/v1/orgs/${created.id}`;
+    assert.equal(expectOk(await org.admin.api.patch(path, { defaultRole: 'edit' })).defaultRole, 'edit');
+    assert.equal(expectOk(await org.admin.api.get(path)).defaultRole, 'edit');
+    // null (GitBook's "guests") puts the default back.
+    assert.equal(expectOk(await org.admin.api.patch(path, { defaultRole: null })).defaultRole, 'read');
+    const listed = expectOk(await org.admin.api.get('/v1/orgs?limit=1000')).items as Array<{ defaultRole: unknown }>;
+    assert.ok(listed.length > 0 && listed.every((item) => typeof item.defaultRole === 'string'), 'every listed organization has a role');
+    // As an integration's owner, seen from its catalogue.
+    const integration = expectOk(
+      await org.admin.api.post('/v1/integrations/defaulted-owner', {
+        organization: created.id,
+        title: 'Defaulted owner',
+        description: 'Owned by an organization with the default role',
+        scopes: [],
+        script: 'export default { async fetch() { return new Response("ok"); } };',
+      }),
+    );
+    assert.equal(integration.owner.defaultRole, 'read');
+  });
+
   it('answers the same hostname claim sent eight times at once eight times', async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => org.admin.api.patch(orgPath(), { hostname: 'privacy-docs' })));
     for (const answer of answers) assert.equal(expectOk(answer).hostname, 'privacy-docs');

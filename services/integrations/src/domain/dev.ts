@@ -1,7 +1,7 @@
 import { httpError } from '@quire/http';
 import type { IntegrationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
-import { checkEgressUrl, EgressError, egressPolicyOf } from './egress-fetch';
+import { checkEgressUrlForm, EgressError, egressPolicyOf } from './egress-fetch';
 
 /*
  * Dev mode (GitBook's `gitbook dev`): the integration's events go by HTTP POST to a tunnel
@@ -17,9 +17,10 @@ export function deliversToTunnel(integration: Pick<IntegrationDoc, 'dev' | 'owne
 }
 
 /**
- * Turns dev mode on. The tunnel must be an http(s) URL whose host resolves to addresses the
- * egress policy allows (loopback and private networks only with INTEGRATIONS_ALLOW_PRIVATE_NETWORKS);
- * it is checked again, and the address pinned, at each delivery.
+ * Turns dev mode on. The tunnel must be an http(s) URL whose host is not an address the egress
+ * policy refuses (loopback and private networks only with INTEGRATIONS_ALLOW_PRIVATE_NETWORKS).
+ * Its name need not resolve now (a tunnel often starts after it is set): it is resolved and
+ * checked, and the address pinned, at each delivery, which fails while it does not.
  */
 export async function setDevMode(
   ctx: IntegrationsContext,
@@ -27,7 +28,7 @@ export async function setDevMode(
   input: { tunnelUrl: string; all: boolean },
 ): Promise<void> {
   try {
-    await checkEgressUrl(input.tunnelUrl, egressPolicyOf(ctx.config));
+    checkEgressUrlForm(input.tunnelUrl, egressPolicyOf(ctx.config));
   } catch (error) {
     if (error instanceof EgressError) throw httpError.badRequest(`Invalid body: tunnelUrl: ${error.message}`);
     throw error;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { EgressLookupError, EgressRefusedError, resolveEgressAddresses, type EgressPolicy } from '@quire/runtime';
+import { checkEgressHost, EgressLookupError, EgressRefusedError, resolveEgressAddresses, type EgressPolicy } from '@quire/runtime';
 
 /*
  * Every outbound HTTP request the integrations service makes for an integration (deliveries
@@ -46,10 +46,11 @@ export const egressPolicyOf = (config: { INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: bo
 });
 
 /**
- * The URL parsed if it is one the policy lets the service call: http or https, no
- * credentials, its host resolving to allowed addresses only (which it returns, to pin).
+ * The URL parsed if its form lets the service call it: http or https, no credentials, and a host
+ * that is not an address the policy refuses (an IP literal, `localhost`). Its name is not
+ * resolved here: that is checkEgressUrl's, at each connection (a DNS answer may change).
  */
-export async function checkEgressUrl(raw: string, policy: EgressPolicy): Promise<{ url: URL; addresses: string[] }> {
+export function checkEgressUrlForm(raw: string, policy: EgressPolicy): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -58,6 +59,21 @@ export async function checkEgressUrl(raw: string, policy: EgressPolicy): Promise
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EgressError('only http and https URLs are allowed', false);
   if (url.username || url.password) throw new EgressError('URLs with credentials are not allowed', false);
+  try {
+    checkEgressHost(url.hostname, policy);
+  } catch (error) {
+    if (error instanceof EgressRefusedError) throw new EgressError(`${url.host}: the address is not allowed`, false);
+    throw error;
+  }
+  return url;
+}
+
+/**
+ * The URL parsed if it is one the policy lets the service call: its form (checkEgressUrlForm),
+ * and its host resolving to allowed addresses only (which it returns, to pin).
+ */
+export async function checkEgressUrl(raw: string, policy: EgressPolicy): Promise<{ url: URL; addresses: string[] }> {
+  const url = checkEgressUrlForm(raw, policy);
   try {
     return { url, addresses: await resolveEgressAddresses(url.hostname, policy) };
   } catch (error) {

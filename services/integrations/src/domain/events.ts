@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { keysetPage, type ListQuery } from '@quire/http';
+import { keysetPage, type KeysetPage, type ListQuery } from '@quire/http';
 import { isDuplicateKeyError, newId } from '@quire/runtime';
 import { eventPayloadJson, type IntegrationEventDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
@@ -83,17 +83,28 @@ export async function recordEvents(ctx: IntegrationsContext, events: NewIntegrat
   return recorded;
 }
 
-/** The integration's events, newest first (keyset on createdAt, then id). */
-export function listEvents(ctx: IntegrationsContext, integrationName: string, query: ListQuery) {
-  return keysetPage(ctx.models.IntegrationEvent, {
-    filter: { integrationName },
+/**
+ * What the integration's developers see of its events: those delivered or given up, each with its
+ * outcome as GitBook's IntegrationEvent has it (`status` success or failed); one still on its way
+ * shows once it has one.
+ */
+const SETTLED = { $in: ['success' as const, 'failed' as const] };
+
+/** An event delivered or given up. */
+export type SettledEventDoc = IntegrationEventDoc & { status: 'success' | 'failed' };
+
+/** The integration's settled events, newest first (keyset on createdAt, then id). */
+export async function listEvents(ctx: IntegrationsContext, integrationName: string, query: ListQuery): Promise<KeysetPage<SettledEventDoc>> {
+  // The filter leaves out pending events: what the page holds is settled.
+  return (await keysetPage(ctx.models.IntegrationEvent, {
+    filter: { integrationName, status: SETTLED },
     sortField: 'createdAt',
     order: 'desc',
     limit: query.limit,
     page: query.page,
-  });
+  })) as KeysetPage<SettledEventDoc>;
 }
 
-export async function findEvent(ctx: IntegrationsContext, integrationName: string, eventId: string): Promise<IntegrationEventDoc | null> {
-  return ctx.models.IntegrationEvent.findOne({ _id: eventId, integrationName }).lean<IntegrationEventDoc>();
+export async function findEvent(ctx: IntegrationsContext, integrationName: string, eventId: string): Promise<SettledEventDoc | null> {
+  return ctx.models.IntegrationEvent.findOne({ _id: eventId, integrationName, status: SETTLED }).lean<SettledEventDoc>();
 }

@@ -1,19 +1,20 @@
-import { eventPayloadJson, type IntegrationEventDoc } from '../db/models';
+import { eventPayloadJson } from '../db/models';
+import type { SettledEventDoc } from '../domain/events';
 
-/** spec "IntegrationEvent" (GitBook IntegrationEvent): `status` only once delivered or given up. */
-export function presentEvent(event: IntegrationEventDoc) {
+/** spec "IntegrationEvent" (GitBook IntegrationEvent), of a settled event (listEvents, findEvent). */
+export function presentEvent(event: SettledEventDoc) {
   return {
     id: event._id,
     integrationId: event.integrationName,
     installationId: event.installationId,
     createdAt: event.createdAt.toISOString(),
     payload: eventPayloadJson.read(event.payload),
-    ...(event.status === 'pending' ? {} : { status: event.status }),
+    status: event.status,
   };
 }
 
 /** spec "Event detail": the event and its trace (the script's console lines, or the tunnel delivery's). */
-export function presentEventDetail(event: IntegrationEventDoc) {
+export function presentEventDetail(event: SettledEventDoc) {
   return {
     event: presentEvent(event),
     trace: {

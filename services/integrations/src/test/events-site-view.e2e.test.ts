@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createEventBus, EVENTS, type EventBus } from '@quire/async';
-import { createLogger } from '@quire/runtime';
+import { createLogger, type Database } from '@quire/runtime';
 import { assertMatchesOpenApi, expectOk, sharedTestStack, waitFor, type TestOrganization, type TestStack } from '@quire/testkit';
 import { startTunnelRecorder } from './tunnel-recorder';
 
@@ -17,6 +17,7 @@ const SCRIPT = `export default { async fetch(request) { await request.formData()
 describe('integrations: site_view from the views of a published site', () => {
   let stack: TestStack;
   let bus: EventBus;
+  let db: Database;
   let vendor: TestOrganization<never>;
   let customer: TestOrganization<never>;
   const NAME = 'site-view-recorder';
@@ -46,6 +47,7 @@ describe('integrations: site_view from the views of a published site', () => {
     stack = await sharedTestStack({ INTEGRATIONS_ALLOW_PRIVATE_NETWORKS: 'true' });
     vendor = await stack.organization({ domain: 'site-view-vendor.test', title: 'Site view vendor', roles: [] });
     customer = await stack.organization({ domain: 'site-view-customer.test', title: 'Site view customer', roles: [] });
+    db = await stack.serviceDatabase('integrations');
     bus = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
     expectOk(await publish(NAME, vendor.id));
     expectOk(await publish(OTHER, vendor.id));
@@ -53,6 +55,7 @@ describe('integrations: site_view from the views of a published site', () => {
 
   afterAll(async () => {
     await bus?.close();
+    await db?.close();
     await stack?.stop();
   });
 
@@ -198,7 +201,17 @@ describe('integrations: site_view from the views of a published site', () => {
         );
 
       const FLOOD = 40;
-      const floodOf = async () => (await eventsOf(FLOODED)).filter((event) => event.payload.type === 'site_view');
+      // A's views as recorded, delivered or not (the API lists an event once it is settled).
+      const floodOf = async () =>
+        (
+          await db
+            .collection<{ _id: string; integrationName: string; type: string; status: string }>('integration_events')
+            .find({ integrationName: FLOODED, type: 'site_view' })
+            .toArray()
+        ).map((event) => ({
+          id: event._id,
+          status: event.status,
+        }));
       for (let i = 0; i < FLOOD; i++) await publishView(vendor.id, flooded.id, `flood-${i}`);
       await waitFor("A's flood recorded", async () => (await floodOf()).length === FLOOD);
       // A's deliveries hang at its tunnel (a queue in arrival order would be stuck behind them); B's one view.
@@ -206,7 +219,7 @@ describe('integrations: site_view from the views of a published site', () => {
       let waitingOfA = -1;
       await waitFor("B's view delivered", async () => {
         const delivered = (await siteViewsOf(OTHER, installation.id)).some((event) => event.status === 'success');
-        if (delivered) waitingOfA = (await floodOf()).filter((event) => event.status === undefined).length;
+        if (delivered) waitingOfA = (await floodOf()).filter((event) => event.status === 'pending').length;
         return delivered;
       });
       assert.equal(waitingOfA, FLOOD, "B's event was delivered while every one of A's waited");
@@ -215,6 +228,12 @@ describe('integrations: site_view from the views of a published site', () => {
       // Once its tunnel answers, every one of A's is delivered: none is lost or left parked for long.
       open();
       await waitFor("A's flood delivered", async () => (await floodOf()).every((event) => event.status === 'success'), 45_000);
+      // The API lists them all now, each with its outcome.
+      const listed = (await eventsOf(FLOODED)).filter((event) => event.payload.type === 'site_view');
+      assert.deepEqual(
+        listed.map((event) => event.status),
+        Array(FLOOD).fill('success'),
+      );
     } finally {
       open();
       await tunnel.close();

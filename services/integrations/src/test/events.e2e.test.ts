@@ -452,5 +452,22 @@ describe('integrations: events and dev mode through the gateway', () => {
     expectError(await vendor.admin.api.put(`${base}/dev`, { tunnelUrl: tunnel.url, all: 'yes' }), 400, 'all');
   });
 
+  it('takes a tunnel whose name does not resolve yet (204), leaving the name to each delivery', async () => {
+    // An integration without installations: no event is delivered, so the name is never looked up.
+    const name = 'tunnel-later';
+    expectOk(
+      await vendor.admin.api.post(`/v1/integrations/${name}`, {
+        organization: vendor.id,
+        title: 'Tunnel later',
+        description: 'Its tunnel starts after it is set',
+        scopes: [],
+        script: 'export default { async fetch() { return new Response("ok"); } };',
+        visibility: 'private',
+      }),
+    );
+    assert.equal((await vendor.admin.api.put(`/v1/integrations/${name}/dev`, { tunnelUrl: 'https://quire-dev-tunnel.invalid/events' })).status, 204);
+    assert.equal((await vendor.admin.api.delete(`/v1/integrations/${name}/dev`)).status, 204);
+  });
+
   publicEndpointLimitCases(() => ({ stack, vendor, customer }));
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { GitBookAPI } from '@gitbook/api';
-import { assertMatchesOpenApi, expectError, expectOk, sharedTestStack, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
+import { assertMatchesOpenApi, expectError, expectOk, sharedTestStack, waitFor, type TestAccount, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /** A script that answers every event: what the runtime runs for the integrations of this suite. */
 const SCRIPT = 'export default { async fetch() { return new Response("ok"); } };';
@@ -298,8 +298,16 @@ describe('integrations: installations through the gateway', () => {
     const { data: approved } = await client.integrations.updateIntegrationInstallation('widening', installation.id, { scopes: all });
     assert.deepEqual([approved.status, approved.scopes], ['active', all]);
     assert.deepEqual((await client.integrations.getIntegrationInstallationById('widening', installation.id)).data, approved);
-    const events = expectOk(await vendor.admin.api.get(`${integration('widening')}/events`)).items.map((event: any) => event.payload);
-    assert.ok(events.some((p: any) => p.type === 'installation_setup' && p.status === 'active' && p.previous?.status === 'pending'));
+    // Listed once delivered (or given up), with its outcome.
+    await waitFor('the installation_setup event of the approval, settled', async () =>
+      (expectOk(await vendor.admin.api.get(`${integration('widening')}/events`)).items as any[]).some(
+        (event) =>
+          ['success', 'failed'].includes(event.status) &&
+          event.payload.type === 'installation_setup' &&
+          event.payload.status === 'active' &&
+          event.payload.previous?.status === 'pending',
+      ),
+    );
 
     // A republish asking for less narrows it at once, and needs no approval.
     await publish('widening', { scopes: ['space:content:write'] });
