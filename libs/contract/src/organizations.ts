@@ -11,7 +11,10 @@ const mergeRule = z.object({ rule: z.literal('require_specific_reviewers'), user
  * or none. An organization has no parent to inherit from.
  */
 export const organizationMergeRules = z
-  .discriminatedUnion('type', [z.object({ type: z.literal('rules'), rules: z.array(mergeRule) }), z.object({ type: z.literal('none') })])
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('rules'), rules: z.array(mergeRule), requireNoNewBrokenLinks: z.boolean().optional() }),
+    z.object({ type: z.literal('none') }),
+  ])
   .meta({ id: 'OrganizationMergeRules' });
 
 const pricePair = z.object({ monthly: z.number().min(0), yearly: z.number().min(0) });

@@ -8,7 +8,8 @@ export const mergeRules = z
   .discriminatedUnion('type', [
     z.object({ type: z.literal('inherit') }),
     z.object({ type: z.literal('none') }),
-    z.object({ type: z.literal('rules'), rules: z.array(mergeRule) }),
+    // requireNoNewBrokenLinks: Quire's "no new broken links" rule (libs/http schemas), shown when on.
+    z.object({ type: z.literal('rules'), rules: z.array(mergeRule), requireNoNewBrokenLinks: z.boolean().optional() }),
   ])
   .meta({ id: 'MergeRules' });
 

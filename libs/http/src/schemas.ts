@@ -11,7 +11,12 @@ export const booleanQuery = z.enum(['true', 'false', '1', '0'], { message: 'must
  * enforces, `require_specific_reviewers`, is accepted: a rule nobody enforces would lie.
  */
 const mergeRule = z.object({ rule: z.literal('require_specific_reviewers'), users: z.array(idSchema).min(1).max(100) }).strict();
-const rulesConfiguration = z.object({ type: z.literal('rules'), rules: z.array(mergeRule).max(20) }).strict();
+/**
+ * `requireNoNewBrokenLinks` (Quire's; GitBook has no rule like it, off unless true): a change
+ * request whose revision has a broken internal link its base did not have cannot be merged. A
+ * field beside the rules rather than a rule of its own: v1's callers know only the rules above.
+ */
+const rulesConfiguration = z.object({ type: z.literal('rules'), rules: z.array(mergeRule).max(20), requireNoNewBrokenLinks: z.boolean().optional() }).strict();
 const noneConfiguration = z.object({ type: z.literal('none') }).strict();
 const inheritConfiguration = z.object({ type: z.literal('inherit') }).strict();
 

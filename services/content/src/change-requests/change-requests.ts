@@ -8,6 +8,7 @@ import {
   changeRequestDescriptionJson,
   discardRevision,
   loadRevision,
+  newBrokenLinks,
   writeBuiltRevision,
   type ChangeRequestDescription,
   type ChangeRequestDoc,
@@ -195,17 +196,29 @@ export async function patchChangeRequest(ctx: ContentContext, current: ChangeReq
   );
 }
 
-/** The users whose approval a merge needs: the space's rules, or its organization's when inherited. */
-export async function requiredReviewers(ctx: ContentContext, space: SpaceDoc): Promise<string[]> {
-  let rules: Array<{ rule: string; users: string[] }> = [];
-  if (space.mergeRules?.type === 'rules') rules = space.mergeRules.rules ?? [];
-  else if (!space.mergeRules || space.mergeRules.type === 'inherit') {
-    const { organizations } = await clientsOf(ctx).identity.batchGetOrganizations({ ids: [space.organizationId] });
-    const organization = organizations[0];
-    if (organization?.mergeRulesType === 'rules') rules = organization.mergeRules;
-  }
-  return [...new Set(rules.filter((rule) => rule.rule === 'require_specific_reviewers').flatMap((rule) => rule.users))];
+interface MergeRules {
+  rules: ReadonlyArray<{ rule: string; users: string[] }>;
+  noNewBrokenLinks: boolean;
 }
+
+/** The rules a merge in the space is under: the space's own, or its organization's when inherited. */
+async function mergeRulesOf(ctx: ContentContext, space: SpaceDoc): Promise<MergeRules> {
+  if (space.mergeRules?.type === 'rules') return { rules: space.mergeRules.rules ?? [], noNewBrokenLinks: space.mergeRules.requireNoNewBrokenLinks === true };
+  if (space.mergeRules && space.mergeRules.type !== 'inherit') return { rules: [], noNewBrokenLinks: false };
+  const { organizations } = await clientsOf(ctx).identity.batchGetOrganizations({ ids: [space.organizationId] });
+  const organization = organizations[0];
+  return organization?.mergeRulesType === 'rules'
+    ? { rules: organization.mergeRules, noNewBrokenLinks: organization.mergeRulesNoNewBrokenLinks }
+    : { rules: [], noNewBrokenLinks: false };
+}
+
+/** The users whose approval a merge needs, by the rules. */
+const requiredReviewers = (rules: ReadonlyArray<{ rule: string; users: string[] }>): string[] => [
+  ...new Set(rules.filter((rule) => rule.rule === 'require_specific_reviewers').flatMap((rule) => rule.users)),
+];
+
+/** How many of a change request's new broken links a refused merge names. */
+const BROKEN_LINKS_NAMED = 5;
 
 /** Each user's latest review decides their standing (a later review supersedes an earlier one). */
 export function latestReviews(reviews: readonly ReviewDoc[]): Map<string, ReviewDoc> {
@@ -220,14 +233,25 @@ export function latestReviews(reviews: readonly ReviewDoc[]): Map<string, Review
 /**
  * 'require_specific_reviewers': every listed user (other than the author, who cannot
  * review their own change request) must have approved; otherwise a 403 naming them.
+ * requireNoNewBrokenLinks: the change request's revision may have no broken internal link its
+ * base did not have (the links report's classification); otherwise a 403 naming them.
  */
 export async function enforceMergeRules(ctx: ContentContext, space: SpaceDoc, changeRequest: ChangeRequestDoc): Promise<void> {
-  const required = (await requiredReviewers(ctx, space)).filter((user) => user !== changeRequest.createdBy);
-  if (required.length === 0) return;
+  const { rules, noNewBrokenLinks } = await mergeRulesOf(ctx, space);
+  const required = requiredReviewers(rules).filter((user) => user !== changeRequest.createdBy);
   const latest = latestReviews(changeRequest.reviews);
   const missing = required.filter((user) => latest.get(user)?.status !== 'approved');
   if (missing.length > 0) {
     throw httpError.forbidden(`The merge rules of this space require an approving review from: ${missing.join(', ')}`);
+  }
+  if (noNewBrokenLinks) {
+    const base = changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial;
+    const added = await newBrokenLinks(ctx, base, changeRequest.revisionId);
+    if (added.length > 0) {
+      const named = added.slice(0, BROKEN_LINKS_NAMED).map(({ href, pageTitle }) => `"${href}" on page "${pageTitle}"`);
+      const more = added.length > BROKEN_LINKS_NAMED ? ` and ${added.length - BROKEN_LINKS_NAMED} more` : '';
+      throw httpError.forbidden(`The merge rules of this space allow no new broken links; this change request adds ${named.join(', ')}${more}`);
+    }
   }
 }
 

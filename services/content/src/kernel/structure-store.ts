@@ -18,7 +18,10 @@ export type DefaultLevel = Role | null | 'inherit';
 
 export type SpaceVisibility = 'public' | 'unlisted' | 'share-link' | 'visitor-auth' | 'in-collection' | 'private';
 
-export type MergeRulesDoc = { type: 'inherit' } | { type: 'none' } | { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> };
+export type MergeRulesDoc =
+  | { type: 'inherit' }
+  | { type: 'none' }
+  | { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }>; requireNoNewBrokenLinks?: boolean };
 
 export interface SpaceDoc {
   _id: string;
@@ -76,6 +79,7 @@ const mergeRulesSchema = new Schema(
   {
     type: { type: String, enum: ['inherit', 'none', 'rules'], required: true },
     rules: { type: [{ _id: false, rule: String, users: [String] }], default: undefined },
+    requireNoNewBrokenLinks: { type: Boolean, default: undefined },
   },
   { _id: false },
 );

@@ -46,6 +46,7 @@ export {
   type ChangeResult,
   type ContentChange,
 } from './content-changes';
+export { newBrokenLinks } from './links';
 export { childrenOf, duplicateSlugs, flattenTree, pagePaths, previousSiblings, treeOf, type PageTree } from './page-tree';
 export { hasModels, loadSpec, MAX_TAG_PAGES, OPENAPI_COMPUTED_TYPE, openApiCaches, overviewMarkdown, specFileOf, specSlugOf, specTags } from './openapi-pages';
 export {

@@ -149,6 +149,21 @@ export async function linksOfRevision(ctx: ContentContext, revision: RevisionDoc
 }
 
 /** One distinct link target of a revision, with every page linking to it. */
+/**
+ * The broken links of revision `headId` that revision `baseId` did not have (a link being its
+ * page and its address as written), with their pages' titles, in page order.
+ */
+export async function newBrokenLinks(ctx: ContentContext, baseId: string, headId: string): Promise<Array<LinkEntryDoc & { pageTitle: string }>> {
+  if (baseId === headId) return [];
+  const [base, head] = await Promise.all([loadRevision(ctx, baseId), loadRevision(ctx, headId)]);
+  const key = (link: LinkEntryDoc) => `${link.pageId}\n${link.href}`;
+  const before = new Set((await linksOfRevision(ctx, base)).filter((link) => link.status === 'broken').map(key));
+  const titles = new Map(head.pages.map((page) => [page.id, page.title]));
+  return (await linksOfRevision(ctx, head))
+    .filter((link) => link.status === 'broken' && !before.has(key(link)))
+    .map((link) => ({ ...link, pageTitle: titles.get(link.pageId) ?? '' }));
+}
+
 export interface LinkGroup {
   key: string;
   status: LinkEntryDoc['status'];

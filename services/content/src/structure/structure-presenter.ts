@@ -66,7 +66,11 @@ function presentMergeRules(space: SpaceDoc) {
   const rules = space.mergeRules;
   if (!rules || rules.type === 'inherit') return { type: 'inherit' as const };
   if (rules.type === 'none') return { type: 'none' as const };
-  return { type: 'rules' as const, rules: rules.rules.map((r) => ({ rule: r.rule, users: [...r.users] })) };
+  return {
+    type: 'rules' as const,
+    rules: rules.rules.map((r) => ({ rule: r.rule, users: [...r.users] })),
+    ...(rules.requireNoNewBrokenLinks ? { requireNoNewBrokenLinks: true } : {}),
+  };
 }
 
 /** The Collection object (spec "Collection", OpenAPI Collection) for a viewer holding `role` on it. */

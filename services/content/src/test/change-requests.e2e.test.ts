@@ -419,6 +419,50 @@ describe('content: change requests and revisions (end to end)', () => {
     }
   });
 
+  it('refuses under requireNoNewBrokenLinks a change request adding a broken internal link, naming it; old ones do not count, and it is off by default', async () => {
+    // Main already has a broken link: what a change request adds is what counts.
+    const { space } = await seededSpace('Linked rules', [
+      { title: 'Home', markdown: '[gone](missing.md)' },
+      { title: 'Guide', markdown: 'Text.' },
+    ]);
+    const addBrokenLink = async (subject: string, spaceId = space.id) => {
+      const cr = await newChangeRequest(spaceId, subject);
+      await write(spaceId, cr.id, [{ type: 'insert_page', title: `Notes ${subject}`, markdown: '[fine](guide.md) [lost](nowhere.md)' }]);
+      return cr;
+    };
+    // Off by default.
+    ok(await merge(space.id, (await addBrokenLink('unruled')).id));
+
+    const rules = { type: 'rules', rules: [], requireNoNewBrokenLinks: true };
+    assertError(await admin.api.patch(`/v1/spaces/${space.id}`, { mergeRules: { ...rules, requireNoNewBrokenLinks: 'yes' } }), 400, 'mergeRules');
+    assertError(await admin.api.patch(`/v1/spaces/${space.id}`, { mergeRules: { type: 'none', requireNoNewBrokenLinks: true } }), 400, 'mergeRules');
+    const ruled = ok(await admin.api.patch(`/v1/spaces/${space.id}`, { mergeRules: rules }));
+    assert.deepEqual(ruled.mergeRules, rules);
+    assertMatchesOpenApi('Space', ruled);
+    const cr = await addBrokenLink('ruled');
+    const refused = await merge(space.id, cr.id);
+    assertError(refused, 403);
+    assert.match(refused.body.error.message, /no new broken links; this change request adds "nowhere\.md" on page "Notes ruled"$/);
+    // A change request without a new broken link merges (the one main has is not its).
+    const clean = await newChangeRequest(space.id, 'clean');
+    await write(space.id, clean.id, [{ type: 'insert_page', title: 'Clean', markdown: '[guide](guide.md)' }]);
+    ok(await merge(space.id, clean.id));
+    // Fixed in the change request (its page's link now reaches a page): it merges.
+    await write(space.id, cr.id, [{ type: 'insert_page', title: 'Nowhere' }]);
+    ok(await merge(space.id, cr.id));
+
+    // Inherited from the organization.
+    const inheriting = await newSpace('Inheriting link rules');
+    ok(await admin.api.patch(`/v1/orgs/${orgId}`, { mergeRules: rules }));
+    try {
+      assert.deepEqual(ok(await admin.api.get(`/v1/orgs/${orgId}`)).mergeRules, rules);
+      const inherited = await addBrokenLink('inherited', inheriting.id);
+      assert.match((await merge(inheriting.id, inherited.id)).body.error.message, /"nowhere\.md" on page "Notes inherited"/);
+    } finally {
+      ok(await admin.api.patch(`/v1/orgs/${orgId}`, { mergeRules: { type: 'rules', rules: [] } }));
+    }
+  });
+
   it("lists a change request's reviews only where the change request is visible: 404 for unknown ids and outsiders, 400 for a malformed id", async () => {
     const space = await newSpace('Reviews refused');
     const cr = await newChangeRequest(space.id, 'Reviewed once');

@@ -32,7 +32,7 @@ export interface OrganizationDoc {
   ai: boolean;
   inviteLinks: boolean;
   plan: string;
-  mergeRules: { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }> } | { type: 'none' };
+  mergeRules: { type: 'rules'; rules: Array<{ rule: 'require_specific_reviewers'; users: string[] }>; requireNoNewBrokenLinks?: boolean } | { type: 'none' };
   logo?: string | null;
   createdBy: string;
 }

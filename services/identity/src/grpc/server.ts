@@ -45,6 +45,7 @@ const toOrganization = (organization: OrganizationDoc): identity.Organization =>
   hostname: organization.hostname ?? '',
   mergeRulesType: organization.mergeRules?.type ?? 'none',
   mergeRules: organization.mergeRules?.type === 'rules' ? organization.mergeRules.rules.map((r) => ({ rule: r.rule, users: r.users })) : [],
+  mergeRulesNoNewBrokenLinks: organization.mergeRules?.type === 'rules' && organization.mergeRules.requireNoNewBrokenLinks === true,
   restJson: '',
 });
 
