@@ -223,7 +223,7 @@ function siteAnswer(below: string, status: number): Expected {
   if (status === 304) return 'empty';
   if (status === 401 || status === 404) return ['text/html'];
   if (status !== 200) return 'error';
-  if (below === '/robots.txt' || below === '/llms.txt') return ['text/plain'];
+  if (below === '/robots.txt' || below === '/llms.txt' || below === '/llms-full.txt') return ['text/plain'];
   if (below === '/sitemap.xml') return ['application/xml'];
   if (below === '/~/site.css') return ['text/css'];
   if (below.endsWith('.md')) return ['text/markdown'];

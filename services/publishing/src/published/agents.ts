@@ -74,6 +74,19 @@ export function llmsTxt(view: SiteView, sections: LlmsSection[]): string {
   return lines.join('\n');
 }
 
+/**
+ * llms-full.txt (beside llms.txt): the site's title, then each variant's pages in navigation
+ * order, each page's markdown whole (as at its .md address) after a line naming that address.
+ */
+export function llmsFullTxt(view: SiteView, sections: LlmsSection[]): string {
+  const parts = [`# ${view.site.title}\n`];
+  for (const section of sections) {
+    parts.push(`## ${section.title}\n`);
+    for (const { page, markdown } of section.pages) parts.push(`Source: ${markdown}\n\n${pageMarkdown(page)}`);
+  }
+  return parts.join('\n');
+}
+
 /** A page as markdown for agents: its title and description, then its body as written. */
 export function pageMarkdown(page: PublishedPage): string {
   return `# ${page.title}\n\n${page.description ? `${page.description}\n\n` : ''}${page.body.trim()}\n`;

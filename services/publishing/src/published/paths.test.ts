@@ -12,6 +12,7 @@ describe("a published site's paths", () => {
     assert.equal(answers('robots.txt'), 'robots.txt (site)');
     assert.equal(answers('sitemap.xml'), 'sitemap.xml (visitors)');
     assert.equal(answers('llms.txt'), 'llms.txt (visitors)');
+    assert.equal(answers('llms-full.txt'), 'llms-full.txt (visitors)');
     assert.equal(answers('~/search'), 'search (visitors)');
     assert.equal(answers('~/files/space/file'), 'files (visitors)');
     for (const other of ['~', '~/search/more', '~/files/space', '~/guide.md', '~/site.css/x'])

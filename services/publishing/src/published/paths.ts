@@ -5,7 +5,7 @@ import { declareCache, type LruCache } from '@quire/runtime';
 import type { SiteSpaceDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import type { SiteAddress } from './address';
-import { listedPages, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
+import { listedPages, llmsFullTxt, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { cachingHeaders, etagOf, notFound, sendText, textType } from './answers';
 import { searchHtml, STYLESHEET } from './html';
 import { frameOf, VariantAddresses } from './pages';
@@ -185,19 +185,19 @@ export const SITE_PATHS: SitePath[] = [
       return sendText(req, res, 200, 'application/xml', sitemapXml(urls), { 'cache-control': 'public, max-age=300' });
     },
   },
-  {
-    name: 'llms.txt',
+  ...(['llms.txt', 'llms-full.txt'] as const).map((name): SitePath => ({
+    name,
     audience: 'visitors',
-    matches: only('llms.txt'),
+    matches: only(name),
     offered: (view) => view.site.agentsContext === 'included',
     serve: async ({ ctx, req, res, view }) => {
       const sections: LlmsSection[] = (await everyVariant(ctx, view)).map(({ title, addresses }) => ({
         title: title || view.site.title,
         pages: listedPages(addresses, 'agents'),
       }));
-      return sendText(req, res, 200, 'text/plain', llmsTxt(view, sections), cachingHeaders(view));
+      return sendText(req, res, 200, 'text/plain', (name === 'llms.txt' ? llmsTxt : llmsFullTxt)(view, sections), cachingHeaders(view));
     },
-  },
+  })),
   {
     name: 'search',
     audience: 'visitors',

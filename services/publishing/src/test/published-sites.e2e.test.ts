@@ -551,7 +551,7 @@ describe('published sites, as their visitors get them', () => {
     assert.equal(sent.headers.get('location'), `https://login.example.com/start?location=${encodeURIComponent(`${base}install`)}`);
   });
 
-  it('gives AI agents llms.txt and markdown pages, unless the site excludes them', async () => {
+  it('gives AI agents llms.txt, llms-full.txt and markdown pages, unless the site excludes them', async () => {
     const site = await newSite({ title: 'Agents', spaces: [guides] });
     const base = pathOf(site.urls.published);
     const llms = await visit(`${base}llms.txt`);
@@ -566,9 +566,23 @@ describe('published sites, as their visitors get them', () => {
     assert.match(markdown.headers.get('content-type') ?? '', /^text\/markdown/);
     assert.match(markdown.text, /^# Install\n\n## Requirements/);
     assert.match((await visit(base)).text, new RegExp(`<link rel="alternate" type="text/markdown" href="${base}introduction.md">`));
+    // llms-full.txt: every page llms.txt lists, in its order, each whole as at its .md address.
+    const full = await visit(`${base}llms-full.txt`);
+    assert.equal(full.status, 200);
+    assert.match(full.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.match(full.text, /^# Agents\n/);
+    const sources = [...full.text.matchAll(/^Source: (\S+)$/gm)].map((match) => match[1]);
+    assert.deepEqual(
+      sources,
+      [...llms.text.matchAll(/^- \[[^\]]*\]\((\S+)\)/gm)].map((match) => match[1]),
+      'the pages of llms.txt, in its order',
+    );
+    assert.ok(full.text.includes(`Source: ${stack.baseUrl}${base}install.md\n\n${markdown.text}`), 'each page whole, as at its .md address');
+    assert.doesNotMatch(full.text, /Hidden notes|On Linux/);
 
     await org.admin.api.patch(`${sites()}/${site.id}`, { agentsContext: 'excluded' });
     assert.equal((await visit(`${base}llms.txt`)).status, 404);
+    assert.equal((await visit(`${base}llms-full.txt`)).status, 404);
     assert.equal((await visit(`${base}install.md`)).status, 404);
     const robots = await visit(`${base}robots.txt`);
     assert.match(robots.text, /User-agent: GPTBot\nDisallow: \//);
