@@ -222,6 +222,8 @@ function siteAnswer(below: string, status: number): Expected {
   if (status === 301 || status === 302) return 'any';
   if (status === 304) return 'empty';
   if (status === 401 || status === 404) return ['text/html'];
+  // The MCP endpoint: JSON-RPC answers (the SDK's, its errors included), 202 for a notification.
+  if (below === '/~/mcp') return status === 202 ? 'empty' : ['application/json', 'text/event-stream'];
   if (status !== 200) return 'error';
   if (below === '/robots.txt' || below === '/llms.txt' || below === '/llms-full.txt') return ['text/plain'];
   if (below === '/sitemap.xml') return ['application/xml'];

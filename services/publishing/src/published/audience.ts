@@ -66,9 +66,16 @@ function claimsOf(site: SiteDoc, token: string): { claims: VisitorClaims; expire
 /**
  * Lets the visitor in, or decides what they get instead. A secret given in the address is
  * moved into a cookie and the visitor is sent to the same address without it (it stays out of
- * history, logs and referrers).
+ * history, logs and referrers), unless `inAddress` says its client keeps the address as it is
+ * (an agent, which neither follows a redirect nor keeps a cookie): then it admits this request.
  */
-export async function admit(ctx: PublishingContext, address: SiteAddress, req: Request, res: Response): Promise<Audience | AudienceDecision> {
+export async function admit(
+  ctx: PublishingContext,
+  address: SiteAddress,
+  req: Request,
+  res: Response,
+  inAddress: 'to-cookie' | 'per-request' = 'to-cookie',
+): Promise<Audience | AudienceDecision> {
   const { site } = address;
   const cookies = parseCookies(req.headers.cookie ?? '');
   const query = req.query as Record<string, unknown>;
@@ -78,16 +85,20 @@ export async function admit(ctx: PublishingContext, address: SiteAddress, req: R
   if (site.visibility === 'share-link') {
     if (givenShare !== undefined) {
       if (!(await activeShareLink(ctx, site, givenShare))) return new AudienceDecision(404);
-      res.cookie(SHARE_COOKIE, givenShare, cookieOptions(address));
-      return new AudienceDecision(302, withoutSecrets(req));
+      if (inAddress === 'to-cookie') {
+        res.cookie(SHARE_COOKIE, givenShare, cookieOptions(address));
+        return new AudienceDecision(302, withoutSecrets(req));
+      }
+    } else {
+      const kept = cookies[SHARE_COOKIE];
+      if (!kept || !(await activeShareLink(ctx, site, kept))) return new AudienceDecision(404, undefined, kept ? SHARE_COOKIE : undefined);
     }
-    const kept = cookies[SHARE_COOKIE];
-    if (!kept || !(await activeShareLink(ctx, site, kept))) return new AudienceDecision(404, undefined, kept ? SHARE_COOKIE : undefined);
   }
 
   if (givenToken !== undefined) {
     const read = claimsOf(site, givenToken);
     if (!read) return new AudienceDecision(401);
+    if (inAddress === 'per-request') return { claims: read.claims };
     res.cookie(VISITOR_COOKIE, givenToken, cookieOptions(address, read.expires));
     return new AudienceDecision(302, withoutSecrets(req));
   }
@@ -95,7 +106,7 @@ export async function admit(ctx: PublishingContext, address: SiteAddress, req: R
   const read = kept ? claimsOf(site, kept) : undefined;
   if (site.visibility === 'visitor-auth' && !read) {
     const fallback = site.visitorAuth.fallbackURL;
-    if (!kept && fallback) {
+    if (!kept && fallback && inAddress === 'to-cookie') {
       const target = new URL(fallback);
       target.searchParams.set('location', withoutSecrets(req));
       return new AudienceDecision(302, target.toString());

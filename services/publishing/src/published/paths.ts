@@ -5,6 +5,7 @@ import { declareCache, type LruCache } from '@quire/runtime';
 import type { SiteSpaceDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import type { SiteAddress } from './address';
+import { serveMcp } from './mcp';
 import { listedPages, llmsFullTxt, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { cachingHeaders, etagOf, notFound, sendText, textType } from './answers';
 import { searchHtml, STYLESHEET } from './html';
@@ -54,6 +55,8 @@ export type SitePath = {
       audience: 'visitors';
       /** Whether the site offers it at all (else a 404 in the site's frame). */
       offered?: (view: SiteView) => boolean;
+      /** Its clients are agents: a share key or visitor token in the address admits each request, with no cookie or redirect (audience.ts). */
+      forAgents?: true;
       serve: (input: ToVisitor) => Promise<void>;
     }
 );
@@ -224,6 +227,19 @@ export const SITE_PATHS: SitePath[] = [
         .status(302)
         .set({ location: revisionFileUrl(ctx.config, space.revisionId, fileId), 'cache-control': 'private, max-age=60' })
         .end();
+    },
+  },
+  {
+    // The site's Model Context Protocol endpoint (mcp.ts), for agents as llms.txt is.
+    name: 'mcp',
+    audience: 'visitors',
+    forAgents: true,
+    matches: only('~', 'mcp'),
+    offered: (view) => view.site.agentsContext === 'included',
+    serve: async ({ ctx, req, res, view }) => {
+      const pages = (await everyVariant(ctx, view)).flatMap(({ addresses }) => listedPages(addresses, 'agents'));
+      res.set('cache-control', 'no-store');
+      return serveMcp(ctx, view, pages, req, res);
     },
   },
   {

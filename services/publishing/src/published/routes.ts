@@ -66,7 +66,7 @@ async function answer(
   const path = pathOf(address.segments);
   if (path.audience === 'anyone') return path.serve({ ctx, req, res });
   if (path.audience === 'site') return path.serve({ ctx, req, res, address });
-  const admitted = await admit(ctx, address, req, res);
+  const admitted = await admit(ctx, address, req, res, path.forAgents ? 'per-request' : 'to-cookie');
   if (admitted instanceof AudienceDecision) return refuse(req, res, address, admitted);
   const view = await siteView(ctx, address, admitted.claims);
   if (path.offered && !path.offered(view)) return notFound(req, res, view);
@@ -74,6 +74,8 @@ async function answer(
 }
 
 const rest = z.array(z.string()).optional();
+/** The segments of a site's MCP endpoint below its root. */
+const MCP = ['~', 'mcp'];
 const segment = z.string().min(1).max(200);
 
 export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
@@ -102,6 +104,31 @@ export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
       params: z.object({ host: segment, rest }),
       handler: ({ params, req, res }) =>
         answer(ctx, req, res, headers, hostedRoot(ctx, params.host, params.rest ?? []), () => addressOnHost(ctx, params.host, params.rest, req.path)),
+    }),
+    // A site's MCP endpoint takes its JSON-RPC messages by POST (paths.ts, mcp.ts); its GET is the route above.
+    route({
+      method: 'post',
+      path: '/sites/:org/:site/~/mcp',
+      summary: "A published site's Model Context Protocol endpoint, at the gateway",
+      access: 'public',
+      website: true,
+      produces: 'application/json',
+      params: z.object({ org: segment, site: segment }),
+      handler: ({ params, req, res }) =>
+        answer(ctx, req, res, headers, { basePath: gatewaySitePath(params.org, params.site), below: MCP }, () =>
+          addressOnGateway(ctx, params.org, params.site, MCP, req.path),
+        ),
+    }),
+    route({
+      method: 'post',
+      path: '/hosted/:host/~/mcp',
+      summary: "A published site's Model Context Protocol endpoint, on the site's own host or the sites domain",
+      access: 'public',
+      website: true,
+      produces: 'application/json',
+      params: z.object({ host: segment }),
+      handler: ({ params, req, res }) =>
+        answer(ctx, req, res, headers, hostedRoot(ctx, params.host, MCP), () => addressOnHost(ctx, params.host, MCP, req.path)),
     }),
   ];
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import jwt from 'jsonwebtoken';
 import { startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
@@ -587,6 +589,57 @@ describe('published sites, as their visitors get them', () => {
     const robots = await visit(`${base}robots.txt`);
     assert.match(robots.text, /User-agent: GPTBot\nDisallow: \//);
     assert.doesNotMatch((await visit(base)).text, /text\/markdown/);
+  });
+
+  it("answers agents at the site's MCP endpoint (the SDK's own client): tools to search and read pages, pages as resources, under the site's audience", async () => {
+    const site = await newSite({ title: 'Agent tools', spaces: [guides] });
+    const base = pathOf(site.urls.published);
+    const endpoint = new URL(`${stack.baseUrl}${base}~/mcp`);
+    const connect = async (url: URL) => {
+      const client = new Client({ name: 'quire-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      return client;
+    };
+    const text = (result: any) => (result.content as Array<{ type: string; text: string }>).map((part) => part.text).join('\n');
+    const client = await connect(endpoint);
+    try {
+      assert.equal(client.getServerVersion()?.title, 'Agent tools');
+      const tools = await client.listTools();
+      assert.deepEqual(tools.tools.map((tool) => tool.name).sort(), ['read_page', 'search']);
+      assert.ok(tools.tools.every((tool) => tool.annotations?.readOnlyHint === true));
+      const found = text(await client.callTool({ name: 'search', arguments: { query: 'zebrafish' } }));
+      const install = `${stack.baseUrl}${base}install`;
+      assert.ok(found.includes(`[Install](${install})`), found);
+      const page = await client.callTool({ name: 'read_page', arguments: { url: install } });
+      assert.equal(text(page), (await visit(`${base}install.md`)).text, "the page's markdown, as at its .md address");
+      const missing = await client.callTool({ name: 'read_page', arguments: { url: `${stack.baseUrl}${base}hidden-notes` } });
+      assert.equal(missing.isError, true, 'a hidden page is not given to agents');
+      const resources = await client.listResources();
+      const uris = resources.resources.map((resource) => resource.uri);
+      assert.ok(uris.includes(`${install}.md`), uris.join(', '));
+      assert.ok(!uris.some((uri) => /hidden-notes|linux/.test(uri)), 'neither hidden nor noIndex pages');
+      const read = await client.readResource({ uri: `${install}.md` });
+      assert.match((read.contents[0] as { text: string }).text, /^# Install\n/);
+    } finally {
+      await client.close();
+    }
+
+    // A share-link site: refused without its key (as if there were no site), open with it in the address.
+    const shared = await newSite({ title: 'Shared agents', spaces: [guides], visibility: 'share-link' });
+    const link = await org.admin.api.post(`${sites()}/${shared.id}/share-links`, { name: 'Agents' });
+    const key = new URL(link.body.urls.published).searchParams.get('share') as string;
+    const sharedEndpoint = new URL(`${stack.baseUrl}${pathOf(shared.urls.published)}~/mcp`);
+    await assert.rejects(connect(sharedEndpoint), (error: { code?: number }) => error.code === 404);
+    sharedEndpoint.searchParams.set('share', key);
+    const keyed = await connect(sharedEndpoint);
+    try {
+      assert.match(text(await keyed.callTool({ name: 'search', arguments: { query: 'zebrafish' } })), /\[Install\]/);
+    } finally {
+      await keyed.close();
+    }
+    // Off with agentsContext excluded.
+    await org.admin.api.patch(`${sites()}/${site.id}`, { agentsContext: 'excluded' });
+    await assert.rejects(connect(endpoint), (error: { code?: number }) => error.code === 404);
   });
 
   it('searches the site without a login, linking results to sections of pages', async () => {
