@@ -164,7 +164,7 @@ export function routerOf(routes: readonly Route[]): Router {
       // For the service's request metrics (by route, not by URL: ids would make a series each).
       res.locals.route = r.path;
       // A request not sampled where it entered runs in its unsampled trace (after any body parsing, whose callbacks lose it).
-      return span ? r.handle(req, res) : continueTrace(req.headers, () => r.handle(req, res));
+      return continueTrace(req.headers, () => r.handle(req, res));
     };
     if (r.consumes) router[r.method](r.path, form, handle);
     else router[r.method](r.path, handle);

@@ -1,5 +1,4 @@
 import type * as NodeHttp from 'node:http';
-import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type * as Grpc from '@opentelemetry/instrumentation-grpc';
 import type * as Http from '@opentelemetry/instrumentation-http';
@@ -82,7 +81,7 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): boolean {
   const { NodeSDK, tracing } = load<typeof Sdk>('@opentelemetry/sdk-node');
   const entry = entrySampling(tracing, samplerFromEnv(tracing, env));
   /** Requests the HTTP instrumentation leaves alone: probes, and those their entry does not sample. */
-  const untraced = (req: IncomingMessage) => probe(req.url) || !entry.traced(req.headers);
+  const untraced = (req: NodeHttp.IncomingMessage) => probe(req.url) || !entry.traced(req.headers);
   /** Whether untraced requests are kept from the instrumentation before it sees them (below); if not, its ignore hook asks. */
   let bypassed = false;
   /** Outgoing HTTP under unsampled work is left alone: the `traceparent` it forwards (the proxy's) already says "not sampled". */

@@ -213,7 +213,7 @@ async function mergeRulesOf(ctx: ContentContext, space: SpaceDoc): Promise<Merge
 }
 
 /** The users whose approval a merge needs, by the rules. */
-const requiredReviewers = (rules: ReadonlyArray<{ rule: string; users: string[] }>): string[] => [
+const requiredReviewers = (rules: MergeRules['rules']): string[] => [
   ...new Set(rules.filter((rule) => rule.rule === 'require_specific_reviewers').flatMap((rule) => rule.users)),
 ];
 

@@ -148,7 +148,6 @@ export async function linksOfRevision(ctx: ContentContext, revision: RevisionDoc
   return links;
 }
 
-/** One distinct link target of a revision, with every page linking to it. */
 /**
  * The broken links of revision `headId` that revision `baseId` did not have (a link being its
  * page and its address as written), with their pages' titles, in page order.
@@ -164,6 +163,7 @@ export async function newBrokenLinks(ctx: ContentContext, baseId: string, headId
     .map((link) => ({ ...link, pageTitle: titles.get(link.pageId) ?? '' }));
 }
 
+/** One distinct link target of a revision, with every page linking to it. */
 export interface LinkGroup {
   key: string;
   status: LinkEntryDoc['status'];

@@ -5,10 +5,10 @@ import { declareCache, type LruCache } from '@quire/runtime';
 import type { SiteSpaceDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import type { SiteAddress } from './address';
-import { serveMcp } from './mcp';
 import { listedPages, llmsFullTxt, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { cachingHeaders, etagOf, notFound, sendText, textType } from './answers';
 import { searchHtml, STYLESHEET } from './html';
+import { serveMcp } from './mcp';
 import { frameOf, VariantAddresses } from './pages';
 import { renderPage } from './render';
 import { searchSite } from './search';
@@ -55,7 +55,10 @@ export type SitePath = {
       audience: 'visitors';
       /** Whether the site offers it at all (else a 404 in the site's frame). */
       offered?: (view: SiteView) => boolean;
-      /** Its clients are agents: a share key or visitor token in the address admits each request, with no cookie or redirect (audience.ts). */
+      /**
+       * Its clients are agents: it takes POST as well as GET (routes.ts), and a share key or visitor
+       * token in the address admits each request, with no cookie or redirect (audience.ts).
+       */
       forAgents?: true;
       serve: (input: ToVisitor) => Promise<void>;
     }

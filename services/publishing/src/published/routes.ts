@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import { HttpError, route, type Route } from '@quire/http';
+import { HttpError, httpError, route, type Route } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
 import { addressOnGateway, addressOnHost, gatewaySitePath, hostedRoot, type SiteAddress } from './address';
 import { notFound, securityHeaders, sendText } from './answers';
@@ -50,6 +50,8 @@ async function answer(
 ): Promise<void> {
   res.set(headers);
   const asAsked = pathOf(asked.below);
+  // Pages are read; only what agents talk to (the MCP endpoint) takes messages by POST: for anything else there is no such route.
+  if (req.method === 'POST' && !(asAsked.audience === 'visitors' && asAsked.forAgents)) throw httpError.notFound(`No route for POST ${req.path}`);
   if (asAsked.audience === 'anyone') return asAsked.serve({ ctx, req, res });
   let address: SiteAddress;
   try {
@@ -74,15 +76,14 @@ async function answer(
 }
 
 const rest = z.array(z.string()).optional();
-/** The segments of a site's MCP endpoint below its root. */
-const MCP = ['~', 'mcp'];
 const segment = z.string().min(1).max(200);
 
 export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
   const headers = securityHeaders(ctx.config);
-  return [
+  // GET for every address of a site; POST too, for the one path that takes it (the MCP endpoint, paths.ts).
+  return (['get', 'post'] as const).flatMap((method) => [
     route({
-      method: 'get',
+      method,
       path: '/sites/:org/:site{/*rest}',
       summary: 'A page of a published site, at the gateway',
       access: 'public',
@@ -95,7 +96,7 @@ export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
         ),
     }),
     route({
-      method: 'get',
+      method,
       path: '/hosted/:host{/*rest}',
       summary: "A page of a published site, on the site's own host or the sites domain",
       access: 'public',
@@ -105,30 +106,5 @@ export function publishedSiteRoutes(ctx: PublishingContext): Route[] {
       handler: ({ params, req, res }) =>
         answer(ctx, req, res, headers, hostedRoot(ctx, params.host, params.rest ?? []), () => addressOnHost(ctx, params.host, params.rest, req.path)),
     }),
-    // A site's MCP endpoint takes its JSON-RPC messages by POST (paths.ts, mcp.ts); its GET is the route above.
-    route({
-      method: 'post',
-      path: '/sites/:org/:site/~/mcp',
-      summary: "A published site's Model Context Protocol endpoint, at the gateway",
-      access: 'public',
-      website: true,
-      produces: 'application/json',
-      params: z.object({ org: segment, site: segment }),
-      handler: ({ params, req, res }) =>
-        answer(ctx, req, res, headers, { basePath: gatewaySitePath(params.org, params.site), below: MCP }, () =>
-          addressOnGateway(ctx, params.org, params.site, MCP, req.path),
-        ),
-    }),
-    route({
-      method: 'post',
-      path: '/hosted/:host/~/mcp',
-      summary: "A published site's Model Context Protocol endpoint, on the site's own host or the sites domain",
-      access: 'public',
-      website: true,
-      produces: 'application/json',
-      params: z.object({ host: segment }),
-      handler: ({ params, req, res }) =>
-        answer(ctx, req, res, headers, hostedRoot(ctx, params.host, MCP), () => addressOnHost(ctx, params.host, MCP, req.path)),
-    }),
-  ];
+  ]);
 }
