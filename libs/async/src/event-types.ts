@@ -37,6 +37,12 @@ export const EVENTS = {
   /** content: it ended (a timeout is a failure). */
   gitSyncCompleted: defineEvent('space.gitsync_completed', gitSync.extend({ state: z.enum(['success', 'failure']) })),
   /**
+   * publishing: what one of its sites shows changed (the site, its sections, groups, site spaces,
+   * share links, redirects; its spaces going to the trash and back). Publishing itself records
+   * the addresses the site publishes from it.
+   */
+  siteChanged: defineEvent('site.changed', z.object({ siteId: id })),
+  /**
    * publishing: a visitor opened a page of a published site (a page view, the 304s of a revisit
    * included). The visitor's cookies are never put on the stream (always empty: a site's cookies
    * hold its share key and the visitor's token).

@@ -8,6 +8,7 @@ export { user, member } from './users';
 export { mergeRules, gitSync, space, collection, language, LANGUAGES } from './spaces';
 export * from './organizations';
 export * from './sites';
+export * from './customization';
 export * from './revisions';
 export * from './change-requests';
 export * from './comments';

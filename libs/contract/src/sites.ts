@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { permissions, timestamp, url } from './common';
+import { siteCustomizationSettings } from './customization';
 import { space } from './spaces';
 
 /** Limits of the spec's "Limits" table (and GitBook's document, where it names them). */
@@ -235,7 +236,8 @@ export const siteAdaptiveTemplateConditions = z.object({ items: z.array(siteAdap
 
 /**
  * GitBook's SitePublishingAuth (the spec is silent): what admins need to sign visitor tokens.
- * Quire has the custom backend only; `integration` is never emitted.
+ * Quire has the custom backend only; `integration` is never emitted. Quire's own addition:
+ * `oidc`, the OpenID Connect provider visitors may sign in with — never its client secret.
  */
 export const sitePublishingAuth = z
   .object({
@@ -244,6 +246,19 @@ export const sitePublishingAuth = z
     privateKey: z.string(),
     fallbackURL: url.optional(),
     logoutURL: url.optional(),
+    oidc: z
+      .object({
+        issuer: url,
+        clientId: z.string(),
+        scopes: z.array(z.string()),
+        /** A client secret is stored (it is never shown). */
+        clientSecretSet: z.boolean(),
+        /** The redirect URI to register with the provider (at the site's address). */
+        redirectURL: url,
+        /** The address to register as the provider's post-logout redirect URI. */
+        postLogoutRedirectURL: url,
+      })
+      .optional(),
   })
   .meta({ id: 'SitePublishingAuth' });
 
@@ -265,6 +280,8 @@ export const publishedContentSite = z
       type: z.literal('sections'),
       structure: z.array(z.union([siteSection, siteSectionGroup])),
     }),
+    /** The site's customization, and each site space's where it has overrides. */
+    customizations: z.object({ site: siteCustomizationSettings, siteSpaces: z.record(z.string(), siteCustomizationSettings) }),
     scripts: z.array(siteIntegrationScript),
   })
   .meta({ id: 'PublishedContentSite' });

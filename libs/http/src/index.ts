@@ -18,6 +18,7 @@ export {
   type MemberObject,
 } from './service-clients';
 export { parseInput, zodMessage } from './validate';
+export { decodeImage, sniffImage, isImageDataUrl, imageHeaders, type DecodedImage } from './images';
 export {
   listQuerySchema,
   orderSchema,

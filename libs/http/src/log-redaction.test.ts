@@ -9,6 +9,10 @@ describe('secret query redaction', () => {
       '/v1/orgs/o/sites/s/published?shareKey=[redacted]&limit=2&visitorAuthToken=[redacted]&jwt_token=[redacted]#x',
     );
     assert.equal(redactSecretQuery('/v1/public/content/files/f?expires=1&signature=s1'), '/v1/public/content/files/f?expires=1&signature=[redacted]');
-    assert.equal(redactSecretQuery('/x?page=2&sharer=1'), '/x?page=2&sharer=1');
+    assert.equal(
+      redactSecretQuery('/sites/o/s/~/auth/oidc/callback?code=c0de&state=s&iss=https%3A%2F%2Fid'),
+      '/sites/o/s/~/auth/oidc/callback?code=[redacted]&state=s&iss=https%3A%2F%2Fid',
+    );
+    assert.equal(redactSecretQuery('/x?page=2&sharer=1&codec=h264'), '/x?page=2&sharer=1&codec=h264');
   });
 });

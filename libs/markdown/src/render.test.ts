@@ -77,6 +77,21 @@ describe('the shared markdown renderer', () => {
     assert.doesNotMatch(html, /\{%/);
   });
 
+  it('colours code blocks at render time, escaping what they hold, and leaves unknown languages plain', () => {
+    const { html } = renderMarkdown(
+      ['```ts', 'const greeting: string = "<b>hi</b>"; // say it', '```', '', '```nosuchlanguage', 'if <x>', '```', '', '```', 'plain <text>', '```'].join(
+        '\n',
+      ),
+    );
+    assert.match(
+      html,
+      /<pre><code class="language-ts"><span class="hljs-keyword">const<\/span> <span class="hljs-attr">greeting<\/span>: <span class="hljs-built_in">string<\/span> = <span class="hljs-string">&quot;&lt;b&gt;hi&lt;\/b&gt;&quot;<\/span>; <span class="hljs-comment">\/\/ say it<\/span>\n<\/code><\/pre>/,
+    );
+    assert.match(html, /<pre><code class="language-nosuchlanguage">if &lt;x&gt;\n<\/code><\/pre>/);
+    assert.match(html, /<pre><code>plain &lt;text&gt;\n<\/code><\/pre>/);
+    assert.doesNotMatch(html, /<b>/);
+  });
+
   it('links embeds and files through the resolvers, never to a script', () => {
     const { html } = renderMarkdown(
       [

@@ -1,3 +1,4 @@
+import hljs from 'highlight.js/lib/common';
 import { AnchorAllocator } from './anchors';
 import { blockAddress, blockMeta, gitbookBlocks } from './blocks';
 import { markdownParser, type MarkdownParser, type MarkdownToken } from './parser';
@@ -57,11 +58,22 @@ export function escapeHtml(text: string): string {
   return markdownParser('source').utils.escapeHtml(text);
 }
 
+/**
+ * A code block's HTML, coloured at render time (highlight.js: spans with `hljs-*` classes the
+ * sites' stylesheet colours; no script in the page). '' leaves a block in a language it does
+ * not know to markdown-it's escaping.
+ */
+function highlightCode(code: string, language: string): string {
+  const name = language.trim().toLowerCase();
+  if (!name || !hljs.getLanguage(name)) return '';
+  return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+}
+
 function rendering(): MarkdownParser {
   if (renderer) return renderer;
   // Raw HTML stays text (a page's author cannot put script on a published site); bare addresses become links.
   const md = markdownParser('source', { fresh: true });
-  md.set({ linkify: true });
+  md.set({ linkify: true, highlight: highlightCode });
   md.use(gitbookBlocks);
   const escape = md.utils.escapeHtml;
   md.renderer.rules.heading_open = (tokens, idx) => {

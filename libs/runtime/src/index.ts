@@ -56,6 +56,7 @@ export {
   type AddressLookup,
   type EgressPolicy,
 } from './egress';
+export { checkEgressUrl, checkEgressUrlForm, EgressError, egressFetch, egressRequest, type EgressRequest, type EgressResponse } from './egress-fetch';
 export {
   InvalidatedCache,
   MembershipCache,

@@ -218,8 +218,8 @@ function pageAnswer(kind: ServerKind, path: string, status: number): Expected | 
 
 /** A published site's answer at `below` (under the site's root): its pages and search are HTML, so are its 401 and 404 pages. */
 function siteAnswer(below: string, status: number): Expected {
-  // To the root with its slash, to the files host, to a sign-in.
-  if (status === 301 || status === 302) return 'any';
+  // To the root with its slash, to the files host, to a sign-in; a site's redirects (307, 308: GitBook's permanent ones).
+  if (status === 301 || status === 302 || status === 307 || status === 308) return 'any';
   if (status === 304) return 'empty';
   if (status === 401 || status === 404) return ['text/html'];
   // The MCP endpoint: JSON-RPC answers (the SDK's, its errors included), 202 for a notification.
@@ -227,7 +227,8 @@ function siteAnswer(below: string, status: number): Expected {
   if (status !== 200) return 'error';
   if (below === '/robots.txt' || below === '/llms.txt' || below === '/llms-full.txt') return ['text/plain'];
   if (below === '/sitemap.xml') return ['application/xml'];
-  if (below === '/~/site.css') return ['text/css'];
+  if (below === '/~/site.css' || /^\/~\/theme\/[^/]+\/[^/]+\.css$/.test(below)) return ['text/css'];
+  if (below.startsWith('/~/fonts/')) return ['font/woff2'];
   if (below.endsWith('.md')) return ['text/markdown'];
   return ['text/html'];
 }

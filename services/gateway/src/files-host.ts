@@ -23,10 +23,10 @@ export function onFilesHost(req: Request, filesHost: string | undefined): boolea
   return filesHost !== undefined && req.hostname.toLowerCase() === filesHost;
 }
 
-/** Signed downloads: content's public routes (/v1/public/content/**: files of revisions, PDFs). */
+/** What the files host serves: content's signed downloads (/v1/public/content/**: files of revisions, PDFs) and sites' uploaded images (/v1/public/sites/**). */
 function isDownload(path: string): boolean {
   const route = routeFor(path);
-  return route?.public === true && route.service === 'content';
+  return route?.public === true && (route.service === 'content' || route.service === 'publishing');
 }
 
 /**

@@ -6,13 +6,14 @@ import type { ServiceName } from './config';
  * `:name` matches one path segment, a trailing `**` any number of segments (also none).
  * First match wins, so more specific patterns come first. `public` routes are the few
  * that callers reach without an API token (SAML browser flows, signed download links,
- * integrations' icons and preview images):
+ * integrations' icons and preview images, sites' logos and favicons):
  * the owning service authenticates those requests itself.
  */
 export const ROUTE_TABLE: ReadonlyArray<{ pattern: string; service: ServiceName; public?: true }> = [
   { pattern: '/v1/public/saml/**', service: 'identity', public: true },
   { pattern: '/v1/public/content/**', service: 'content', public: true },
   { pattern: '/v1/public/integrations/**', service: 'integrations', public: true },
+  { pattern: '/v1/public/sites/**', service: 'publishing', public: true },
 
   { pattern: '/v1/user/**', service: 'identity' },
   { pattern: '/v1/users/**', service: 'identity' },

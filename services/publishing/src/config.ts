@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backendConfigSchema } from '@quire/runtime';
+import { backendConfigSchema, envBoolean } from '@quire/runtime';
 
 /** Publishing's settings: the backend ones plus where sites without a custom hostname live. */
 export const publishingConfigSchema = backendConfigSchema.extend({
@@ -13,5 +13,11 @@ export const publishingConfigSchema = backendConfigSchema.extend({
     .string()
     .regex(/^(([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?)?$/, 'must be a domain name (optionally with a port)')
     .default(''),
+  /**
+   * Let the OpenID Connect providers of visitor-auth sites (domain/oidc.ts) be on loopback,
+   * private, link-local and unique-local addresses, and on plain http (development, tests,
+   * on-premises providers). Metadata addresses are refused even then.
+   */
+  PUBLISHING_ALLOW_PRIVATE_NETWORKS: envBoolean.default(false),
 });
 export type PublishingConfig = z.infer<typeof publishingConfigSchema>;

@@ -7,7 +7,7 @@ import type { PublishingContext } from './domain/context';
 import { subscribeToSpaceEvents } from './domain/space-events';
 import { publishingGrpc } from './grpc/server';
 import { publishingRoutes } from './http';
-import { publishedSiteCaches } from './published';
+import { publishedSiteCaches, subscribeToAddressChanges } from './published';
 
 /** Starts the publishing service (REST + gRPC + space events) against its own database. */
 export function startPublishing(
@@ -24,8 +24,10 @@ export function startPublishing(
     grpc: (server, ctx) => server.add(publishing.PublishingServiceDefinition, publishingGrpc(ctx)),
     background: async (ctx) => {
       if (options.subscribeToEvents === false) return;
-      const subscription = await subscribeToSpaceEvents(ctx);
-      return () => subscription.stop();
+      const subscriptions = await Promise.all([subscribeToSpaceEvents(ctx), subscribeToAddressChanges(ctx)]);
+      return async () => {
+        await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+      };
     },
     handleSignals: options.handleSignals,
     logger: options.logger ?? createLogger('publishing', config.LOG_LEVEL),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -93,6 +94,24 @@ function readPageFacts(): PageFacts {
     ids: all('[id]').map((el) => el.id),
     icon: all('link[rel~="icon"]').length > 0,
   };
+}
+
+/** What a customized page shows of its theme (runs in the browser). */
+function themeFacts(): { accent: string; background: string; logo?: { src: string; loaded: boolean }; merriweather: boolean } {
+  const doc = (globalThis as any).document;
+  const style = (globalThis as any).getComputedStyle;
+  const shown = Array.from(doc.querySelectorAll('img.logo') as any[]).find((img) => style(img).display !== 'none');
+  return {
+    accent: style(doc.documentElement).getPropertyValue('--accent').trim(),
+    background: style(doc.body).backgroundColor,
+    logo: shown ? { src: shown.src, loaded: shown.complete && shown.naturalWidth === 120 } : undefined,
+    // A face of the site's stylesheet, fetched and loaded (not a font of the system).
+    merriweather: Array.from(doc.fonts as Iterable<any>).some((face) => face.family.replace(/"/g, '') === 'Merriweather' && face.status === 'loaded'),
+  };
+}
+
+function fontsLoaded(): Promise<unknown> {
+  return (globalThis as any).document.fonts.ready;
 }
 
 function imagesSettled(): boolean {
@@ -290,6 +309,8 @@ describe('published sites in a browser', () => {
         GIT_ALLOWED_PROTOCOLS: 'https,file',
         GIT_ALLOW_PRIVATE_NETWORKS: 'true',
         GIT_OPERATION_TIMEOUT_MS: '10000',
+        // The OpenID Connect provider of the sign-in test, on loopback.
+        PUBLISHING_ALLOW_PRIVATE_NETWORKS: 'true',
       }),
       chromium.launch({
         executablePath: CHROMIUM,
@@ -827,4 +848,294 @@ describe('published sites in a browser', () => {
     },
     TEST_MS,
   );
+
+  it(
+    "shows a site in its owner's look, light and dark, and keeps the reader's theme across pages",
+    async () => {
+      const site = await newSite({ title: 'Branded handbook', spaces: [guides] });
+      const defaults = await user.api.get(`${sites()}/${site.id}/customization`);
+      const image = (rgb: [number, number, number]) => `data:image/png;base64,${png(120, 32, rgb).toString('base64')}`;
+      const put = await user.api.put(`${sites()}/${site.id}/customization`, {
+        title: 'Branded Handbook',
+        styling: {
+          ...defaults.body.styling,
+          primaryColor: { light: '#c2185b', dark: '#f48fb1' },
+          tint: { color: { light: '#c2185b', dark: '#f48fb1' } },
+          font: 'Merriweather',
+          corners: 'circular',
+        },
+        header: {
+          preset: 'default',
+          logo: { light: image([194, 24, 91]), dark: image([244, 143, 177]) },
+          links: [{ title: 'Get started', style: 'button-primary', to: { kind: 'page', page: pageIds.install }, links: [] }],
+        },
+        footer: { groups: [], copyright: '© Branded Inc.' },
+        announcement: { enabled: true, message: 'Version 2 of the handbook is out', style: 'info' },
+        themes: { default: 'light', toggeable: true },
+      });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      const url = site.urls.published;
+      const { context, page } = await newPage();
+      const elsewhere: string[] = [];
+      const errors: string[] = [];
+      page.on('request', (request) => {
+        const where = new URL(request.url()).origin;
+        if (where !== origin && where !== filesOrigin && !request.url().startsWith('data:')) elsewhere.push(request.url());
+      });
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      const accent = () => page.evaluate(themeFacts).then((facts) => facts.accent);
+      const background = () => page.evaluate(themeFacts).then((facts) => facts.background);
+      const shownLogo = () => page.evaluate(themeFacts).then((facts) => facts.logo);
+      try {
+        assert.equal((await page.goto(url))?.status(), 200);
+        await page.evaluate(fontsLoaded);
+        assert.equal(await page.locator('html').getAttribute('data-theme'), null, 'no choice yet');
+        assert.equal(await accent(), '#c2185b');
+        assert.equal(await background(), 'rgb(255, 255, 255)');
+        const light = await shownLogo();
+        assert.equal(light?.loaded, true, 'the light logo, from the files host');
+        assert.equal(new URL(light?.src ?? '').origin, filesOrigin);
+        assert.equal((await page.evaluate(themeFacts)).merriweather, true, 'the chosen font, served by the site');
+        assert.equal(await page.getByRole('note').filter({ hasText: 'Version 2 of the handbook is out' }).isVisible(), true);
+        assert.equal(await page.getByRole('link', { name: 'Get started' }).isVisible(), true);
+        assert.equal(await page.locator('.site-footer').getByText('© Branded Inc.').isVisible(), true);
+        await screenshot(page, 'published-site-customized-light.png');
+
+        // The reader's choice: dark, on this page and the next, and after a reload.
+        const toggle = page.getByRole('button', { name: 'Switch between light and dark theme' });
+        await toggle.click();
+        assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+        assert.equal(await accent(), '#f48fb1');
+        assert.equal(await background(), 'rgb(13, 17, 23)');
+        const dark = await shownLogo();
+        assert.equal(dark?.loaded, true, 'the dark logo');
+        assert.notEqual(dark?.src, light?.src);
+        await screenshot(page, 'published-site-customized-dark.png');
+        await page.getByRole('link', { name: 'Get started' }).click();
+        await page.waitForURL(/\/install$/);
+        assert.equal(await h1Of(page), 'Install');
+        assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark', 'kept on the next page');
+        assert.equal(await background(), 'rgb(13, 17, 23)');
+        await page.reload();
+        assert.equal(await background(), 'rgb(13, 17, 23)', 'and after a reload');
+        await toggle.click();
+        assert.equal(await background(), 'rgb(255, 255, 255)');
+        await page.goBack();
+        assert.equal(await page.locator('html').getAttribute('data-theme'), 'light');
+      } finally {
+        await context.close();
+      }
+      // A reader whose system is dark sees the site's default (light) until they choose.
+      const darkSystem = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+      try {
+        const page = await darkSystem.newPage();
+        await page.goto(url);
+        assert.equal((await page.evaluate(themeFacts)).background, 'rgb(255, 255, 255)');
+      } finally {
+        await darkSystem.close();
+      }
+      assert.deepEqual(elsewhere, [], 'nothing asked of another server');
+      assert.deepEqual(errors, [], 'no error (a blocked script or style would log one)');
+    },
+    TEST_MS,
+  );
+
+  describe('OpenID Connect visitor sign-in', () => {
+    /**
+     * A certified OpenID provider (oidc-provider) on loopback, in a process of its own (an ES
+     * module), with one confidential client and its development sign-in pages: any login signs
+     * in, and the account's claims are `ACCOUNTS[login]`.
+     */
+    const PROVIDER_SCRIPT = `
+      import { Provider } from 'oidc-provider';
+      const { port, clientId, clientSecret, redirectUri, postLogoutRedirectUri, accounts } = JSON.parse(process.env.TEST_OIDC_PROVIDER);
+      const issuer = 'http://127.0.0.1:' + port;
+      const provider = new Provider(issuer, {
+        clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], post_logout_redirect_uris: [postLogoutRedirectUri] }],
+        claims: { openid: ['sub'], profile: ['name', 'plan'] },
+        conformIdTokenClaims: false,
+        findAccount: (ctx, sub) => ({ accountId: sub, claims: () => ({ sub, ...(accounts[sub] ?? {}) }) }),
+        pkce: { required: () => true },
+        cookies: { keys: ['a test provider, nothing to keep'] },
+      });
+      provider.listen(port, '127.0.0.1', () => console.log('listening ' + issuer));
+    `;
+    const ACCOUNTS = { ada: { name: 'Ada', plan: 'pro' }, bob: { name: 'Bob', plan: 'free' } };
+    const CLIENT = { clientId: 'quire-handbook', clientSecret: 'a client secret for the test provider' };
+    let provider: ChildProcess | undefined;
+    let issuer: string;
+    let site: { id: string; urls: { published: string } };
+    let proPath: string;
+
+    beforeAll(async () => {
+      site = await newSite({ title: 'Pro handbook', spaces: [guides], visibility: 'visitor-auth' });
+      const pro = await user.api.post(`${sites()}/${site.id}/sections`, { spaceId: reference, title: 'Pro API' });
+      assert.equal(pro.status, 201, JSON.stringify(pro.body));
+      proPath = pro.body.path;
+      const patched = await user.api.patch(`${sites()}/${site.id}/sections/${pro.body.id}`, { condition: 'visitor.claims.plan == "pro"' });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+
+      const port = await freePort();
+      issuer = `http://127.0.0.1:${port}`;
+      const root = site.urls.published;
+      const settings = { port, ...CLIENT, redirectUri: `${root}~/auth/oidc/callback`, postLogoutRedirectUri: root, accounts: ACCOUNTS };
+      const started = spawn(process.execPath, ['--input-type=module', '-e', PROVIDER_SCRIPT], {
+        cwd: repoRoot(),
+        env: { ...process.env, TEST_OIDC_PROVIDER: JSON.stringify(settings) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      provider = started;
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the OpenID provider did not start: ${output}`)), 20_000);
+        const read = (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes(`listening ${issuer}`)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        started.stdout?.on('data', read);
+        started.stderr?.on('data', read);
+        started.on('exit', (code) => reject(new Error(`the OpenID provider exited (${code}): ${output}`)));
+      });
+
+      const configured = await user.api.patch(`${sites()}/${site.id}/publishing/auth`, { oidc: { issuer, ...CLIENT, scopes: ['openid', 'profile'] } });
+      assert.equal(configured.status, 200, JSON.stringify(configured.body));
+      assert.deepEqual(configured.body.oidc, {
+        issuer,
+        clientId: CLIENT.clientId,
+        scopes: ['openid', 'profile'],
+        clientSecretSet: true,
+        redirectURL: settings.redirectUri,
+        postLogoutRedirectURL: root,
+      });
+      assert.ok(!JSON.stringify(configured.body).includes(CLIENT.clientSecret), 'the client secret is never shown');
+    }, 60_000);
+
+    afterAll(() => {
+      provider?.kill();
+    });
+
+    /** A browser of its own that reaches nothing but this machine (the provider's pages ask a font host). */
+    const loopbackPage = async () => {
+      const opened = await newPage();
+      await opened.context.route(
+        (url) => url.hostname !== '127.0.0.1' && url.hostname !== 'localhost',
+        (route) => route.abort(),
+      );
+      return opened;
+    };
+    /** At the provider's sign-in page: signs in as `login` and approves the site's access. */
+    const signInAtProvider = async (page: Page, login: string) => {
+      await page.waitForURL((address) => address.origin === issuer);
+      await page.locator('input[name="login"]').fill(login);
+      await page.locator('input[name="password"]').fill('any password');
+      await page.getByRole('button', { name: 'Sign-in' }).click();
+      await page.getByRole('button', { name: 'Continue' }).click();
+    };
+
+    it(
+      'signs a visitor in at the provider, shows the sections their claims open, and signs them out',
+      async () => {
+        const root = site.urls.published;
+        const { context, page } = await loopbackPage();
+        const tabs = () => texts(page.locator('nav[aria-label="Sections"] a'));
+        try {
+          // Not signed in: off to the provider, by the site's sign-in address, and back to the page asked.
+          await page.goto(`${root}install`);
+          assert.equal(new URL(page.url()).origin, issuer, `at the provider (${page.url()})`);
+          await signInAtProvider(page, 'ada');
+          await page.waitForURL(`${root}install`);
+          assert.equal(await h1Of(page), 'Install');
+          assert.deepEqual((await tabs()).slice(-1), ['Pro API'], 'the claim plan == "pro" opens the section');
+          const cookies = (await context.cookies()).filter((cookie) => cookie.path.startsWith(pathOf(root)));
+          assert.deepEqual(
+            cookies.map((c) => [c.name, c.httpOnly, c.path]),
+            [['quire_visitor', true, pathOf(root)]],
+            'the session, and nothing left of the sign-in',
+          );
+          await page.locator('nav[aria-label="Sections"]').getByRole('link', { name: 'Pro API' }).click();
+          await page.waitForURL(`${root}${proPath}/`);
+          assert.equal(await h1Of(page), 'Endpoints');
+          await screenshot(page, 'published-site-oidc.png');
+
+          // The site's MCP endpoint admits the same session.
+          const session = cookies[0].value;
+          const mcp = (cookie?: string) =>
+            fetchBounded(`${root}~/mcp`, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                accept: 'application/json, text/event-stream',
+                ...(cookie ? { cookie: `quire_visitor=${cookie}` } : {}),
+              },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/list', params: {} }),
+            });
+          const listed = await mcp(session);
+          assert.equal(listed.status, 200, await listed.clone().text());
+          const uris = ((await listed.json()) as any).result.resources.map((resource: { uri: string }) => resource.uri);
+          assert.ok(
+            uris.some((uri: string) => uri.startsWith(`${root}${proPath}/`)),
+            `the pro section's pages: ${uris.join(', ')}`,
+          );
+          assert.equal((await mcp()).status, 401, 'not without it');
+
+          // Signing out: the session ends here and at the provider, so the site asks for a sign-in again.
+          await page.goto(`${root}~/auth/logout`);
+          await page.waitForURL((address) => address.origin === issuer);
+          await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+          await page.waitForURL((address) => address.origin === issuer && address.pathname.startsWith('/interaction/'));
+          assert.deepEqual(
+            (await context.cookies()).filter((cookie) => cookie.name === 'quire_visitor'),
+            [],
+            'the session is gone',
+          );
+          const anonymous = await fetchBounded(`${root}${proPath}/`);
+          assert.equal(anonymous.status, 302);
+          assert.equal(anonymous.headers.get('location'), `${pathOf(root)}~/auth/oidc/login?location=${encodeURIComponent(`${pathOf(root)}${proPath}/`)}`);
+
+          // Another account, whose claims do not open the section: it is not there.
+          await signInAtProvider(page, 'bob');
+          await page.waitForURL(root);
+          assert.equal(await h1Of(page), 'Introduction');
+          assert.equal((await tabs()).includes('Pro API'), false, 'plan == "free" does not open it');
+          assert.equal((await page.goto(`${root}${proPath}/`))?.status(), 404, 'nor its pages');
+        } finally {
+          await context.close();
+        }
+      },
+      TEST_MS,
+    );
+
+    it(
+      'sends a visitor back only to addresses of the site, and says when a sign-in cannot complete',
+      async () => {
+        const root = site.urls.published;
+        const login = (location: string) => fetchBounded(`${root}~/auth/oidc/login?location=${encodeURIComponent(location)}`);
+        const started = await login(`${pathOf(root)}install?x=1`);
+        assert.equal(started.status, 302);
+        const authorization = new URL(started.headers.get('location') as string);
+        assert.equal(authorization.origin, issuer);
+        assert.equal(authorization.searchParams.get('code_challenge_method'), 'S256');
+        assert.equal(authorization.searchParams.get('redirect_uri'), `${root}~/auth/oidc/callback`);
+        assert.ok(authorization.searchParams.get('state') && authorization.searchParams.get('nonce'));
+        const cookie = started.headers.get('set-cookie') ?? '';
+        assert.match(cookie, /^quire_oidc=[^;]+; Max-Age=600; Path=[^;]+\/~\/auth\/oidc\/; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+        assert.ok(!cookie.includes(authorization.searchParams.get('state') as string), 'the sign-in travels sealed');
+
+        // Back from the provider without the sign-in's cookie, or refused by the provider: a page that says so, no session.
+        const back = await fetchBounded(`${root}~/auth/oidc/callback?code=x&state=${authorization.searchParams.get('state')}`);
+        assert.equal(back.status, 401);
+        assert.match(await back.text(), /Sign-in did not complete/);
+        const refused = await fetchBounded(`${root}~/auth/oidc/callback?error=access_denied&state=x`, { headers: { cookie: cookie.split(';')[0] } });
+        assert.equal(refused.status, 401);
+        assert.doesNotMatch(refused.headers.get('set-cookie') ?? '', /quire_visitor=[^;]/);
+        await refused.arrayBuffer();
+      },
+      TEST_MS,
+    );
+  });
 });

@@ -4,7 +4,8 @@ import { HttpError } from '@quire/http';
 import type { IntegrationsConfig } from '../config';
 import { blockDomainsOf, canSee, contentSecurityPolicyText } from './catalogue';
 import { checkConfigurations, configurationJsonSchema, configurationValidator } from './configuration-schemas';
-import { decodeImage, integrationFileId, sniffImage } from './files';
+import { sniffImage } from '@quire/http';
+import { decodeIntegrationImage as decodeImage, integrationFileId } from './files';
 import { decryptSecret, encryptSecret, integrationSecrets, newSealedSigningSecret, integrationSigningSecret, sealIntegrationSecrets } from './secrets';
 
 const key = { INTEGRATIONS_SECRETS_KEY: 'k'.repeat(48) };

@@ -9,6 +9,7 @@ import {
   loadOrgAccess,
   orgRolesOf,
   requireOrgAdmin,
+  type DecodedImage,
   type KeysetPage,
   type ListQuery,
   type OrgAccess,
@@ -18,7 +19,7 @@ import { INTEGRATION_RUNTIMES, INTEGRATION_TARGETS, INTEGRATION_VISIBILITIES, in
 import { compileScript } from '../runtime';
 import { checkConfigurations, type IntegrationConfigurations } from './configuration-schemas';
 import type { IntegrationsContext } from './context';
-import { decodeImage, removeUnusedFiles, storeImages, type DecodedImage } from './files';
+import { decodeIntegrationImage, removeUnusedFiles, storeImages } from './files';
 import { accessChanged } from './installation-access';
 import { revokeInstallationTokens } from './installation-tokens';
 import { resolveOrganization } from './organizations';
@@ -125,8 +126,8 @@ async function checkPublish(ctx: IntegrationsContext, input: PublishInput): Prom
     throw httpError.badRequest(`Invalid body: script: larger than ${ctx.config.INTEGRATION_SCRIPT_MAX_BYTES} bytes (${scriptBytes})`);
   checkConfigurations(input.configurations);
   const images = [
-    ...(input.icon !== undefined ? [decodeImage(ctx, 'icon', input.icon)] : []),
-    ...(input.previewImages ?? []).map((image, index) => decodeImage(ctx, `previewImages.${index}`, image)),
+    ...(input.icon !== undefined ? [decodeIntegrationImage(ctx, 'icon', input.icon)] : []),
+    ...(input.previewImages ?? []).map((image, index) => decodeIntegrationImage(ctx, `previewImages.${index}`, image)),
   ];
   const compiled = await compileScript(input.script);
   if (!compiled.ok) throw httpError.badRequest(`Invalid body: script: does not compile: ${compiled.message}`);

@@ -1,5 +1,5 @@
 import { integration as integrationObject, list } from '@quire/contract';
-import { httpError, listEnvelope, route, type Route } from '@quire/http';
+import { httpError, imageHeaders, listEnvelope, route, type Route } from '@quire/http';
 import type { Principal } from '@quire/runtime';
 import type { IntegrationDoc } from '../db/models';
 import { listIntegrations, loadIntegration, publishIntegration, unpublishIntegration, type IntegrationViewer } from '../domain/catalogue';
@@ -101,14 +101,7 @@ export function integrationRoutes(ctx: IntegrationsContext): Route[] {
       handler: async ({ params, req, res }) => {
         const file = await loadIntegrationFile(ctx, params.integrationName, params.fileId);
         const etag = `"${file._id}"`;
-        res.set({
-          'content-type': file.contentType,
-          'cache-control': IMMUTABLE,
-          etag,
-          'x-content-type-options': 'nosniff',
-          'content-security-policy': "default-src 'none'; sandbox",
-          'cross-origin-resource-policy': 'cross-origin',
-        });
+        res.set(imageHeaders(file.contentType, etag, IMMUTABLE));
         if (req.get('if-none-match') === etag) {
           res.status(304).end();
           return;

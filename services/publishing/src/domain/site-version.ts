@@ -1,3 +1,4 @@
+import { EVENTS } from '@quire/async';
 import type { PublishingContext } from './context';
 
 /*
@@ -9,11 +10,18 @@ import type { PublishingContext } from './context';
 
 const versionKey = (siteId: string) => `publishing:site:${siteId}:version`;
 
-export async function bumpSiteVersions(ctx: Pick<PublishingContext, 'redis'>, siteIds: readonly string[]): Promise<void> {
+export async function bumpSiteVersions(ctx: Pick<PublishingContext, 'redis' | 'events' | 'logger'>, siteIds: readonly string[]): Promise<void> {
   if (!siteIds.length) return;
   const pipeline = ctx.redis.pipeline();
   for (const id of new Set(siteIds)) pipeline.incr(versionKey(id));
   await pipeline.exec();
+  // Each change is also told on the stream: the addresses the site publishes are recorded from it
+  // (domain/site-addresses), on whichever replica takes the event.
+  for (const siteId of new Set(siteIds)) {
+    await ctx.events.publish(EVENTS.siteChanged, { siteId }).catch((error: unknown) => {
+      ctx.logger.error({ err: error, siteId }, 'could not publish site.changed');
+    });
+  }
 }
 
 export async function siteVersion(ctx: Pick<PublishingContext, 'redis'>, siteId: string): Promise<string> {

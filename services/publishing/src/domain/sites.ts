@@ -202,6 +202,9 @@ export async function deleteSite(ctx: PublishingContext, siteId: string): Promis
     ctx.models.SiteSectionGroup.deleteMany({ siteId }),
     ctx.models.SiteSpace.deleteMany({ siteId }),
     ctx.models.ShareLink.deleteMany({ siteId }),
+    ctx.models.SiteFile.deleteMany({ siteId }),
+    ctx.models.SiteRedirect.deleteMany({ siteId }),
+    ctx.models.SiteAddress.deleteMany({ siteId }),
   ]);
 }
 

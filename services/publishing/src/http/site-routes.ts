@@ -155,7 +155,8 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       },
     }),
 
-    // Visitor authentication (OpenAPI SitePublishingAuth): the key visitor tokens are signed with.
+    // Visitor authentication (OpenAPI SitePublishingAuth): the key visitor tokens are signed with,
+    // and the OpenID Connect provider visitors may sign in with (shown without its client secret).
     route({
       method: 'get',
       path: `${SITE}/publishing/auth`,
@@ -165,7 +166,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       handler: async ({ caller, params }) => {
         const { access, site } = await siteOfRequest(ctx, caller, params);
         requireSiteAdmin(access, "read a site's visitor authentication key");
-        return presentPublishingAuth(site);
+        return presentPublishingAuth(site, config);
       },
     }),
 
@@ -178,7 +179,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       body: updatePublishingAuthBody,
       handler: ({ caller, params, body }) =>
         writeSiteOfRequest(ctx, caller, params, "change a site's visitor authentication", async ({ site }) =>
-          presentPublishingAuth(await updatePublishingAuth(ctx, site, body)),
+          presentPublishingAuth(await updatePublishingAuth(ctx, site, body), config),
         ),
     }),
 
@@ -190,7 +191,7 @@ export function siteRoutes(ctx: PublishingContext): Route[] {
       params: siteParams,
       handler: ({ caller, params }) =>
         writeSiteOfRequest(ctx, caller, params, "regenerate a site's visitor authentication key", async ({ site }) =>
-          presentPublishingAuth(await regeneratePublishingAuth(ctx, site)),
+          presentPublishingAuth(await regeneratePublishingAuth(ctx, site), config),
         ),
     }),
 

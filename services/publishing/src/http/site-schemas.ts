@@ -120,11 +120,30 @@ export const updateShareLinkBody = z.object({ active: z.boolean(), name: z.strin
 
 export const adaptiveSchemaBody = z.object({ jsonSchema: z.unknown().refine((v) => v !== undefined, 'Required') });
 
+/** A scope token (RFC 6749 §3.3). */
+const oidcScope = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope token (printable ASCII, no spaces, quotes or backslashes)');
+
+/**
+ * The OpenID Connect provider visitors sign in with (domain/oidc.ts checks the issuer's address);
+ * null removes it. The client secret may be left out to keep the stored one, for the same issuer and client.
+ */
+const oidcSettings = z.object({
+  issuer: z.string().min(1).max(512),
+  clientId: z.string().min(1).max(256),
+  clientSecret: z.string().min(1).max(1024).optional(),
+  scopes: z.array(oidcScope).max(20).optional(),
+});
+
 /** Visitors are sent to these addresses: http(s) only, never `javascript:` or `data:`. */
 export const updatePublishingAuthBody = z
   .object({
     backend: z.literal('custom'),
     fallbackURL: httpUrlSchema.nullable(),
     logoutURL: httpUrlSchema.nullable(),
+    oidc: oidcSettings.nullable(),
   })
   .partial();

@@ -3,6 +3,7 @@ import type { PublishingConfig } from '../config';
 import type { ShareLinkDoc, SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { sitePermissions, type OrgAccess } from '../domain/access';
 import { conditionHolds, type VisitorClaims } from '../domain/conditions';
+import { customizationOf, presentCustomization, siteSpaceCustomizationOf } from '../domain/customization';
 import { childrenOf } from '../domain/structure';
 import { isPresentable, isSectionPresentable, sectionAddress, siteSpaceAddress, type StructureView } from '../domain/structure-view';
 import { defaultSiteAddress, siteAddress, siteApiUrl, withShareKey } from '../domain/urls';
@@ -195,10 +196,17 @@ export function publishedContent(view: StructureView, access: OrgAccess, claims:
     const root = presentRootSection(view, shown);
     presented = root.siteSpaces.length ? [root] : [];
   }
+  const customizedSiteSpaces = structure.siteSpaces.filter((s) => s.customization && isPresentable(view, s) && shown(s));
   return {
     object: 'published-content-site' as const,
     site,
     structure: { type: 'sections' as const, structure: presented },
+    customizations: {
+      site: presentCustomization(customizationOf(structure.site), structure.site.customization?.updatedAt),
+      siteSpaces: Object.fromEntries(
+        customizedSiteSpaces.map((s) => [s._id, presentCustomization(siteSpaceCustomizationOf(structure.site, s), s.customization?.updatedAt)]),
+      ),
+    },
     scripts: [],
   };
 }

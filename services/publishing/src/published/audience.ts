@@ -14,7 +14,9 @@ import type { SiteAddress } from './address';
  *                      kept in a cookie; an unknown or revoked key is a 404, as if the site did not exist;
  *   visitor-auth     — a JWT signed (HS256) with the site's private key, given once as
  *                      ?jwt_token=<token> (GitBook's parameter) and then kept in a cookie until it
- *                      expires; without one the visitor is sent to the site's fallback URL, if set.
+ *                      expires, or the same cookie made by a sign-in with the site's OpenID Connect
+ *                      provider (oidc.ts); without one the visitor is sent to that sign-in when the
+ *                      site has a provider, else to the site's fallback URL, if set.
  * A visitor token's claims drive adaptive content on every site.
  */
 
@@ -35,8 +37,32 @@ export class AudienceDecision {
   ) {}
 }
 
-function cookieOptions(address: SiteAddress, expires?: Date) {
-  return { httpOnly: true, sameSite: 'lax' as const, path: address.basePath, secure: address.base.startsWith('https:'), ...(expires ? { expires } : {}) };
+function cookieOptions(address: SiteAddress, expires?: Date, path = address.basePath) {
+  return { httpOnly: true, sameSite: 'lax' as const, path, secure: address.base.startsWith('https:'), ...(expires ? { expires } : {}) };
+}
+
+/** Keeps the visitor's token (their claims) in the site's cookie until `expires`: what a sign-in gives. */
+export function setVisitorSession(res: Response, address: SiteAddress, token: string, expires: Date): void {
+  res.cookie(VISITOR_COOKIE, token, cookieOptions(address, expires));
+}
+
+/** A cookie for the addresses `below` the site's root (ending with '/'), HttpOnly like the site's own, for `maxAgeMs`. */
+export function setSiteCookie(res: Response, address: SiteAddress, name: string, value: string, below: string, maxAgeMs: number): void {
+  res.cookie(name, value, { ...cookieOptions(address, undefined, `${address.basePath}${below}`), maxAge: maxAgeMs });
+}
+
+export function clearSiteCookie(res: Response, address: SiteAddress, name: string, below = ''): void {
+  res.clearCookie(name, cookieOptions(address, undefined, `${address.basePath}${below}`));
+}
+
+/** Where an OpenID Connect sign-in starts, below a site's root (oidc.ts). */
+export const OIDC_LOGIN_PATH = '~/auth/oidc/login';
+
+/** The address asked for, as the visitor sees it (below the site's root), without the query parameters that carry a secret. */
+function addressOnSite(address: SiteAddress, req: Request): string {
+  const url = new URL(withoutSecrets(req), 'http://site.invalid');
+  const trailing = url.pathname.endsWith('/') && address.segments.length ? '/' : '';
+  return `${address.basePath}${address.segments.map(encodeURIComponent).join('/')}${trailing}${url.search}`;
 }
 
 /** The address asked for, without the query parameters that carry a secret. */
@@ -105,6 +131,11 @@ export async function admit(
   const kept = cookies[VISITOR_COOKIE];
   const read = kept ? claimsOf(site, kept) : undefined;
   if (site.visibility === 'visitor-auth' && !read) {
+    if (site.visitorAuth.oidc && inAddress === 'to-cookie') {
+      // Signed in again at the provider (a session there makes it a round of redirects), then back here.
+      const login = `${address.basePath}${OIDC_LOGIN_PATH}?location=${encodeURIComponent(addressOnSite(address, req))}`;
+      return new AudienceDecision(302, login, kept ? VISITOR_COOKIE : undefined);
+    }
     const fallback = site.visitorAuth.fallbackURL;
     if (!kept && fallback && inAddress === 'to-cookie') {
       const target = new URL(fallback);

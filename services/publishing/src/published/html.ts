@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { escapeHtml as e, type RenderedHeading } from '@quire/markdown';
 
 /*
@@ -31,6 +32,57 @@ export interface Alternate {
   href: string;
 }
 
+/** A header link (a button, or a menu of links when it has some). */
+export interface HeaderItem {
+  label: string;
+  href?: string;
+  style: 'link' | 'button-primary' | 'button-secondary';
+  links: Link[];
+}
+
+/** An image for each theme. */
+export interface Themed {
+  light: string;
+  dark: string;
+}
+
+/** How the site's customization dresses the frame (look.ts, pages.ts lookOf). */
+export interface Look {
+  /** The theme before the reader chooses one. */
+  mode: 'light' | 'dark' | 'system';
+  /** The reader may switch between light and dark (a button, kept across pages by THEME_SCRIPT). */
+  toggle: boolean;
+  /** The theme stylesheet (colours, corners, fonts). */
+  stylesheet?: string;
+  logo?: Themed;
+  favicon?: Themed | { emoji: string };
+  headerLinks: HeaderItem[];
+  footerGroups: Array<{ title: string; links: Link[] }>;
+  footerLogo?: Themed;
+  copyright?: string;
+  announcement?: { message: string; style: 'info' | 'warning' | 'danger' | 'success'; link?: Link };
+  /** Previous and next links under each page. */
+  pagination: boolean;
+  /** "Published with Quire" in the footer. */
+  trademark: boolean;
+}
+
+/** What a frame with no customization of its own looks like (a 404 where no site is). */
+export const PLAIN_LOOK: Look = { mode: 'system', toggle: false, headerLinks: [], footerGroups: [], pagination: true, trademark: false };
+
+/**
+ * The one script a site's page may run (the CSP allows it by its digest, THEME_SCRIPT_HASH): it
+ * applies the theme the reader chose on this site before the page paints, and makes the theme
+ * button switch it and keep the choice (localStorage, per site). Without script, the site's
+ * default theme shows and the button stays hidden.
+ */
+export const THEME_SCRIPT =
+  '(()=>{const d=document.documentElement,k="quire-theme:"+d.dataset.site;try{const t=localStorage.getItem(k);if(t==="light"||t==="dark")d.dataset.theme=t}catch(e){}' +
+  'document.addEventListener("DOMContentLoaded",()=>{const b=document.getElementById("_theme");if(!b)return;b.hidden=false;' +
+  'b.addEventListener("click",()=>{const m=d.dataset.mode,dark=d.dataset.theme?d.dataset.theme==="dark":m==="dark"||(m==="system"&&matchMedia("(prefers-color-scheme: dark)").matches);' +
+  'd.dataset.theme=dark?"light":"dark";try{localStorage.setItem(k,d.dataset.theme)}catch(e){}})})})()';
+export const THEME_SCRIPT_HASH = `'sha256-${createHash('sha256').update(THEME_SCRIPT).digest('base64')}'`;
+
 export interface Frame {
   lang: string;
   siteTitle: string;
@@ -49,6 +101,7 @@ export interface Frame {
   query?: string;
   /** The page as markdown, when AI agents may read the site. */
   markdown?: string;
+  look: Look;
 }
 
 export interface PageContent {
@@ -118,7 +171,57 @@ function outlineHtml(headings: RenderedHeading[]): string {
     .join('')}</ul></aside>`;
 }
 
+/** An image for each theme: each shows in its own (site.css). */
+function themedImg(image: Themed, className: string, alt: string): string {
+  if (image.light === image.dark) return `<img class="${className}" src="${e(image.light)}" alt="${e(alt)}">`;
+  return `<img class="${className} only-light" src="${e(image.light)}" alt="${e(alt)}"><img class="${className} only-dark" src="${e(image.dark)}" alt="${e(alt)}">`;
+}
+
+function iconLinks(favicon: Look['favicon']): string {
+  // No icon of its own: say so, rather than have browsers ask the host's root for one.
+  if (!favicon) return `<link rel="icon" href="data:,">`;
+  if ('emoji' in favicon) {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><text y=".9em" font-size="90">${e(favicon.emoji)}</text></svg>`;
+    return `<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(svg)}">`;
+  }
+  if (favicon.light === favicon.dark) return `<link rel="icon" href="${e(favicon.light)}">`;
+  return `<link rel="icon" href="${e(favicon.light)}" media="(prefers-color-scheme: light)"><link rel="icon" href="${e(favicon.dark)}" media="(prefers-color-scheme: dark)">`;
+}
+
+const linkHtml = (link: Link, className?: string) => `<a${className ? ` class="${className}"` : ''} href="${e(link.href)}">${e(link.label)}</a>`;
+
+function headerLinksHtml(items: HeaderItem[]): string {
+  if (!items.length) return '';
+  const item = (entry: HeaderItem) => {
+    const className = entry.style === 'link' ? undefined : entry.style;
+    if (entry.links.length)
+      return `<li><details class="menu"><summary${className ? ` class="${className}"` : ''}>${e(entry.label)}</summary><ul>${entry.links.map((link) => `<li>${linkHtml(link)}</li>`).join('')}</ul></details></li>`;
+    return `<li>${entry.href ? linkHtml({ label: entry.label, href: entry.href }, className) : `<span>${e(entry.label)}</span>`}</li>`;
+  };
+  return `<nav class="header-links" aria-label="Site links"><ul>${items.map(item).join('')}</ul></nav>`;
+}
+
+function announcementHtml(announcement: Look['announcement']): string {
+  if (!announcement) return '';
+  return `<div class="announcement announcement-${announcement.style}" role="note"><p>${e(announcement.message)}${
+    announcement.link ? ` ${linkHtml(announcement.link)}` : ''
+  }</p></div>`;
+}
+
+function footerHtml(frame: Frame): string {
+  const { look } = frame;
+  const groups = look.footerGroups.length
+    ? `<nav class="footer-groups" aria-label="Footer">${look.footerGroups
+        .map((group) => `<div><h2>${e(group.title)}</h2><ul>${group.links.map((link) => `<li>${linkHtml(link)}</li>`).join('')}</ul></div>`)
+        .join('')}</nav>`
+    : '';
+  return `<footer class="site-footer">${look.footerLogo ? themedImg(look.footerLogo, 'footer-logo', frame.siteTitle) : ''}${groups}<p>${e(look.copyright ?? frame.siteTitle)}</p>${
+    look.trademark ? '<p class="trademark">Published with Quire</p>' : ''
+  }</footer>`;
+}
+
 function frameHtml(frame: Frame, main: string, sidebar: string): string {
+  const { look } = frame;
   const meta = [
     `<meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
@@ -128,24 +231,27 @@ function frameHtml(frame: Frame, main: string, sidebar: string): string {
     ...(frame.alternates ?? []).map((alternate) => `<link rel="alternate" hreflang="${e(alternate.hreflang)}" href="${e(alternate.href)}">`),
     frame.markdown ? `<link rel="alternate" type="text/markdown" href="${e(frame.markdown)}">` : '',
     `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css">`,
-    // No icon of its own: say so, rather than have browsers ask the host's root for one.
-    `<link rel="icon" href="data:,">`,
+    look.stylesheet ? `<link rel="stylesheet" href="${e(look.stylesheet)}">` : '',
+    iconLinks(look.favicon),
+    look.toggle ? `<script>${THEME_SCRIPT}</script>` : '',
   ].join('');
+  const brand = look.logo ? themedImg(look.logo, 'logo', frame.siteTitle) : e(frame.siteTitle);
+  const toggle = look.toggle ? `<button id="_theme" class="theme-toggle" type="button" hidden aria-label="Switch between light and dark theme">◐</button>` : '';
   return `<!doctype html>
-<html lang="${e(frame.lang)}"><head>${meta}<title>${e(frame.title)}</title></head>
+<html lang="${e(frame.lang)}" data-mode="${look.mode}" data-site="${e(frame.basePath)}"><head>${meta}<title>${e(frame.title)}</title></head>
 <body><a class="skip" href="#_content">Skip to content</a>
-<header class="site-header"><a class="site-title" href="${e(frame.basePath)}">${e(frame.siteTitle)}</a>
-<form class="search" role="search" action="${e(frame.basePath)}~/search" method="get"><label for="_search-q">Search</label><input id="_search-q" name="q" type="search" value="${e(frame.query ?? '')}" placeholder="Search this site"><button type="submit">Go</button></form>
+${announcementHtml(look.announcement)}<header class="site-header"><a class="site-title" href="${e(frame.basePath)}">${brand}</a>
+${headerLinksHtml(look.headerLinks)}<form class="search" role="search" action="${e(frame.basePath)}~/search" method="get"><label for="_search-q">Search</label><input id="_search-q" name="q" type="search" value="${e(frame.query ?? '')}" placeholder="Search this site"><button type="submit">Go</button></form>${toggle}
 ${tabsHtml(frame.tabs)}</header>
 <div class="layout"><div class="sidebar">${variantsHtml(frame.variants)}${sidebar}</div>
 <main id="_content">${main}</main></div>
-<footer class="site-footer"><p>${e(frame.siteTitle)}</p></footer>
+${footerHtml(frame)}
 </body></html>`;
 }
 
 export function pageHtml(frame: Frame, page: PageContent): string {
   const pager =
-    page.previous || page.next
+    frame.look.pagination && (page.previous || page.next)
       ? `<nav class="pager" aria-label="Previous and next">${page.previous ? `<a rel="prev" href="${e(page.previous.href)}"><span>Previous</span> ${e(page.previous.label)}</a>` : ''}${
           page.next ? `<a rel="next" href="${e(page.next.href)}"><span>Next</span> ${e(page.next.label)}</a>` : ''
         }</nav>`
@@ -175,35 +281,71 @@ export function messageHtml(frame: Frame, heading: string, text: string): string
   return frameHtml(frame, `<h1>${e(heading)}</h1><p>${e(text)}</p>`, '');
 }
 
-/** The sites' one stylesheet: readable type, a sidebar layout that folds on small screens, light and dark. */
-export const STYLESHEET = `:root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--bg:#fff;--line:#d0d7de;--accent:#0b57d0;--soft:#f6f8fa}
-@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--line:#30363d;--accent:#6cb6ff;--soft:#161b22}}
-*{box-sizing:border-box}body{margin:0;font:16px/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-a{color:var(--accent)}a[aria-current="page"]{font-weight:600;color:var(--fg)}
+/** The selectors under which a page shows its dark theme: the reader's choice, else the site's default, else the system's. */
+export const DARK = {
+  chosen: ':root[data-theme=dark],:root[data-mode=dark]:not([data-theme=light])',
+  system: ':root[data-mode=system]:not([data-theme=light])',
+};
+
+const LIGHT_COLOURS =
+  'color-scheme:light;--fg:#1b1f24;--muted:#57606a;--bg:#fff;--line:#d0d7de;--soft:#f6f8fa;' +
+  '--hl-keyword:#cf222e;--hl-string:#0a3069;--hl-comment:#6e7781;--hl-number:#0550ae;--hl-title:#8250df;--hl-type:#953800;--hl-tag:#116329';
+const DARK_COLOURS =
+  'color-scheme:dark;--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--line:#30363d;--soft:#161b22;' +
+  '--hl-keyword:#ff7b72;--hl-string:#a5d6ff;--hl-comment:#8b949e;--hl-number:#79c0ff;--hl-title:#d2a8ff;--hl-type:#ffa657;--hl-tag:#7ee787';
+
+/**
+ * The sites' one stylesheet: readable type, a sidebar layout that folds on small screens, light
+ * and dark (the reader's choice, the site's default or the system's: DARK). A site's theme
+ * stylesheet (look.ts) sets its colours, corners and fonts through the custom properties here.
+ */
+export const STYLESHEET = `:root{${LIGHT_COLOURS};--accent:#0b57d0;--info:#787878;--success:#1a7f37;--warning:#bf8700;--danger:#cf222e;--radius:6px;--font-body:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;--font-heading:var(--font-body);--font-mono:ui-monospace,monospace;--link-color:var(--accent);--shadow:none}
+${DARK.chosen}{${DARK_COLOURS};--accent:#6cb6ff}
+@media (prefers-color-scheme:dark){${DARK.system}{${DARK_COLOURS};--accent:#6cb6ff}}
+:root{--tint-bg:var(--bg)}
+.only-dark{display:none}${DARK.chosen
+  .split(',')
+  .map((selector) => `${selector} .only-dark`)
+  .join(',')}{display:inline}${DARK.chosen
+  .split(',')
+  .map((selector) => `${selector} .only-light`)
+  .join(',')}{display:none}
+@media (prefers-color-scheme:dark){${DARK.system} .only-dark{display:inline}${DARK.system} .only-light{display:none}}
+*{box-sizing:border-box}body{margin:0;font:16px/1.6 var(--font-body);color:var(--fg);background:var(--bg)}
+h1,h2,h3,h4{font-family:var(--font-heading)}code,pre{font-family:var(--font-mono)}
+a{color:var(--link-color);text-decoration-color:var(--accent)}a[aria-current="page"]{font-weight:600;color:var(--fg)}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:var(--bg);padding:4px 8px;z-index:2}
-.site-header{display:flex;flex-wrap:wrap;gap:12px 24px;align-items:center;padding:12px 24px;border-bottom:1px solid var(--line)}
-.site-title{font-weight:700;font-size:1.1rem;text-decoration:none;color:var(--fg)}
-.search{display:flex;gap:6px;align-items:center;margin-left:auto}.search input{padding:4px 8px;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
+.announcement{padding:8px 24px;text-align:center;background:color-mix(in srgb,var(--info) 16%,var(--bg))}.announcement p{margin:0}
+.announcement-success{background:color-mix(in srgb,var(--success) 16%,var(--bg))}.announcement-warning{background:color-mix(in srgb,var(--warning) 18%,var(--bg))}.announcement-danger{background:color-mix(in srgb,var(--danger) 16%,var(--bg))}
+.site-header{display:flex;flex-wrap:wrap;gap:12px 24px;align-items:center;padding:12px 24px;border-bottom:1px solid var(--line);background:var(--tint-bg)}
+.site-title{font-weight:700;font-size:1.1rem;text-decoration:none;color:var(--fg);font-family:var(--font-heading)}.logo{height:32px;width:auto;vertical-align:middle}
+.header-links ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center}.header-links .menu ul{display:block;position:absolute;background:var(--bg);border:1px solid var(--line);border-radius:var(--radius);padding:8px 12px}.header-links summary{cursor:pointer}
+.button-primary,.button-secondary{display:inline-block;padding:4px 12px;border-radius:var(--radius);text-decoration:none;box-shadow:var(--shadow)}.button-primary{background:var(--accent);color:#fff}.button-secondary{border:1px solid var(--accent);color:var(--accent)}
+.search{display:flex;gap:6px;align-items:center;margin-left:auto}.search input,.search button{padding:4px 8px;border:1px solid var(--line);border-radius:var(--radius);background:var(--bg);color:var(--fg)}.search button{background:var(--soft);cursor:pointer}
+.theme-toggle{border:1px solid var(--line);border-radius:var(--radius);background:var(--bg);color:var(--fg);cursor:pointer;padding:2px 8px}
 .sections{flex-basis:100%}.sections ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px}
 .sections details ul{display:block;position:absolute;background:var(--bg);border:1px solid var(--line);padding:8px 12px}
 .layout{display:grid;grid-template-columns:260px minmax(0,1fr);gap:32px;max-width:1280px;margin:0 auto;padding:24px}
 @media (max-width:800px){.layout{grid-template-columns:1fr}}
 .sidebar ul{list-style:none;padding-left:12px;margin:0}.sidebar>nav>ul{padding-left:0}.sidebar li{margin:2px 0}
-.variants{margin-bottom:16px}.variants summary{cursor:pointer;border:1px solid var(--line);border-radius:6px;padding:4px 8px}
+.variants{margin-bottom:16px}.variants summary{cursor:pointer;border:1px solid var(--line);border-radius:var(--radius);padding:4px 8px}
 main{display:grid;grid-template-columns:minmax(0,1fr) 200px;gap:32px;align-items:start}@media (max-width:1100px){main{grid-template-columns:1fr}}
 main>h1,main>p,main>ol{grid-column:1}
 .description{color:var(--muted);font-size:1.1rem}
-.body img{max-width:100%}.body pre{background:var(--soft);padding:12px;overflow:auto;border-radius:6px}.body code{font-size:.9em}
+.body img{max-width:100%}.body pre{background:var(--soft);padding:12px;overflow:auto;border-radius:var(--radius)}.body code{font-size:.9em}
+.hljs-keyword,.hljs-selector-tag,.hljs-doctag{color:var(--hl-keyword)}.hljs-string,.hljs-regexp,.hljs-meta .hljs-string{color:var(--hl-string)}.hljs-comment,.hljs-quote,.hljs-meta{color:var(--hl-comment);font-style:italic}
+.hljs-number,.hljs-literal,.hljs-attr,.hljs-attribute,.hljs-variable,.hljs-symbol{color:var(--hl-number)}.hljs-title,.hljs-section{color:var(--hl-title)}.hljs-built_in,.hljs-type,.hljs-params{color:var(--hl-type)}.hljs-name,.hljs-tag,.hljs-selector-class,.hljs-selector-id{color:var(--hl-tag)}
 .body table{border-collapse:collapse}.body td,.body th{border:1px solid var(--line);padding:4px 8px}
-.hint{border-left:4px solid var(--accent);background:var(--soft);padding:4px 16px;margin:16px 0;border-radius:4px}.hint-success{border-color:#1a7f37}.hint-warning{border-color:#bf8700}.hint-danger{border-color:#cf222e}
-.tabs{border:1px solid var(--line);border-radius:6px;padding:4px 12px;margin:16px 0}.tab summary{cursor:pointer;font-weight:600}
-.body figure{margin:16px 0}.body figcaption{font-size:.85rem;color:var(--muted)}.embed,.file,.content-ref{border:1px solid var(--line);border-radius:6px;padding:0 12px}
+.hint{border-left:4px solid var(--info);background:var(--soft);padding:4px 16px;margin:16px 0;border-radius:var(--radius)}.hint-success{border-color:var(--success)}.hint-warning{border-color:var(--warning)}.hint-danger{border-color:var(--danger)}
+.tabs{border:1px solid var(--line);border-radius:var(--radius);padding:4px 12px;margin:16px 0}.tab summary{cursor:pointer;font-weight:600}
+.body figure{margin:16px 0}.body figcaption{font-size:.85rem;color:var(--muted)}.embed,.file,.content-ref{border:1px solid var(--line);border-radius:var(--radius);padding:0 12px}
 .stepper{counter-reset:step}.step{counter-increment:step;border-left:2px solid var(--line);padding-left:16px}.step::before{content:counter(step);font-weight:700;color:var(--muted)}
 .columns{display:flex;flex-wrap:wrap;gap:24px}.column{flex:1 1 240px}
 .anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}
 .outline{position:sticky;top:16px;font-size:.9rem}.outline h2{font-size:.9rem;text-transform:uppercase;color:var(--muted)}.outline ul{list-style:none;padding:0}.outline .level-3{padding-left:12px}
 .pager{display:flex;justify-content:space-between;gap:16px;margin-top:48px;border-top:1px solid var(--line);padding-top:16px}
-.pager a{display:block;border:1px solid var(--line);border-radius:8px;padding:8px 12px;text-decoration:none}.pager span{display:block;font-size:.8rem;color:var(--muted)}.pager a[rel=next]{margin-left:auto;text-align:right}
+.pager a{display:block;border:1px solid var(--line);border-radius:var(--radius);padding:8px 12px;text-decoration:none;box-shadow:var(--shadow)}.pager span{display:block;font-size:.8rem;color:var(--muted)}.pager a[rel=next]{margin-left:auto;text-align:right}
 .results{padding-left:20px}.results h2{font-size:1.1rem;margin-bottom:0}.ancestors{color:var(--muted);font-size:.85rem;margin:0}
-.site-footer{border-top:1px solid var(--line);padding:12px 24px;color:var(--muted);font-size:.85rem}
+.site-footer{border-top:1px solid var(--line);padding:12px 24px;color:var(--muted);font-size:.85rem;background:var(--tint-bg)}
+.footer-groups{display:flex;flex-wrap:wrap;gap:24px 48px}.footer-groups h2{font-size:.9rem;color:var(--fg)}.footer-groups ul{list-style:none;padding:0}.footer-logo{height:24px;width:auto}
 `;

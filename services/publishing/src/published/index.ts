@@ -9,6 +9,7 @@ import { siteViewCaches } from './site-view';
 import { spaceContentCaches } from './space-content';
 
 export { publishedSiteRoutes } from './routes';
+export { subscribeToAddressChanges } from './address-history';
 
 /** The caches published sites keep (PublishingCaches), for startBackendService. */
 export const publishedSiteCaches = { ...addressCaches, ...siteViewCaches, ...spaceContentCaches, ...pathCaches };

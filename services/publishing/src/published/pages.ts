@@ -1,8 +1,12 @@
 import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { byPosition } from '../domain/positions';
-import { navHtml, type Alternate, type Frame, type Link, type NavNode, type PageContent, type Tab } from './html';
+import type { z } from 'zod';
+import type { contentRef } from '@quire/contract';
+import { siteSpaceCustomizationOf, customizationOf, type CustomizationSettings } from '../domain/customization';
+import { navHtml, PLAIN_LOOK, type Alternate, type Frame, type HeaderItem, type Link, type Look, type NavNode, type PageContent, type Tab } from './html';
+import { settingsDigest } from './look';
 import { renderedBody, type PublishedContent, type PublishedFile, type PublishedPage } from './space-content';
-import { sectionPath, variantPath, type Location, type SiteView } from './site-view';
+import { sectionPath, shownVariants, variantPath, type Location, type SiteView } from './site-view';
 
 /*
  * What a published page shows besides its body — tabs, variants, navigation, previous/next —
@@ -214,11 +218,15 @@ export function frameOf(
     alternates?: Alternate[];
     query?: string;
     markdown?: string;
+    /** The addresses of the location's variant, for the customization's links to its pages. */
+    addresses?: VariantAddresses;
   },
 ): Frame {
+  const lang = input.lang || 'en';
+  const settings = input.location ? siteSpaceCustomizationOf(view.site, input.location.siteSpace) : customizationOf(view.site);
   return {
-    lang: input.lang || 'en',
-    siteTitle: view.site.title,
+    lang,
+    siteTitle: (settings.localizedTitle?.[lang as keyof typeof settings.localizedTitle] ?? settings.title) || view.site.title,
     basePath: view.address.basePath,
     title: input.title,
     description: input.description,
@@ -229,12 +237,93 @@ export function frameOf(
     alternates: input.alternates ?? [],
     query: input.query,
     markdown: input.markdown,
+    look: lookOf(view, settings, lang, input.location, input.addresses),
   };
 }
 
 /** A frame that shows nothing of a site but its title (a 404 where no site is, a sign-in page). */
 export function bareFrame(basePath: string, siteTitle: string, title: string): Frame {
-  return { lang: 'en', siteTitle, basePath, title, noIndex: true, tabs: [], variants: [] };
+  return { lang: 'en', siteTitle, basePath, title, noIndex: true, tabs: [], variants: [], look: PLAIN_LOOK };
+}
+
+type ContentRef = z.infer<typeof contentRef>;
+
+/** An address the reader's browser may follow from a link of the customization: http(s), mail, or a path of this host. */
+function safeHref(url: string): string | undefined {
+  if (/^(https?:|mailto:)/i.test(url)) return url;
+  return url.startsWith('/') && !url.startsWith('//') ? url : undefined;
+}
+
+/**
+ * Where a customization's link leads on this site: an address, a page (of the location's
+ * variant: its address; of another space of the site: that space's first page), a space (its
+ * first page), a file. undefined: nowhere the visitor may go (the link shows as text).
+ */
+function refHref(view: SiteView, ref: ContentRef | null | undefined, addresses?: VariantAddresses): string | undefined {
+  if (!ref) return undefined;
+  const spaceRoot = (spaceId: string | undefined) => {
+    const shown = shownVariants(view).find(({ siteSpace }) => siteSpace.spaceId === spaceId);
+    return shown ? variantPath(view, shown.section, shown.siteSpace) : undefined;
+  };
+  const inVariant = (spaceId: string | undefined) => (addresses && (!spaceId || spaceId === addresses.content.spaceId) ? addresses : undefined);
+  switch (ref.kind) {
+    case 'url':
+      return safeHref(ref.url);
+    case 'space':
+      return spaceRoot(ref.space);
+    case 'file': {
+      const own = inVariant(ref.space);
+      return own?.content.files.has(ref.file) ? own.file(ref.file) : undefined;
+    }
+    case 'page':
+    case 'anchor': {
+      const own = inVariant(ref.space);
+      const pageId = ref.page;
+      const anchor = ref.kind === 'anchor' ? `#${encodeURIComponent(ref.anchor)}` : '';
+      if (!pageId) return anchor || undefined;
+      if (!own) return spaceRoot(ref.space);
+      const page = own.content.byId.get(pageId);
+      return page && !page.hidden ? `${own.page(page)}${anchor}` : undefined;
+    }
+  }
+}
+
+/** How the customization dresses the frame of a page at `location` (or the site's other pages). */
+function lookOf(view: SiteView, settings: CustomizationSettings, lang: string, location?: Location, addresses?: VariantAddresses): Look {
+  const label = (item: { title: string; localizedTitle?: Partial<Record<string, string>> }) => item.localizedTitle?.[lang] ?? item.title;
+  const links = (list: Array<{ title: string; localizedTitle?: Partial<Record<string, string>>; to: ContentRef }>): Link[] =>
+    list.flatMap((link) => {
+      const href = refHref(view, link.to, addresses);
+      return href ? [{ label: label(link), href }] : [];
+    });
+  const headerLinks: HeaderItem[] = settings.header.links.map((item) => ({
+    label: label(item),
+    href: refHref(view, item.to, addresses),
+    style: item.style ?? 'link',
+    links: links(item.links),
+  }));
+  const { announcement, favicon } = settings;
+  const announcementLink = announcement?.link && links([announcement.link])[0];
+  return {
+    mode: settings.themes.default,
+    toggle: settings.themes.toggeable,
+    stylesheet: `${view.address.basePath}~/theme/${location?.siteSpace.customization ? encodeURIComponent(location.siteSpace._id) : 'site'}/${settingsDigest(settings)}.css`,
+    logo: settings.header.logo,
+    favicon: 'icon' in favicon ? favicon.icon : 'emoji' in favicon ? { emoji: favicon.emoji } : undefined,
+    headerLinks,
+    footerGroups: settings.footer.groups.map((group) => ({ title: label(group), links: links(group.links) })),
+    footerLogo: settings.footer.logo,
+    copyright: settings.footer.copyright,
+    announcement: announcement?.enabled
+      ? {
+          message: announcement.localizedMessage?.[lang as keyof typeof announcement.localizedMessage] ?? announcement.message,
+          style: announcement.style,
+          ...(announcementLink ? { link: announcementLink } : {}),
+        }
+      : undefined,
+    pagination: settings.pagination.enabled,
+    trademark: settings.trademark.enabled,
+  };
 }
 
 /** The variant's page tree (hidden pages left out), rendered once per revision and site address. */

@@ -1,15 +1,20 @@
+import { readFile } from 'node:fs/promises';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { Body, revisionFileUrl, sendCached } from '@quire/http';
 import { declareCache, type LruCache } from '@quire/runtime';
 import type { SiteSpaceDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
+import { customizationOf, siteSpaceCustomizationOf } from '../domain/customization';
 import type { SiteAddress } from './address';
 import { listedPages, llmsFullTxt, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { cachingHeaders, etagOf, notFound, sendText, textType } from './answers';
 import { searchHtml, STYLESHEET } from './html';
+import { fontFile, settingsDigest, themeCss } from './look';
 import { serveMcp } from './mcp';
+import { OIDC_PATHS } from './oidc';
 import { frameOf, VariantAddresses } from './pages';
+import { redirectOrNotFound } from './redirects';
 import { renderPage } from './render';
 import { searchSite } from './search';
 import { locate, shownVariants, type Location, type SiteView } from './site-view';
@@ -63,6 +68,19 @@ export type SitePath = {
       serve: (input: ToVisitor) => Promise<void>;
     }
 );
+
+const fonts = new Map<string, Promise<Buffer>>();
+/** A font file of ours (look.ts fontFile), read once; undefined for any other name. */
+function fontData(name: string): Promise<Buffer> | undefined {
+  let data = fonts.get(name);
+  if (!data) {
+    const file = fontFile(name);
+    if (!file) return undefined;
+    data = readFile(file);
+    fonts.set(name, data);
+  }
+  return data;
+}
 
 /** Rendered pages by ETag (everything they show), with their gzip (ctx.caches.renderedPages). */
 export const pathCaches = { renderedPages: declareCache<Body>(32) };
@@ -145,10 +163,10 @@ async function servePage({ ctx, req, res, view, address }: ToVisitor, format: 'h
   const { segments } = address;
   const path = format === 'md' ? [...segments.slice(0, -1), segments[segments.length - 1].slice(0, -'.md'.length)] : segments;
   const location = locate(view, path);
-  if (!location) return notFound(req, res, view);
+  if (!location) return redirectOrNotFound(ctx, req, res, view, segments, path, format);
   const variant = await variantContent(ctx, view, location.siteSpace);
   const page = variant && new VariantAddresses(view, location, variant).pageAt(location.pagePath);
-  if (!variant || !page) return notFound(req, res, view);
+  if (!variant || !page) return redirectOrNotFound(ctx, req, res, view, segments, path, format);
   const headers: Record<string, string> & { etag: string } = { etag: etagOf(view.version, format, path.join('/')), ...cachingHeaders(view) };
   if (format === 'md') {
     await sendCached(req, res, { headers: { 'content-type': textType('text/markdown'), ...headers }, compressible: true, body: () => pageMarkdown(page) });
@@ -172,6 +190,38 @@ export const SITE_PATHS: SitePath[] = [
     serve: async ({ req, res }) => {
       const headers = { 'content-type': textType('text/css'), etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' };
       await sendCached(req, res, { headers, compressible: true, body: () => stylesheet });
+    },
+  },
+  {
+    // The fonts a site's customization names (look.ts): files of their packages, the same for every site.
+    name: 'fonts',
+    audience: 'site',
+    matches: (segments) => segments.length === 3 && segments[0] === '~' && segments[1] === 'fonts',
+    serve: async ({ req, res, address }) => {
+      const name = address.segments[2];
+      const data = await fontData(name);
+      if (!data) return notFound(req, res, address.basePath);
+      const etag = etagOf(name);
+      res.set({ 'content-type': 'font/woff2', etag, 'cache-control': 'public, max-age=31536000, immutable' });
+      if (req.get('if-none-match') === etag) res.status(304).end();
+      else res.send(data);
+    },
+  },
+  {
+    // The theme stylesheet of the site's customization, or a site space's (`site` or its id), at an address that changes with it (look.ts).
+    name: 'theme stylesheet',
+    audience: 'site',
+    matches: (segments) => segments.length === 4 && segments[0] === '~' && segments[1] === 'theme' && segments[3].endsWith('.css'),
+    serve: async ({ ctx, req, res, address }) => {
+      const [, , owner, file] = address.segments;
+      const siteSpace = owner === 'site' ? undefined : await ctx.models.SiteSpace.findOne({ _id: owner, siteId: address.site._id }).lean<SiteSpaceDoc>();
+      if (owner !== 'site' && !siteSpace) return notFound(req, res, address.basePath);
+      const settings = siteSpace ? siteSpaceCustomizationOf(address.site, siteSpace) : customizationOf(address.site);
+      const digest = settingsDigest(settings);
+      // An address of the settings now is theirs for good; an older one gets them too, but only until they change again.
+      const cache = file === `${digest}.css` ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate';
+      const headers = { 'content-type': textType('text/css'), etag: etagOf(digest, address.basePath), 'cache-control': cache };
+      await sendCached(req, res, { headers, compressible: true, body: () => new Body(themeCss(settings, `${address.basePath}~/fonts/`)) });
     },
   },
   {
@@ -245,6 +295,7 @@ export const SITE_PATHS: SitePath[] = [
       return serveMcp(ctx, view, pages, req, res);
     },
   },
+  ...OIDC_PATHS,
   {
     // The site's own addresses are under ~/: one that is none of the above is not a page either.
     name: 'other ~/ addresses',

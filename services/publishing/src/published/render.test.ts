@@ -3,6 +3,9 @@ import { describe, it } from '@jest/globals';
 import { content as proto } from '@quire/proto';
 import type { SiteDoc, SiteSpaceDoc } from '../db/models';
 import type { SiteAddress } from './address';
+import { defaultCustomization, siteCustomizationJson, siteSpaceCustomizationOf, siteSpaceOverridesJson } from '../domain/customization';
+import { THEME_SCRIPT } from './html';
+import { fontFile, themeCss } from './look';
 import { renderPage } from './render';
 import type { Location, SiteView } from './site-view';
 import { publishedContentOf, type PublishedContent } from './space-content';
@@ -113,7 +116,7 @@ describe('renderPage', () => {
   it("shows the page in the site's frame: title, canonical address, its body with the site's addresses, navigation and neighbours", () => {
     const html = render(viewOf([english]), locationOf(english, 'guides/install'), englishContent());
     assert.match(html, /<title>Install \| Acme Docs<\/title>/);
-    assert.match(html, /<html lang="en">/);
+    assert.match(html, /<html lang="en"[ >]/);
     assert.ok(html.includes('<link rel="canonical" href="https://docs.example.com/guides/install">'));
     assert.ok(html.includes('<meta name="description" content="How to install">'));
     assert.ok(!html.includes('name="robots"'), 'a public page is indexable');
@@ -174,5 +177,73 @@ describe('renderPage', () => {
     const fresh = render(viewOf([english, french]), locationOf(english, 'guides/install'), englishContent(), new Map([['ss-fr', frenchContent()]]));
     assert.equal(again, first);
     assert.equal(fresh, first);
+  });
+
+  it("dresses the frame in the site's customization, and a site space's overrides in its own", () => {
+    const settings = {
+      ...defaultCustomization(),
+      title: 'Acme Handbook',
+      styling: { ...defaultCustomization().styling, primaryColor: { light: '#ff0066', dark: '#66ffcc' }, corners: 'straight' as const, font: 'Lato' as const },
+      favicon: { emoji: '📘' },
+      header: {
+        preset: 'default' as const,
+        logo: { light: 'https://files.example.com/logo-light.png', dark: 'https://files.example.com/logo-dark.png' },
+        links: [
+          { title: 'Install', style: 'button-primary' as const, to: { kind: 'page' as const, page: 'install' }, links: [] },
+          { title: 'Elsewhere', to: null, links: [{ title: 'Blog', to: { kind: 'url' as const, url: 'https://blog.example.com/' } }] },
+          { title: 'Script', to: { kind: 'url' as const, url: 'javascript:alert(1)' }, links: [] },
+          { title: 'Gone', to: { kind: 'page' as const, page: 'nowhere' }, links: [] },
+        ],
+      },
+      footer: { groups: [{ title: 'More', links: [{ title: 'French', to: { kind: 'space' as const, space: 'space-fr' } }] }], copyright: '© Acme <1999>' },
+      announcement: {
+        enabled: true,
+        message: 'Version 2 is out',
+        style: 'warning' as const,
+        link: { title: 'Read', to: { kind: 'page' as const, page: 'guides' } },
+      },
+      themes: { default: 'dark' as const, toggeable: true },
+      pagination: { enabled: false },
+      trademark: { enabled: true },
+    };
+    const site = siteOf({ customization: { json: siteCustomizationJson.write(settings), updatedAt: at } });
+    const html = render(viewOf([english, french], site), locationOf(english, 'guides/install'), englishContent());
+    assert.match(html, /<html lang="en" data-mode="dark" data-site="\/">/);
+    assert.match(html, /<title>Install \| Acme Docs<\/title>/, "the document's title keeps the site's name");
+    assert.match(html, /<link rel="stylesheet" href="\/~\/theme\/site\/[\w-]{16}\.css">/);
+    assert.ok(html.includes(`<script>${THEME_SCRIPT}</script>`) && html.includes('<button id="_theme"'), 'the theme switch');
+    assert.match(html, /<link rel="icon" href="data:image\/svg\+xml,[^"]*%F0%9F%93%98/);
+    assert.ok(html.includes('<img class="logo only-light" src="https://files.example.com/logo-light.png" alt="Acme Handbook">'));
+    assert.ok(html.includes('<img class="logo only-dark" src="https://files.example.com/logo-dark.png" alt="Acme Handbook">'));
+    assert.ok(html.includes('<a class="button-primary" href="/guides/install">Install</a>'), 'a page link leads to its address');
+    assert.ok(html.includes('<details class="menu"><summary>Elsewhere</summary><ul><li><a href="https://blog.example.com/">Blog</a></li></ul></details>'));
+    assert.ok(html.includes('<span>Script</span>') && !html.includes('javascript:'), 'no script address is ever a link');
+    assert.ok(html.includes('<span>Gone</span>'), 'a page that is not there is no link');
+    assert.ok(html.includes('<div class="announcement announcement-warning" role="note"><p>Version 2 is out <a href="/guides">Read</a></p></div>'));
+    assert.ok(html.includes('<h2>More</h2><ul><li><a href="/fr/">French</a></li></ul>'), 'a space link leads to its variant');
+    assert.ok(html.includes('<p>© Acme &lt;1999&gt;</p><p class="trademark">Published with Quire</p>'));
+    assert.ok(!html.includes('rel="prev"'), 'pagination off');
+    // A site space's overrides apply to its own pages only.
+    const overridden = {
+      ...english,
+      customization: {
+        json: siteSpaceOverridesJson.write({ styling: { primaryColor: { light: '#000000', dark: '#ffffff' } }, themes: { toggeable: false } }),
+        updatedAt: at,
+      },
+    };
+    const own = render(viewOf([overridden, french], site), locationOf(overridden, 'guides/install'), englishContent());
+    assert.match(own, /<link rel="stylesheet" href="\/~\/theme\/ss-en\/[\w-]{16}\.css">/);
+    assert.ok(!own.includes('<script>') && !own.includes('id="_theme"'), 'no switch where the space turns it off');
+    assert.ok(own.includes('Version 2 is out'), "the rest is the site's");
+    const css = themeCss(siteSpaceCustomizationOf(site, overridden), '/~/fonts/');
+    assert.match(css, /:root\{--radius:0;--font-body:"Lato",system-ui,sans-serif;[^}]*--accent:#000000/);
+    assert.match(css, /:root\[data-theme=dark\],:root\[data-mode=dark\]:not\(\[data-theme=light\]\)\{--accent:#ffffff/);
+    assert.match(
+      css,
+      /@font-face\{font-family:"Lato";font-style:normal;font-weight:400;font-display:swap;src:url\(\/~\/fonts\/lato-latin-400-normal\.woff2\) format\("woff2"\)\}/,
+    );
+    assert.ok(fontFile('lato-latin-400-normal.woff2'), 'the font is served from its package');
+    assert.equal(fontFile('../../package.json'), undefined);
+    assert.equal(fontFile('arial-latin-400-normal.woff2'), undefined);
   });
 });

@@ -49,6 +49,7 @@ export function renderPage(view: SiteView, location: Location, content: PageCont
     peers,
     alternates: languageAlternates(view, location, peers, origin),
     markdown: view.site.agentsContext === 'included' ? addresses.markdown(page) : undefined,
+    addresses,
   });
   return pageHtml(frame, pageContentOf(addresses, page));
 }

@@ -147,7 +147,7 @@ describe('published sites, as their visitors get them', () => {
     const home = await visit(site.urls.published);
     assert.equal(home.status, 200, home.text);
     assert.match(home.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(home.text, /<html lang="en">/);
+    assert.match(home.text, /<html lang="en"[ >]/);
     assert.match(home.text, /<title>Introduction \| Handbook<\/title>/);
     assert.match(home.text, /<h1>Introduction<\/h1>/);
     assert.match(home.text, /<p class="description">Start here\.<\/p>/);
@@ -380,7 +380,7 @@ describe('published sites, as their visitors get them', () => {
     assert.match(setup.text, new RegExp(`<a href="${de}setup">Handbuch</a>`), 'the switcher leads to the same page');
 
     const german_ = await visit(`${de}setup`);
-    assert.match(german_.text, /<html lang="de">/);
+    assert.match(german_.text, /<html lang="de"[ >]/);
     assert.deepEqual(alternates(german_.text), [
       ['de', `${de}setup`],
       ['en', `${base}setup`],
@@ -399,7 +399,7 @@ describe('published sites, as their visitors get them', () => {
     const patched = await org.admin.api.patch(`/v1/spaces/${german}`, { language: 'fr' });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     const french = await visit(`${de}setup`);
-    assert.match(french.text, /<html lang="fr">/);
+    assert.match(french.text, /<html lang="fr"[ >]/);
     assert.deepEqual(
       alternates(french.text).map(([lang]) => lang),
       ['fr', 'en', 'x-default'],
@@ -655,5 +655,137 @@ describe('published sites, as their visitors get them', () => {
     assert.doesNotMatch((await visit(`${base}~/search?q=notes`)).text, /Hidden notes/, 'hidden pages are not offered');
     assert.match((await visit(`${base}~/search?q=kettle`)).text, /1 result/);
     assert.match((await visit(`${base}~/search?q=gone`)).text, /No results/, 'a noIndex page is not searchable');
+  });
+
+  it("is customized through GitBook's site customization operations, and every page shows the change on the next visit", async () => {
+    const site = await newSite({ title: 'Branded', spaces: [guides] });
+    const customization = `${sites()}/${site.id}/customization`;
+    const base = pathOf(site.urls.published);
+    const before = await visit(base);
+    const defaults = await org.admin.api.get(customization);
+    assert.equal(defaults.status, 200, JSON.stringify(defaults.body));
+    assert.equal(defaults.body.styling.font, 'Inter');
+    assert.deepEqual(defaults.body.themes, { default: 'system', toggeable: true });
+    assert.equal(defaults.body.updatedAt, undefined, 'never set');
+    // Who may read and change it; another organization learns nothing.
+    assert.equal((await org.members.read.api.get(customization)).status, 200);
+    assert.equal((await org.members.read.api.put(customization, {})).status, 403);
+    assert.equal((await org.outsider.api.get(customization)).status, 404);
+    assert.equal((await org.outsider.api.put(customization, {})).status, 404);
+    assert.equal((await org.admin.api.get(`${sites()}/nosuchsite/customization`)).status, 404);
+    // Bad values are 400s naming the field; nothing is changed by them.
+    const bad = async (body: Record<string, unknown>, field: RegExp) => {
+      const answer = await org.admin.api.put(customization, body);
+      assert.equal(answer.status, 400, JSON.stringify(answer.body));
+      assert.match(answer.body.error.message, field);
+    };
+    await bad({ styling: { ...defaults.body.styling, primaryColor: { light: 'red', dark: '#000' } } }, /styling\.primaryColor\.light/);
+    await bad({ styling: { ...defaults.body.styling, font: 'Comic Sans' } }, /styling\.font/);
+    await bad({ header: { preset: 'default', links: [], logo: { light: 'javascript:alert(1)', dark: 'https://x.test/a.png' } } }, /header\.logo\.light/);
+    await bad(
+      {
+        header: {
+          preset: 'default',
+          links: [],
+          logo: { light: `data:image/svg+xml;base64,${Buffer.from('<svg onload="alert(1)"/>').toString('base64')}`, dark: 'https://x.test/a.png' },
+        },
+      },
+      /header\.logo\.light: must be a PNG, JPEG, GIF or WebP image/,
+    );
+    assert.equal((await org.admin.api.get(customization)).body.updatedAt, undefined);
+    // A logo uploaded with the settings, colours, a banner, header and footer links.
+    const logo = `data:image/png;base64,${PNG.toString('base64')}`;
+    const put = await org.admin.api.put(customization, {
+      title: 'Branded Docs',
+      styling: { ...defaults.body.styling, primaryColor: { light: '#c2185b', dark: '#f48fb1' }, font: 'Merriweather', corners: 'circular' },
+      header: {
+        preset: 'default',
+        logo: { light: logo, dark: logo },
+        links: [{ title: 'Install it', style: 'button-primary', to: { kind: 'page', page: pageIds.install }, links: [] }],
+      },
+      footer: {
+        groups: [{ title: 'Elsewhere', links: [{ title: 'Status', to: { kind: 'url', url: 'https://status.example.com/' } }] }],
+        copyright: '© Branded',
+      },
+      announcement: { enabled: true, message: 'Version 2 is out', style: 'info' },
+      themes: { default: 'light', toggeable: true },
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.equal(put.body.styling.font, 'Merriweather');
+    assert.equal(put.body.ai.mode, 'none', 'a part left out takes its default');
+    assert.ok(put.body.updatedAt);
+    const logoUrl = put.body.header.logo.light as string;
+    assert.equal(new URL(logoUrl).origin, FILES_BASE_URL, 'the uploaded logo is served from the files host');
+    assert.equal(put.body.header.logo.dark, logoUrl, 'the same image is stored once');
+    assert.deepEqual((await org.admin.api.get(customization)).body, put.body);
+    const image = await download(logoUrl);
+    assert.equal(image.status, 200);
+    assert.deepEqual(image.bytes, PNG);
+    assert.equal(image.headers.get('content-type'), 'image/png');
+    assert.equal(image.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(image.headers.get('content-security-policy') ?? '', /sandbox/);
+    assert.equal((await visit(new URL(logoUrl).pathname)).status, 404, 'not on the API host');
+    // The next visit shows it all (the site's version moved: a new ETag).
+    const after = await visit(base, { 'if-none-match': before.headers.get('etag') as string });
+    assert.equal(after.status, 200);
+    assert.match(after.text, /<html lang="en" data-mode="light"/);
+    assert.ok(after.text.includes(`<img class="logo" src="${logoUrl}" alt="Branded Docs">`));
+    assert.ok(after.text.includes(`<a class="button-primary" href="${base}install">Install it</a>`));
+    assert.ok(after.text.includes('<div class="announcement announcement-info" role="note"><p>Version 2 is out</p></div>'));
+    assert.ok(after.text.includes('<a href="https://status.example.com/">Status</a>') && after.text.includes('<p>© Branded</p>'));
+    const theme = /<link rel="stylesheet" href="([^"]+\/~\/theme\/site\/[\w-]+\.css)">/.exec(after.text)?.[1] as string;
+    assert.ok(theme, after.text.slice(0, 2000));
+    const css = await visit(theme);
+    assert.equal(css.status, 200);
+    assert.match(css.headers.get('cache-control') ?? '', /immutable/);
+    assert.match(css.text, /--accent:#c2185b/);
+    assert.match(css.text, /--radius:14px/);
+    const font = /url\(([^)]+merriweather-latin-400-normal\.woff2)\)/.exec(css.text)?.[1] as string;
+    assert.ok(font, css.text);
+    const fontFile = await visit(font);
+    assert.equal(fontFile.status, 200);
+    assert.equal(fontFile.headers.get('content-type'), 'font/woff2');
+    assert.equal(fontFile.bytes.subarray(0, 4).toString('latin1'), 'wOF2');
+    assert.equal((await visit(`${base}~/fonts/nosuch-latin-400-normal.woff2`)).status, 404);
+    assert.match(after.headers.get('content-security-policy') ?? '', /font-src 'self'; script-src 'sha256-[\w+/=]+'/);
+    // The published structure carries it.
+    const published = await org.admin.api.get(`${sites()}/${site.id}/published`);
+    assert.equal(published.status, 200);
+    assert.deepEqual(published.body.customizations, { site: put.body, siteSpaces: {} });
+    // A site space overrides parts of it; two overrides at once both take effect.
+    const siteSpaces = await org.admin.api.get(`${sites()}/${site.id}/site-spaces`);
+    const siteSpaceId = siteSpaces.body.items[0].id as string;
+    const spaceCustomization = `${sites()}/${site.id}/site-spaces/${siteSpaceId}/customization`;
+    assert.equal((await org.admin.api.get(spaceCustomization)).body.hasOverrides, false);
+    const [colour, banner] = await Promise.all([
+      org.admin.api.patch(spaceCustomization, { styling: { primaryColor: { light: '#2e7d32', dark: '#a5d6a7' } } }),
+      org.admin.api.patch(spaceCustomization, { announcement: { enabled: true, message: 'Guides moved', style: 'warning' } }),
+    ]);
+    assert.equal(colour.status, 200, JSON.stringify(colour.body));
+    assert.equal(banner.status, 200, JSON.stringify(banner.body));
+    const overridden = await org.admin.api.get(spaceCustomization);
+    assert.equal(overridden.body.hasOverrides, true);
+    assert.equal(overridden.body.styling.primaryColor.light, '#2e7d32');
+    assert.equal(overridden.body.announcement.message, 'Guides moved');
+    assert.equal(overridden.body.styling.font, 'Merriweather', "the rest is the site's");
+    assert.equal((await org.admin.api.patch(spaceCustomization, { styling: { corners: 'pointy' } })).status, 400);
+    assert.equal((await org.members.read.api.patch(spaceCustomization, { title: 'No' })).status, 403);
+    assert.equal((await org.admin.api.get(`${sites()}/${site.id}/site-spaces/nosuch/customization`)).status, 404);
+    assert.deepEqual(Object.keys((await org.admin.api.get(`${sites()}/${site.id}/published`)).body.customizations.siteSpaces), [siteSpaceId]);
+    const spacePage = await visit(base);
+    assert.ok(spacePage.text.includes('Guides moved') && spacePage.text.includes(`~/theme/${siteSpaceId}/`));
+    // null puts the site's value back; DELETE removes every override, and again is a 204.
+    const reset = await org.admin.api.patch(spaceCustomization, { announcement: null, styling: { primaryColor: null } });
+    assert.equal(reset.status, 200);
+    assert.equal(reset.body.hasOverrides, false);
+    assert.equal(reset.body.announcement.message, 'Version 2 is out');
+    await org.admin.api.patch(spaceCustomization, { title: 'Guides only' });
+    assert.equal((await org.admin.api.delete(spaceCustomization)).status, 204);
+    assert.equal((await org.admin.api.delete(spaceCustomization)).status, 204);
+    assert.equal((await org.admin.api.get(spaceCustomization)).body.hasOverrides, false);
+    // Replacing the settings without the logo removes the uploaded image.
+    assert.equal((await org.admin.api.put(customization, {})).status, 200);
+    assert.equal((await download(logoUrl)).status, 404);
+    assert.doesNotMatch((await visit(base)).text, /class="logo"/);
   });
 });

@@ -156,7 +156,7 @@ describe('publishing gRPC and space events (real datastore)', () => {
 
   beforeAll(async () => {
     env = await testEnvironment();
-    const config: PublishingConfig = { ...testBackendConfig(env), SITES_BASE_DOMAIN: 'sites.test' };
+    const config: PublishingConfig = { ...testBackendConfig(env), SITES_BASE_DOMAIN: 'sites.test', PUBLISHING_ALLOW_PRIVATE_NETWORKS: false };
     service = await startPublishing(config, { handleSignals: false, subscribeToEvents: false });
     client = createGrpcClient(publishing.PublishingServiceDefinition, {
       address: `127.0.0.1:${service.grpcPort}`,
