@@ -3,6 +3,9 @@ import { defineEvent } from './events';
 
 const id = z.string().min(1);
 
+/** Most page views one site.views event carries. */
+export const SITE_VIEWS_PER_EVENT = 100;
+
 const spaceOf = z.object({ organizationId: id, spaceId: id });
 
 /** A Git import or export of a space; its revision and commit are empty when there is none yet. */
@@ -43,27 +46,35 @@ export const EVENTS = {
    */
   siteChanged: defineEvent('site.changed', z.object({ siteId: id })),
   /**
-   * publishing: a visitor opened a page of a published site (a page view, the 304s of a revisit
-   * included). The visitor's cookies are never put on the stream (always empty: a site's cookies
-   * hold its share key and the visitor's token).
+   * publishing: visitors opened pages of one published site (page views, the 304s of revisits
+   * included), a few at a time: each view is one entry of `views`, in the order they were read.
+   * The visitors' cookies are never put on the stream (always empty: a site's cookies hold its
+   * share key and the visitor's token).
    */
   siteViewed: defineEvent(
-    'site.viewed',
+    'site.views',
     z.object({
       organizationId: id,
       siteId: id,
-      siteSpaceId: id,
-      spaceId: id,
-      pageId: id,
-      url: z.string(),
-      referrer: z.string().optional(),
-      visitor: z.object({
-        anonymousId: z.string(),
-        userAgent: z.string(),
-        ip: z.string(),
-        language: z.string().optional(),
-        cookies: z.record(z.string(), z.string()),
-      }),
+      views: z
+        .array(
+          z.object({
+            siteSpaceId: id,
+            spaceId: id,
+            pageId: id,
+            url: z.string(),
+            referrer: z.string().optional(),
+            visitor: z.object({
+              anonymousId: z.string(),
+              userAgent: z.string(),
+              ip: z.string(),
+              language: z.string().optional(),
+              cookies: z.record(z.string(), z.string()),
+            }),
+          }),
+        )
+        .min(1)
+        .max(SITE_VIEWS_PER_EVENT),
     }),
   ),
 } as const;

@@ -13,4 +13,4 @@ export {
 } from './events';
 export { createJobQueue, jobLockMs, queuePerInstance, type JobQueue, type JobState, type QueueHost, type QueuePerInstance, type WorkOptions } from './jobs';
 export { withTenantSlot, type Fairness } from './fairness';
-export { EVENTS } from './event-types';
+export { EVENTS, SITE_VIEWS_PER_EVENT } from './event-types';

@@ -7,7 +7,7 @@ import type { PublishingContext } from './domain/context';
 import { subscribeToSpaceEvents } from './domain/space-events';
 import { publishingGrpc } from './grpc/server';
 import { publishingRoutes } from './http';
-import { publishedSiteCaches, subscribeToAddressChanges } from './published';
+import { flushSiteViews, publishedSiteCaches, subscribeToAddressChanges } from './published';
 
 /** Starts the publishing service (REST + gRPC + space events) against its own database. */
 export function startPublishing(
@@ -23,9 +23,11 @@ export function startPublishing(
     routes: publishingRoutes,
     grpc: (server, ctx) => server.add(publishing.PublishingServiceDefinition, publishingGrpc(ctx)),
     background: async (ctx) => {
-      if (options.subscribeToEvents === false) return;
+      // Page views gathered and not told yet are told when the service stops (after its last request).
+      if (options.subscribeToEvents === false) return () => flushSiteViews(ctx);
       const subscriptions = await Promise.all([subscribeToSpaceEvents(ctx), subscribeToAddressChanges(ctx)]);
       return async () => {
+        await flushSiteViews(ctx);
         await Promise.all(subscriptions.map((subscription) => subscription.stop()));
       };
     },

@@ -14,9 +14,9 @@ import { derivedEventId, recordEvents } from './events';
  * `space.content_updated`): the event id derives from the installation, the space and the new
  * revision, so each installation gets one event per revision whatever arrives.
  *
- * A page view of a published site (`site.viewed`) is `site_view` for every installation on that
- * site, or on all the sites of its organization: one per view, its id derived from the stream
- * event's, so a redelivered view is recorded once.
+ * A page view of a published site (one of a `site.views` event's) is `site_view` for every
+ * installation on that site, or on all the sites of its organization: one per view, its id
+ * derived from the stream event's and the view's place in it, so a redelivered view is recorded once.
  */
 
 const INTAKE_EVENTS = [
@@ -87,57 +87,59 @@ async function spaceEvent(
   return recordForEach(ctx, installations, { type: input.type, subject: { spaceId: input.spaceId }, key: input.key, fields: input.fields });
 }
 
-/**
- * Records GitBook's event `type` about `subject` (a space or a site) for each of `installations`:
- * one per installation and `key`, `fields` completing its payload.
- */
-function recordForEach(
-  ctx: IntegrationsContext,
-  installations: TargetedInstallation[],
-  event: { type: string; subject: { spaceId: string } | { siteId: string }; key: string; fields: Record<string, unknown> },
-): Promise<number> {
+type Happening = { type: string; subject: { spaceId: string } | { siteId: string }; key: string; fields: Record<string, unknown> };
+
+/** GitBook's event `type` about `subject` (a space or a site) for each of `installations`: one per installation and `key`, `fields` completing its payload. */
+function eventsFor(installations: TargetedInstallation[], event: Happening) {
   const subjectId = 'spaceId' in event.subject ? event.subject.spaceId : event.subject.siteId;
-  return recordEvents(
-    ctx,
-    installations.map((installation) => ({
-      integrationName: installation.integrationName,
+  return installations.map((installation) => ({
+    integrationName: installation.integrationName,
+    installationId: installation._id,
+    organizationId: installation.organizationId,
+    payload: {
+      eventId: derivedEventId(event.type, installation._id, subjectId, event.key),
+      type: event.type,
       installationId: installation._id,
-      organizationId: installation.organizationId,
-      payload: {
-        eventId: derivedEventId(event.type, installation._id, subjectId, event.key),
-        type: event.type,
-        installationId: installation._id,
-        ...event.subject,
-        ...event.fields,
-      },
-    })),
-  );
+      ...event.subject,
+      ...event.fields,
+    },
+  }));
+}
+
+/** Records `event` for each of `installations` (eventsFor); returns how many were new. */
+function recordForEach(ctx: IntegrationsContext, installations: TargetedInstallation[], event: Happening): Promise<number> {
+  return recordEvents(ctx, eventsFor(installations, event));
 }
 
 /**
- * Records `site_view` (GitBook's SiteViewEvent) for each installation on the viewed site; returns
- * how many were new. Each view is its own event: the id derives from the stream event's, so a
- * redelivery of the same view records nothing new. The visitor is GitBook's EventVisitor, its own
- * fields only; cookies are never passed on (a site's cookies hold its share key and the visitor's
- * token, secrets no third party may read).
+ * Records `site_view` (GitBook's SiteViewEvent) for each installation on the viewed site, one per
+ * view of the stream event; returns how many were new. Each view is its own event: its id derives
+ * from the stream event's and the view's index, so a redelivery records nothing new. The visitor is
+ * GitBook's EventVisitor, its own fields only; cookies are never passed on (a site's cookies hold
+ * its share key and the visitor's token, secrets no third party may read).
  */
 async function siteViewed(ctx: IntegrationsContext, event: EventOf<typeof EVENTS.siteViewed>): Promise<number> {
-  const { organizationId, siteId, siteSpaceId, spaceId, pageId, url, referrer, visitor } = event.payload;
-  const { anonymousId, userAgent, ip, language } = visitor;
+  const { organizationId, siteId, views } = event.payload;
   const installations = await installationsOn(ctx, 'site', organizationId, siteId);
-  return recordForEach(ctx, installations, {
-    type: 'site_view',
-    subject: { siteId },
-    key: event.id,
-    fields: {
-      spaceId,
-      siteSpaceId,
-      pageId,
-      visitor: { anonymousId, cookies: {}, userAgent, ip, ...(language ? { language } : {}) },
-      url,
-      referrer: referrer ?? '',
-    },
-  });
+  if (!installations.length) return 0;
+  return recordEvents(
+    ctx,
+    views.flatMap(({ siteSpaceId, spaceId, pageId, url, referrer, visitor: { anonymousId, userAgent, ip, language } }, index) =>
+      eventsFor(installations, {
+        type: 'site_view',
+        subject: { siteId },
+        key: index === 0 ? event.id : `${event.id}:${index}`,
+        fields: {
+          spaceId,
+          siteSpaceId,
+          pageId,
+          visitor: { anonymousId, cookies: {}, userAgent, ip, ...(language ? { language } : {}) },
+          url,
+          referrer: referrer ?? '',
+        },
+      }),
+    ),
+  );
 }
 
 /** Applies one stream event (idempotent: at-least-once delivery may repeat it). */

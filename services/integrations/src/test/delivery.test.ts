@@ -297,9 +297,7 @@ describe('integration events: recording and delivery (domain, real datastore and
     await settled(paused._id, 2);
 
     const before = tunnel.received.length;
-    const payload = {
-      organizationId: org,
-      siteId: 'site-1',
+    const seen = {
       siteSpaceId: 'site-space-1',
       spaceId: 'space-1',
       pageId: 'page-1',
@@ -315,6 +313,7 @@ describe('integration events: recording and delivery (domain, real datastore and
       },
       secret: 'never-sent',
     };
+    const payload = { organizationId: org, siteId: 'site-1', views: [seen] };
     const view1 = createEvent(EVENTS.siteViewed, payload, { id: 'site-view-stream-1' });
     await applyStreamEvent(ctx, view1);
     // Redelivered (at least once): nothing new.
@@ -322,7 +321,14 @@ describe('integration events: recording and delivery (domain, real datastore and
     // Not a view of this organization's site: nothing.
     await applyStreamEvent(ctx, createEvent(EVENTS.siteViewed, { ...payload, organizationId: 'site-view-forger' }, { id: 'site-view-forged' }));
     // Not a usable one: the event bus drops it (logged) before the intake.
-    for (const unusable of [{ ...payload, siteId: undefined }, { ...payload, organizationId: undefined }, { ...payload, siteId: ['site-1'] }, null]) {
+    for (const unusable of [
+      { ...payload, siteId: undefined },
+      { ...payload, organizationId: undefined },
+      { ...payload, siteId: ['site-1'] },
+      { ...payload, views: [] },
+      { ...payload, views: [{ ...seen, pageId: undefined }] },
+      null,
+    ]) {
       assert.equal(EVENTS.siteViewed.schema.safeParse(unusable).success, false);
     }
     await settled(onSite._id, 5);
@@ -361,15 +367,28 @@ describe('integration events: recording and delivery (domain, real datastore and
     assert.equal(await ofInstallation(elsewhere._id), 0, 'another organization’s site installation');
     assert.equal(await ofInstallation(spacesOnly._id), 0, 'an installation on all spaces only');
 
-    // Another view of the same page (its own stream event) is another event; a referrer is kept.
-    await applyStreamEvent(ctx, createEvent(EVENTS.siteViewed, { ...payload, referrer: 'https://search.example.test/' }, { id: 'site-view-stream-2' }));
-    await settled(onSite._id, 6);
-    const views = (await eventsOf(onSite._id)).filter((e) => e.type === 'site_view' && e.installationId === installation._id);
-    assert.equal(views.length, 2);
-    assert.deepEqual(
-      views.map((e) => JSON.parse(e.payload).referrer),
-      ['', 'https://search.example.test/'],
+    // Other views of the same page (one stream event carrying two) are events of their own; a referrer is kept.
+    const two = createEvent(
+      EVENTS.siteViewed,
+      {
+        ...payload,
+        views: [
+          { ...seen, referrer: 'https://search.example.test/' },
+          { ...seen, pageId: 'page-2' },
+        ],
+      },
+      { id: 'site-view-stream-2' },
     );
+    await applyStreamEvent(ctx, two);
+    await applyStreamEvent(ctx, two);
+    await settled(onSite._id, 7);
+    const views = (await eventsOf(onSite._id)).filter((e) => e.type === 'site_view' && e.installationId === installation._id);
+    assert.equal(views.length, 3, 'one per view, each once');
+    assert.deepEqual(views.map((e) => [JSON.parse(e.payload).pageId, JSON.parse(e.payload).referrer]).sort(), [
+      ['page-1', ''],
+      ['page-1', 'https://search.example.test/'],
+      ['page-2', ''],
+    ]);
   });
 
   it('retries a failing tunnel with backoff and keeps every attempt in the trace', async () => {

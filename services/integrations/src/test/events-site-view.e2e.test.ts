@@ -69,9 +69,13 @@ describe('integrations: site_view from the views of a published site', () => {
     const inCustomer = await installOnSite(customer, NAME, customerSite.id);
     expectOk(await customer.admin.api.patch(`/v1/integrations/${NAME}/installations/${inCustomer.id}`, { site_selection: 'all' }));
 
-    const view = (pageId: string, extra: Record<string, unknown> = {}) => ({
-      organizationId: vendor.id,
-      siteId: site.id,
+    // One view per event here (publishing gathers a few per event: its own tests).
+    const view = (pageId: string, { organizationId = vendor.id, siteId = site.id, ...extra }: Record<string, unknown> = {}) => ({
+      organizationId: organizationId as string,
+      siteId: siteId as string,
+      views: [viewOf(pageId, extra)],
+    });
+    const viewOf = (pageId: string, extra: Record<string, unknown>) => ({
       siteSpaceId: 'site-space-of-the-test',
       spaceId: 'space-of-the-test',
       pageId,
@@ -191,11 +195,15 @@ describe('integrations: site_view from the views of a published site', () => {
           {
             organizationId,
             siteId,
-            siteSpaceId: 'site-space-of-the-test',
-            spaceId: 'space-of-the-test',
-            pageId,
-            url: `${stack.baseUrl}/${pageId}`,
-            visitor: { anonymousId: 'anon-1', userAgent: '', ip: '', cookies: {} },
+            views: [
+              {
+                siteSpaceId: 'site-space-of-the-test',
+                spaceId: 'space-of-the-test',
+                pageId,
+                url: `${stack.baseUrl}/${pageId}`,
+                visitor: { anonymousId: 'anon-1', userAgent: '', ip: '', cookies: {} },
+              },
+            ],
           },
           { organizationId },
         );

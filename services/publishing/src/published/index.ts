@@ -10,6 +10,7 @@ import { spaceContentCaches } from './space-content';
 
 export { publishedSiteRoutes } from './routes';
 export { subscribeToAddressChanges } from './address-history';
+export { flushSiteViews } from './site-viewed';
 
 /** The caches published sites keep (PublishingCaches), for startBackendService. */
 export const publishedSiteCaches = { ...addressCaches, ...siteViewCaches, ...spaceContentCaches, ...pathCaches };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { clientsOf } from '@quire/http';
-import { declareCache, type LruCache } from '@quire/runtime';
+import { databaseUri, declareCache, InvalidatedCache, type CacheInvalidation, type LruCache } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
@@ -11,7 +11,8 @@ import type { SiteAddress } from './address';
  * A published site as one visitor sees it: the sections, groups and site spaces whose
  * conditions hold for their claims, the spaces' current revisions, and which section, variant
  * and page an address names. The structure is kept in this process under the site's version
- * (domain/site-version), so reading it costs one Redis read while the site does not change.
+ * (domain/site-version) and the spaces' states until content writes them (spaceCacheOf), so
+ * while neither changes a view costs no call to Redis, the datastore or content.
  */
 
 export interface SpaceState {
@@ -65,31 +66,77 @@ declare module '../domain/context' {
 const STRUCTURE_DOC_HEAP_BYTES = 1024;
 /** A structure read longer ago than this is read again even if no change was announced (a lost bump). */
 const STRUCTURE_TTL_MS = 60_000;
-
-/** The site's structure under `version` (read before `site` was: see address.ts). */
-async function structureOf(ctx: PublishingContext, site: SiteDoc, version: string): Promise<{ structure: SiteStructure; version: string }> {
+/** The site's structure under `version` (read before `site` was: see address.ts), as kept. */
+async function structureOf(ctx: PublishingContext, site: SiteDoc, version: string): Promise<KeptStructure> {
   const kept = ctx.caches.siteStructures.get(site._id);
-  if (kept && kept.version === version && Date.now() - kept.at < STRUCTURE_TTL_MS) return { structure: { ...kept.structure, site }, version };
-  const structure = await loadStructure(ctx, site);
+  if (kept && kept.version === version && Date.now() - kept.at < STRUCTURE_TTL_MS) return kept;
+  const { site: _site, ...structure } = await loadStructure(ctx, site);
   const docs = 1 + structure.sections.length + structure.groups.length + structure.siteSpaces.length;
-  ctx.caches.siteStructures.set(site._id, { version, structure, at: Date.now() }, docs * STRUCTURE_DOC_HEAP_BYTES);
-  return { structure, version };
+  const fresh: KeptStructure = { version, structure, at: Date.now() };
+  ctx.caches.siteStructures.set(site._id, fresh, docs * STRUCTURE_DOC_HEAP_BYTES);
+  return fresh;
 }
 
-/** The live spaces of the site's organization among `ids`, with their current revisions: one BatchGetSpaces. */
+/** A space's state kept longer than this is read again, should a broadcast have been missed. */
+const SPACE_STATE_TTL_MS = 60_000;
+
+/** What this replica keeps of a space: its state, or nothing (a space gone, or another organization's). */
+type KeptSpace = { organizationId: string; state?: SpaceState };
+const spaceCaches = new WeakMap<PublishingContext['redis'], InvalidatedCache<KeptSpace>>();
+
+/**
+ * Spaces' states by id, kept in this replica and dropped by content's own writes: every write of
+ * a space document (a merge moving its revision, a new title or language, the trash) is
+ * broadcast on Redis's invalidation channel before it returns (@quire/runtime DocumentCache),
+ * naming the collection `<content's database>.spaces` and the ids. So a merge shows on the very
+ * next page, and an unchanged space costs no call to content.
+ */
+function spaceCacheOf(ctx: PublishingContext): InvalidatedCache<KeptSpace> {
+  let cache = spaceCaches.get(ctx.redis);
+  if (!cache) {
+    const spaces = `${new URL(databaseUri('content', ctx.config)).pathname.slice(1)}.spaces`;
+    const select = (invalidation: CacheInvalidation) =>
+      invalidation.type === 'documents' && invalidation.collection === spaces
+        ? invalidation.ids
+          ? { keys: invalidation.ids }
+          : { prefixes: [''] }
+        : undefined;
+    cache = new InvalidatedCache<KeptSpace>(ctx.redis, { name: 'published-spaces', max: 50_000, ttlMs: SPACE_STATE_TTL_MS, select, logger: ctx.logger });
+    spaceCaches.set(ctx.redis, cache);
+  }
+  return cache;
+}
+
+/** The live spaces of the site's organization among `ids`, with their current revisions: those not kept, in one BatchGetSpaces. */
 async function spaceStates(ctx: PublishingContext, organizationId: string, ids: string[]): Promise<Map<string, SpaceState>> {
+  const cache = spaceCacheOf(ctx);
   const states = new Map<string, SpaceState>();
-  const unique = [...new Set(ids)];
-  const { spaces } = await clientsOf(ctx).content.batchGetSpaces({ ids: unique, includeDeleted: false, lean: true });
-  for (const space of spaces) {
-    if (space.organizationId !== organizationId || space.deleteTime) continue;
-    states.set(space.id, { id: space.id, title: space.title, revisionId: space.revisionId, updated: space.updateTime?.toISOString() ?? '' });
+  const missing: string[] = [];
+  for (const id of new Set(ids)) {
+    const kept = cache.lookup(id);
+    if (!kept) missing.push(id);
+    else if (kept.state && kept.organizationId === organizationId) states.set(id, kept.state);
+  }
+  if (!missing.length) return states;
+  const mark = cache.mark();
+  const { spaces } = await clientsOf(ctx).content.batchGetSpaces({ ids: missing, includeDeleted: false, lean: true });
+  const found = new Map(spaces.map((space) => [space.id, space]));
+  for (const id of missing) {
+    const space = found.get(id);
+    const state =
+      space && !space.deleteTime
+        ? { id: space.id, title: space.title, revisionId: space.revisionId, updated: space.updateTime?.toISOString() ?? '' }
+        : undefined;
+    cache.keep(id, { organizationId: space?.organizationId ?? '', ...(state ? { state } : {}) }, mark);
+    if (state && space?.organizationId === organizationId) states.set(id, state);
   }
   return states;
 }
 
 export async function siteView(ctx: PublishingContext, address: SiteAddress, claims: VisitorClaims): Promise<SiteView> {
-  const { structure, version } = await structureOf(ctx, address.site, address.version);
+  const kept = await structureOf(ctx, address.site, address.version);
+  const { version } = kept;
+  const structure: SiteStructure = { ...kept.structure, site: address.site };
   const spaces = await spaceStates(
     ctx,
     address.site.organizationId,

@@ -1,14 +1,63 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { EVENTS } from '@quire/async';
+import { EVENTS, SITE_VIEWS_PER_EVENT, type EventInput } from '@quire/async';
 import type { PublishingContext } from '../domain/context';
 import type { Location, SiteView } from './site-view';
 import type { PublishedPage } from './space-content';
 
 /*
- * The view event of published sites (GitBook's site_view, EVENTS.siteViewed): published here
- * only, once per page a visitor reads (a 200 or a 304).
+ * The view events of published sites (GitBook's site_view, EVENTS.siteViewed): published here
+ * only, one view per page a visitor reads (a 200 or a 304). Views are gathered per site and told
+ * a few at a time — at most SITE_VIEWS_PER_EVENT per event, at most FLUSH_MS after the first
+ * of them — so that a busy site costs the event stream, and every consumer reading it, one entry
+ * per batch rather than one per request. Every view is in one event: counts stay exact. A
+ * process that stops tells what it gathered (flushSiteViews); one that crashes loses at most
+ * FLUSH_MS of views.
  */
+
+type View = EventInput<typeof EVENTS.siteViewed>['views'][number];
+
+/** Longest a view waits to be told. */
+const FLUSH_MS = 200;
+
+interface Gathered {
+  organizationId: string;
+  siteId: string;
+  views: View[];
+}
+
+interface Gatherer {
+  sites: Map<string, Gathered>;
+  timer?: NodeJS.Timeout;
+}
+
+const gatherers = new WeakMap<PublishingContext, Gatherer>();
+
+function gathererOf(ctx: PublishingContext): Gatherer {
+  let gatherer = gatherers.get(ctx);
+  if (!gatherer) {
+    gatherer = { sites: new Map() };
+    gatherers.set(ctx, gatherer);
+  }
+  return gatherer;
+}
+
+function publish(ctx: PublishingContext, { organizationId, siteId, views }: Gathered): Promise<void> {
+  return ctx.events
+    .publish(EVENTS.siteViewed, { organizationId, siteId, views }, { organizationId })
+    .then(() => undefined)
+    .catch((error: unknown) => ctx.logger.warn({ err: (error as Error).message, siteId, views: views.length }, 'site views not announced'));
+}
+
+/** Tells every view gathered so far. */
+export async function flushSiteViews(ctx: PublishingContext): Promise<void> {
+  const gatherer = gathererOf(ctx);
+  clearTimeout(gatherer.timer);
+  gatherer.timer = undefined;
+  const batches = [...gatherer.sites.values()];
+  gatherer.sites.clear();
+  await Promise.all(batches.map((batch) => publish(ctx, batch)));
+}
 
 /** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
 export function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
@@ -16,20 +65,29 @@ export function announceView(ctx: PublishingContext, req: Request, view: SiteVie
   const userAgent = req.get('user-agent') ?? '';
   const anonymousId = createHash('sha256').update(`${view.site._id}\n${ip}\n${userAgent}`).digest('base64url').slice(0, 22);
   const referrer = req.get('referer');
-  void ctx.events
-    .publish(
-      EVENTS.siteViewed,
-      {
-        organizationId: view.site.organizationId,
-        siteId: view.site._id,
-        siteSpaceId: location.siteSpace._id,
-        spaceId: location.siteSpace.spaceId,
-        pageId: page.id,
-        url: `${new URL(view.address.base).origin}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
-        ...(referrer ? { referrer } : {}),
-        visitor: { anonymousId, userAgent, ip, cookies: {}, ...(req.get('accept-language') ? { language: req.get('accept-language')?.split(',')[0] } : {}) },
-      },
-      { organizationId: view.site.organizationId },
-    )
-    .catch((error: unknown) => ctx.logger.warn({ err: (error as Error).message, siteId: view.site._id }, 'site view not announced'));
+  const language = req.get('accept-language')?.split(',')[0];
+  const seen: View = {
+    siteSpaceId: location.siteSpace._id,
+    spaceId: location.siteSpace.spaceId,
+    pageId: page.id,
+    url: `${new URL(view.address.base).origin}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
+    ...(referrer ? { referrer } : {}),
+    visitor: { anonymousId, userAgent, ip, cookies: {}, ...(language ? { language } : {}) },
+  };
+  const gatherer = gathererOf(ctx);
+  const { _id: siteId, organizationId } = view.site;
+  let gathered = gatherer.sites.get(siteId);
+  if (!gathered) {
+    gathered = { organizationId, siteId, views: [] };
+    gatherer.sites.set(siteId, gathered);
+  }
+  gathered.views.push(seen);
+  if (gathered.views.length >= SITE_VIEWS_PER_EVENT) {
+    gatherer.sites.delete(siteId);
+    void publish(ctx, gathered);
+  }
+  if (!gatherer.timer && gatherer.sites.size) {
+    gatherer.timer = setTimeout(() => void flushSiteViews(ctx), FLUSH_MS);
+    gatherer.timer.unref();
+  }
 }

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import jwt from 'jsonwebtoken';
+import { createEventBus, EVENTS } from '@quire/async';
+import { createLogger } from '@quire/runtime';
 import { startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
 /*
@@ -787,5 +789,41 @@ describe('published sites, as their visitors get them', () => {
     assert.equal((await org.admin.api.put(customization, {})).status, 200);
     assert.equal((await download(logoUrl)).status, 404);
     assert.doesNotMatch((await visit(base)).text, /class="logo"/);
+  });
+
+  it('tells integrations of every page view, gathered a few per site.views event', async () => {
+    const site = await newSite({ title: 'Counted', spaces: [guides] });
+    const base = pathOf(site.urls.published);
+    const bus = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
+    const told: Array<{ id: string; pageIds: string[] }> = [];
+    const subscription = await bus.subscribe(`test-site-views-${site.id}`, [EVENTS.siteViewed], async (event) => {
+      if (event.payload.siteId === site.id) told.push({ id: event.id, pageIds: event.payload.views.map((view) => view.pageId) });
+    });
+    try {
+      const first = await visit(base);
+      // Five more at once: a 200, a revisit answered 304, two other pages, and one that is not there (no view).
+      const answers = await Promise.all([
+        visit(`${base}install`),
+        visit(base, { 'if-none-match': first.headers.get('etag') as string }),
+        visit(`${base}install/linux`),
+        visit(`${base}configure`),
+        visit(`${base}nowhere`),
+      ]);
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [200, 304, 200, 200, 404],
+      );
+      const deadline = Date.now() + 10_000;
+      while (told.flatMap((event) => event.pageIds).length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(
+        told.flatMap((event) => event.pageIds).sort(),
+        [pageIds.intro, pageIds.intro, pageIds.install, pageIds.linux, pageIds.configure].sort(),
+        'each view told once',
+      );
+      assert.ok(told.length < 5, `views told together, not one event each (${told.length} events)`);
+    } finally {
+      await subscription.stop();
+      await bus.close();
+    }
   });
 });
