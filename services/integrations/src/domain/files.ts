@@ -44,13 +44,11 @@ export async function removeUnusedFiles(ctx: IntegrationsContext, integrationNam
   await ctx.models.IntegrationFile.deleteMany({ integrationName, _id: { $nin: [...keep] } });
 }
 
-/** The file if it belongs to the integration (its bytes as a Buffer); 404 otherwise. */
+/** The file if it belongs to the integration (to answer with libs/http sendImage); 404 otherwise. */
 export async function loadIntegrationFile(ctx: IntegrationsContext, integrationName: string, fileId: string): Promise<IntegrationFileDoc> {
   const file = await ctx.models.IntegrationFile.findOne({ _id: fileId, integrationName }).lean();
   if (!file) throw httpError.notFound('File');
-  // Lean reads give the driver's Binary, not a Buffer.
-  const data = file.data as unknown as Buffer | { buffer: Uint8Array };
-  return { ...file, data: Buffer.isBuffer(data) ? data : Buffer.from(data.buffer) };
+  return file;
 }
 
 /** The public address of an integration's file. */

@@ -1,5 +1,5 @@
 import { integration as integrationObject, list } from '@quire/contract';
-import { httpError, imageHeaders, listEnvelope, route, type Route } from '@quire/http';
+import { httpError, listEnvelope, route, sendImage, type Route } from '@quire/http';
 import type { Principal } from '@quire/runtime';
 import type { IntegrationDoc } from '../db/models';
 import { listIntegrations, loadIntegration, publishIntegration, unpublishIntegration, type IntegrationViewer } from '../domain/catalogue';
@@ -10,7 +10,6 @@ import { presentIntegration } from '../presenters/integration-presenter';
 import { INTEGRATION_PATH, integrationFileParams, integrationParams, listIntegrationsQuery, publishIntegrationBody } from './integration-schemas';
 
 /** Files never change at an address (their id is a digest of their bytes): cached for a year. */
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** The catalogue: publish, list, read and unpublish integrations, and their public image files. */
 export function integrationRoutes(ctx: IntegrationsContext): Route[] {
@@ -98,16 +97,7 @@ export function integrationRoutes(ctx: IntegrationsContext): Route[] {
       alsoAnswers: { '304': 'Not modified: the ETag sent in If-None-Match is the image’s' },
       access: 'public',
       params: integrationFileParams,
-      handler: async ({ params, req, res }) => {
-        const file = await loadIntegrationFile(ctx, params.integrationName, params.fileId);
-        const etag = `"${file._id}"`;
-        res.set(imageHeaders(file.contentType, etag, IMMUTABLE));
-        if (req.get('if-none-match') === etag) {
-          res.status(304).end();
-          return;
-        }
-        res.send(file.data);
-      },
+      handler: async ({ params, req, res }) => sendImage(req, res, await loadIntegrationFile(ctx, params.integrationName, params.fileId)),
     }),
   ];
 }

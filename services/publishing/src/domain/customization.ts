@@ -278,11 +278,9 @@ async function removeUnusedImages(ctx: PublishingContext, site: SiteDoc): Promis
   if (unused.length) await ctx.models.SiteFile.deleteMany({ siteId: site._id, _id: { $in: unused } });
 }
 
-/** An uploaded image of the site, to serve (its bytes as a Buffer); 404 otherwise. */
+/** An uploaded image of the site (to answer with libs/http sendImage); 404 otherwise. */
 export async function loadSiteFile(ctx: PublishingContext, siteId: string, fileId: string): Promise<SiteFileDoc> {
   const file = await ctx.models.SiteFile.findOne({ _id: fileId, siteId }).lean();
   if (!file) throw httpError.notFound('File');
-  // Lean reads give the driver's Binary, not a Buffer.
-  const data = file.data as unknown as Buffer | { buffer: Uint8Array };
-  return { ...file, data: Buffer.isBuffer(data) ? data : Buffer.from(data.buffer) };
+  return file;
 }

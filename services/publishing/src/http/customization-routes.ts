@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { customizationSettingsShape, customizationUrl, siteCustomizationSettings, siteSpaceCustomizationSettings } from '@quire/contract';
-import { booleanQuery, imageHeaders, route, type Route } from '@quire/http';
+import { booleanQuery, route, sendImage, type Route } from '@quire/http';
 import {
   customizationOf,
   findSiteSpace,
@@ -71,7 +71,6 @@ const siteSpaceOverridesBody = z.object({
 /** GitBook's `unmasked` (deprecated): nothing is masked here, so it changes nothing. */
 const customizationQuery = z.object({ unmasked: booleanQuery.optional() });
 const siteFileParams = z.object({ siteId: z.string().min(1).max(100), fileId: z.string().min(1).max(100) });
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 const presentSiteSpace = (site: SiteDoc, siteSpace: SiteSpaceDoc) => ({
   ...presentCustomization(siteSpaceCustomizationOf(site, siteSpace), siteSpace.customization?.updatedAt ?? site.customization?.updatedAt),
@@ -153,16 +152,7 @@ export function customizationRoutes(ctx: PublishingContext): Route[] {
       alsoAnswers: { '304': 'Not modified: the ETag sent in If-None-Match is the image’s' },
       access: 'public',
       params: siteFileParams,
-      handler: async ({ params, req, res }) => {
-        const file = await loadSiteFile(ctx, params.siteId, params.fileId);
-        const etag = `"${file._id}"`;
-        res.set(imageHeaders(file.contentType, etag, IMMUTABLE));
-        if (req.get('if-none-match') === etag) {
-          res.status(304).end();
-          return;
-        }
-        res.send(file.data);
-      },
+      handler: async ({ params, req, res }) => sendImage(req, res, await loadSiteFile(ctx, params.siteId, params.fileId)),
     }),
   ];
 }

@@ -1,8 +1,6 @@
 import { list } from '@quire/contract';
-import { created, listEnvelope, noContent, Reply, route, type Route } from '@quire/http';
-import { loadOrgAccess, requireSiteAdmin } from '../domain/access';
+import { created, listEnvelope, route, type Route } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
-import { withSiteLockIfExists } from '../domain/locks';
 import {
   bulkUpsertRedirects,
   checkedDestination,
@@ -15,7 +13,6 @@ import {
   redirectTarget,
   updateRedirect,
 } from '../domain/redirects';
-import { findSite } from '../domain/sites';
 import { siteApiUrl } from '../domain/urls';
 import {
   bulkRedirectsBody,
@@ -28,7 +25,7 @@ import {
   siteRedirect,
   updateRedirectBody,
 } from './redirect-schemas';
-import { siteOfRequest, writeSiteOfRequest } from './requests';
+import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
 import { siteParams } from './site-schemas';
 
 const SITE = '/v1/orgs/:organizationId/sites/:siteId';
@@ -95,21 +92,15 @@ export function redirectRoutes(ctx: PublishingContext): Route[] {
         }),
     }),
 
-    // GitBook: 205 when the redirect was deleted, 204 when there was none (a missing site too;
-    // another organization's stays a 404, as for every DELETE under a site).
+    // 204 whether a redirect was deleted or there was none (GitBook answers 205 for the first: one
+    // status per operation, as for roles); a missing site too, another organization's stays a 404.
     route({
       method: 'delete',
       path: `${SITE}/redirects/:siteRedirectId`,
       summary: 'Delete a redirect of a site',
       params: redirectParams,
-      alsoAnswers: { '205': 'The redirect was deleted' },
-      handler: async ({ caller, params }) => {
-        const access = await loadOrgAccess(ctx, caller.userId, params.organizationId);
-        requireSiteAdmin(access, 'delete site redirects');
-        const site = await findSite(ctx, params.organizationId, params.siteId);
-        const deleted = site && (await withSiteLockIfExists(ctx, site, (fresh) => deleteRedirect(ctx, fresh, params.siteRedirectId)));
-        return deleted ? new Reply(205) : noContent();
-      },
+      handler: ({ caller, params }) =>
+        deleteUnderSite(ctx, caller, params, 'delete site redirects', (site) => deleteRedirect(ctx, site, params.siteRedirectId)),
     }),
 
     route({
