@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
+import { GitBookAPI } from '@gitbook/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import jwt from 'jsonwebtoken';
@@ -785,6 +786,19 @@ describe('published sites, as their visitors get them', () => {
     assert.equal((await org.admin.api.delete(spaceCustomization)).status, 204);
     assert.equal((await org.admin.api.delete(spaceCustomization)).status, 204);
     assert.equal((await org.admin.api.get(spaceCustomization)).body.hasOverrides, false);
+    // GitBook's own client, unchanged: every operation, and the published structure's customizations.
+    const client: any = new GitBookAPI({ authToken: org.admin.token, endpoint: stack.baseUrl });
+    const read = await client.orgs.getSiteCustomizationById(org.id, site.id);
+    assert.equal(read.data.styling.font, 'Merriweather');
+    const replaced = await client.orgs.updateSiteCustomizationById(org.id, site.id, { ...read.data, styling: { ...read.data.styling, corners: 'straight' } });
+    assert.equal(replaced.data.styling.corners, 'straight');
+    const overridden2 = await client.orgs.overrideSiteSpaceCustomizationById(org.id, site.id, siteSpaceId, { title: 'Guides by client' });
+    assert.equal(overridden2.data.title, 'Guides by client');
+    assert.equal((await client.orgs.getSiteSpaceCustomizationById(org.id, site.id, siteSpaceId)).data.hasOverrides, true);
+    const structure = await client.orgs.getPublishedContentSite(org.id, site.id);
+    assert.equal(structure.data.customizations.site.styling.corners, 'straight');
+    assert.equal(structure.data.customizations.siteSpaces[siteSpaceId].title, 'Guides by client');
+    assert.equal((await client.orgs.deleteSiteSpaceCustomizationById(org.id, site.id, siteSpaceId)).status, 204);
     // Replacing the settings without the logo removes the uploaded image.
     assert.equal((await org.admin.api.put(customization, {})).status, 200);
     assert.equal((await download(logoUrl)).status, 404);
