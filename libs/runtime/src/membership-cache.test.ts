@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createLogger } from './logger';
-import { createTokenCache, invalidationChannel, MembershipCache, publishInvalidation, type CachedMembership } from './membership-cache';
+import {
+  createTokenCache,
+  InvalidatedCache,
+  invalidationChannel,
+  MembershipCache,
+  publishInvalidation,
+  type CacheInvalidation,
+  type CachedMembership,
+} from './membership-cache';
 import { createRedis, type RedisClient } from './redis';
 
 // Not @quire/testkit (it depends on this package): the runner exports REDIS_URL, and a unique
@@ -112,6 +120,31 @@ describe('MembershipCache on a real Redis', () => {
     await until('the revocation', () => tokens.lookup('hash-1') === undefined);
     assert.equal(tokens.keep('hash-1', { userId: 'ada' }, mark), false, 'a resolution started before the revocation is not kept');
     tokens.close();
+  });
+
+  it('tells which of the keys it held an invalidation dropped, for a cache that reads them again ahead', async () => {
+    const dropped: string[][] = [];
+    const select = (invalidation: CacheInvalidation) => (invalidation.type === 'documents' && invalidation.ids ? { keys: invalidation.ids } : undefined);
+    const documents = new InvalidatedCache<{ v: number }>(service, {
+      name: 'dropped-test',
+      max: 10,
+      ttlMs: 30_000,
+      select,
+      logger,
+      onDropped: (keys) => dropped.push(keys),
+    });
+    await until('its subscription', () => documents.active);
+    documents.keep('held', { v: 1 }, documents.mark());
+    await publishInvalidation(identity, { type: 'documents', collection: 'db.things', ids: ['held', 'never-held'] });
+    await until('the drop', () => documents.lookup('held') === undefined);
+    assert.deepEqual(dropped, [['held']], 'only what it held');
+    await publishInvalidation(identity, { type: 'documents', collection: 'db.things', ids: ['never-held'] });
+    await publishInvalidation(identity, { type: 'token', tokenHash: 'unrelated' });
+    documents.keep('fence', { v: 2 }, documents.mark());
+    await publishInvalidation(identity, { type: 'documents', collection: 'db.things', ids: ['fence'] });
+    await until('the fence', () => dropped.length === 2);
+    assert.deepEqual(dropped, [['held'], ['fence']], 'nothing for keys it did not hold, nor for other invalidations');
+    documents.close();
   });
 });
 

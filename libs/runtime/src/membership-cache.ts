@@ -55,7 +55,15 @@ export class InvalidatedCache<V extends object> {
 
   constructor(
     redis: RedisClient,
-    private readonly options: { name: string; max: number; ttlMs: number; select: Selector; logger?: Logger },
+    private readonly options: {
+      name: string;
+      max: number;
+      ttlMs: number;
+      select: Selector;
+      logger?: Logger;
+      /** Told the keys an invalidation dropped (that the cache held), e.g. to read them again ahead of the next caller. */
+      onDropped?: (keys: string[]) => void;
+    },
   ) {
     this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });
     const channel = invalidationChannel(redis);
@@ -157,9 +165,16 @@ export class InvalidatedCache<V extends object> {
   private drop(selected: ReturnType<Selector>): void {
     if (!selected) return;
     this.generation++;
-    for (const key of selected.keys ?? []) this.entries.delete(key);
+    const dropped: string[] = [];
+    for (const key of selected.keys ?? []) if (this.entries.delete(key)) dropped.push(key);
     const prefixes = selected.prefixes ?? [];
-    if (prefixes.length > 0) for (const key of [...this.entries.keys()]) if (prefixes.some((prefix) => key.startsWith(prefix))) this.entries.delete(key);
+    if (prefixes.length > 0)
+      for (const key of [...this.entries.keys()])
+        if (prefixes.some((prefix) => key.startsWith(prefix))) {
+          this.entries.delete(key);
+          dropped.push(key);
+        }
+    if (dropped.length) this.options.onDropped?.(dropped);
   }
 }
 

@@ -6,6 +6,7 @@ import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
 import { defaultSectionOf, defaultSiteSpaceIds, loadStructure, type SiteStructure } from '../domain/structure';
 import type { SiteAddress } from './address';
+import { publishedContent } from './space-content';
 
 /*
  * A published site as one visitor sees it: the sections, groups and site spaces whose
@@ -101,21 +102,60 @@ function spaceCacheOf(ctx: PublishingContext): InvalidatedCache<KeptSpace> {
           ? { keys: invalidation.ids }
           : { prefixes: [''] }
         : undefined;
-    cache = new InvalidatedCache<KeptSpace>(ctx.redis, { name: 'published-spaces', max: 50_000, ttlMs: SPACE_STATE_TTL_MS, select, logger: ctx.logger });
+    const onDropped = (ids: string[]) => ids.forEach((id) => readAhead(ctx, id));
+    cache = new InvalidatedCache<KeptSpace>(ctx.redis, {
+      name: 'published-spaces',
+      max: 50_000,
+      ttlMs: SPACE_STATE_TTL_MS,
+      select,
+      logger: ctx.logger,
+      onDropped,
+    });
     spaceCaches.set(ctx.redis, cache);
   }
   return cache;
 }
 
-/** The live spaces of the site's organization among `ids`, with their current revisions: those not kept, in one BatchGetSpaces. */
-async function spaceStates(ctx: PublishingContext, organizationId: string, ids: string[]): Promise<Map<string, SpaceState>> {
+/** Spaces being read ahead, and those written again meanwhile (read once more after). */
+const readingAhead = new Set<string>();
+const writtenMeanwhile = new Set<string>();
+
+/**
+ * A space this replica shows was written (a merge, most often): its state and content are read
+ * now, before a visitor asks (the broadcast comes before the write's answer), so that the next
+ * page waits for a read already under way rather than one it starts. Best effort: a failure is
+ * left to the next page's own read.
+ */
+function readAhead(ctx: PublishingContext, spaceId: string): void {
+  if (readingAhead.has(spaceId)) {
+    writtenMeanwhile.add(spaceId);
+    return;
+  }
+  readingAhead.add(spaceId);
+  void spaceStates(ctx, undefined, [spaceId])
+    .then(async (states) => {
+      const state = states.get(spaceId);
+      if (state) await publishedContent(ctx, state);
+    })
+    .catch((error: unknown) => ctx.logger.debug({ err: (error as Error).message, spaceId }, 'reading a space ahead failed'))
+    .finally(() => {
+      readingAhead.delete(spaceId);
+      if (writtenMeanwhile.delete(spaceId)) readAhead(ctx, spaceId);
+    });
+}
+
+/**
+ * The live spaces of the site's organization among `ids` (of any organization: undefined), with
+ * their current revisions: those not kept, in one BatchGetSpaces.
+ */
+async function spaceStates(ctx: PublishingContext, organizationId: string | undefined, ids: string[]): Promise<Map<string, SpaceState>> {
   const cache = spaceCacheOf(ctx);
   const states = new Map<string, SpaceState>();
   const missing: string[] = [];
   for (const id of new Set(ids)) {
     const kept = cache.lookup(id);
     if (!kept) missing.push(id);
-    else if (kept.state && kept.organizationId === organizationId) states.set(id, kept.state);
+    else if (kept.state && (organizationId === undefined || kept.organizationId === organizationId)) states.set(id, kept.state);
   }
   if (!missing.length) return states;
   const mark = cache.mark();
@@ -128,7 +168,7 @@ async function spaceStates(ctx: PublishingContext, organizationId: string, ids: 
         ? { id: space.id, title: space.title, revisionId: space.revisionId, updated: space.updateTime?.toISOString() ?? '' }
         : undefined;
     cache.keep(id, { organizationId: space?.organizationId ?? '', ...(state ? { state } : {}) }, mark);
-    if (state && space?.organizationId === organizationId) states.set(id, state);
+    if (state && (organizationId === undefined || space?.organizationId === organizationId)) states.set(id, state);
   }
   return states;
 }
