@@ -69,7 +69,7 @@ export class InvalidatedCache<V extends object> {
     const channel = invalidationChannel(redis);
     // Named, so that operators (and tests) can tell the subscription in CLIENT LIST (names allow no spaces).
     const connectionName = `${channel}:${options.name}`.replace(/[^\w:.-]/g, '_');
-    this.subscriber = redis.duplicate({ autoResubscribe: false, enableOfflineQueue: false, connectionName });
+    this.subscriber = redis.duplicate({ autoResubscribe: false, enableOfflineQueue: false, enableAutoPipelining: false, connectionName });
     this.subscriber.on('message', (from: string, message: string) => from === channel && this.apply(message));
     // Every (re)connection subscribes anew and starts from an empty cache: messages published
     // while the connection was down are lost.

@@ -17,6 +17,9 @@ export function createRedis(config: Pick<BaseConfig, 'REDIS_URL' | 'REDIS_PREFIX
     maxRetriesPerRequest: 0,
     enableOfflineQueue: true,
     retryStrategy: (attempt) => Math.min(attempt * 100, 500),
+    // Commands issued in the same tick leave in one write (a busy replica's rate-limit checks and
+    // reads): fewer system calls, same order.
+    enableAutoPipelining: true,
   });
   let reported = false;
   client.on('error', (error) => {
