@@ -1,8 +1,8 @@
-import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
-import { byPosition } from '../domain/positions';
 import type { z } from 'zod';
 import type { contentRef } from '@quire/contract';
-import { siteSpaceCustomizationOf, customizationOf, type CustomizationSettings } from '../domain/customization';
+import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
+import { customizationOf, siteSpaceCustomizationOf, type CustomizationSettings } from '../domain/customization';
+import { byPosition } from '../domain/positions';
 import { navHtml, PLAIN_LOOK, type Alternate, type Frame, type HeaderItem, type Link, type Look, type NavNode, type PageContent, type Tab } from './html';
 import { settingsDigest } from './look';
 import { renderedBody, type PublishedContent, type PublishedFile, type PublishedPage } from './space-content';

@@ -193,14 +193,14 @@ export const SITE_PATHS: SitePath[] = [
     },
   },
   {
-    // The fonts a site's customization names (look.ts): files of their packages, the same for every site.
+    // The fonts a site's customization names (look.ts): files of their packages, the same for every site (for its visitors: nothing answers for a site one may not see).
     name: 'fonts',
-    audience: 'site',
+    audience: 'visitors',
     matches: (segments) => segments.length === 3 && segments[0] === '~' && segments[1] === 'fonts',
-    serve: async ({ req, res, address }) => {
+    serve: async ({ req, res, address, view }) => {
       const name = address.segments[2];
       const data = await fontData(name);
-      if (!data) return notFound(req, res, address.basePath);
+      if (!data) return notFound(req, res, view);
       const etag = etagOf(name);
       res.set({ 'content-type': 'font/woff2', etag, 'cache-control': 'public, max-age=31536000, immutable' });
       if (req.get('if-none-match') === etag) res.status(304).end();
@@ -208,14 +208,14 @@ export const SITE_PATHS: SitePath[] = [
     },
   },
   {
-    // The theme stylesheet of the site's customization, or a site space's (`site` or its id), at an address that changes with it (look.ts).
+    // The theme stylesheet of the site's customization, or a site space's the visitor sees (`site` or its id), at an address that changes with it (look.ts).
     name: 'theme stylesheet',
-    audience: 'site',
+    audience: 'visitors',
     matches: (segments) => segments.length === 4 && segments[0] === '~' && segments[1] === 'theme' && segments[3].endsWith('.css'),
-    serve: async ({ ctx, req, res, address }) => {
+    serve: async ({ req, res, address, view }) => {
       const [, , owner, file] = address.segments;
-      const siteSpace = owner === 'site' ? undefined : await ctx.models.SiteSpace.findOne({ _id: owner, siteId: address.site._id }).lean<SiteSpaceDoc>();
-      if (owner !== 'site' && !siteSpace) return notFound(req, res, address.basePath);
+      const siteSpace = owner === 'site' ? undefined : shownVariants(view).find((shown) => shown.siteSpace._id === owner)?.siteSpace;
+      if (owner !== 'site' && !siteSpace) return notFound(req, res, view);
       const settings = siteSpace ? siteSpaceCustomizationOf(address.site, siteSpace) : customizationOf(address.site);
       const digest = settingsDigest(settings);
       // An address of the settings now is theirs for good; an older one gets them too, but only until they change again.

@@ -505,6 +505,12 @@ describe('published sites, as their visitors get them', () => {
     assert.equal(page.headers.get('cache-control'), 'private, no-cache');
     assert.equal(page.headers.get('x-robots-tag'), 'noindex, nofollow');
     assert.equal((await visit(`${base}sitemap.xml`, { cookie })).status, 404);
+    // What a page loads besides itself (its theme stylesheet, its fonts) is the site's too: nothing without the key.
+    const theme = /href="([^"]+~\/theme\/[^"]+\.css)"/.exec(page.text)?.[1] as string;
+    const font = `${base}~/fonts/inter-latin-400-normal.woff2`;
+    assert.equal((await visit(theme, { cookie })).status, 200);
+    assert.equal((await visit(font, { cookie })).status, 200);
+    assert.deepEqual([(await visit(theme)).status, (await visit(font)).status], [404, 404], 'as if there were no site');
 
     await org.admin.api.patch(`${sites()}/${site.id}/share-links/${link.body.id}`, { active: false });
     assert.equal((await visit(`${base}install`, { cookie })).status, 404, 'a revoked link closes the site');
