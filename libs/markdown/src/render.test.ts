@@ -77,6 +77,17 @@ describe('the shared markdown renderer', () => {
     assert.doesNotMatch(html, /\{%/);
   });
 
+  it('opens links to other sites in a new tab when asked, and only those', () => {
+    const markdown = '[out](https://example.com/a) and [in](/pages/p1) and [mail](mailto:a@example.com)';
+    const resolveHref = (href: string) => (href === '/pages/p1' ? '/site/p1' : href);
+    const plain = renderMarkdown(markdown, { resolveHref }).html;
+    assert.match(plain, /<a href="https:\/\/example\.com\/a" rel="noopener">out<\/a>/);
+    const newTab = renderMarkdown(markdown, { resolveHref, externalInNewTab: true }).html;
+    assert.match(newTab, /<a href="https:\/\/example\.com\/a" rel="noopener" target="_blank">out<\/a>/);
+    assert.match(newTab, /<a href="\/site\/p1">in<\/a>/);
+    assert.match(newTab, /<a href="mailto:a@example\.com">mail<\/a>/);
+  });
+
   it('colours code blocks at render time, escaping what they hold, and leaves unknown languages plain', () => {
     const { html } = renderMarkdown(
       ['```ts', 'const greeting: string = "<b>hi</b>"; // say it', '```', '', '```nosuchlanguage', 'if <x>', '```', '', '```', 'plain <text>', '```'].join(

@@ -6,6 +6,8 @@ import { markdownParser, type MarkdownParser, type MarkdownToken } from './parse
 export interface RenderOptions {
   /** A link's destination as the reader should follow it (internal links rewritten); null drops the link, keeping its text. */
   resolveHref?: (href: string) => string | null;
+  /** Links to other sites (http and https) open in a new tab. */
+  externalInNewTab?: boolean;
   /** An image's address as the reader's browser should load it. */
   resolveSrc?: (src: string) => string;
   /** The name of the file at a file block's `src`, as its label (else the address's last part). */
@@ -147,7 +149,10 @@ export function renderMarkdown(markdown: string, options: RenderOptions = {}): R
           if (resolved === null) token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'href');
           else token.attrSet('href', resolved);
         }
-        if (/^https?:\/\//i.test(String(token.attrGet('href') ?? ''))) token.attrSet('rel', 'noopener');
+        if (/^https?:\/\//i.test(String(token.attrGet('href') ?? ''))) {
+          token.attrSet('rel', 'noopener');
+          if (options.externalInNewTab) token.attrSet('target', '_blank');
+        }
       } else if (token.type === 'gitbook_open') {
         const meta = blockMeta(token);
         const address = blockAddress(meta);

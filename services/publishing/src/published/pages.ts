@@ -347,13 +347,19 @@ function navigationOf(addresses: VariantAddresses): string {
 }
 
 /** The page's content for pageHtml: its body with this site's addresses, its outline, navigation and neighbours. */
-export function pageContentOf(addresses: VariantAddresses, page: PublishedPage): PageContent {
-  const rendered = renderedBody(addresses.content, page, addresses.root, {
-    href: (href) => addresses.href(page, href),
-    src: (src) => addresses.src(src),
-    fileName: (src) => addresses.fileName(src),
-    pageTitle: (href) => addresses.pageTitle(page, href),
-  });
+export function pageContentOf(addresses: VariantAddresses, page: PublishedPage, options: { externalInNewTab?: boolean } = {}): PageContent {
+  const rendered = renderedBody(
+    addresses.content,
+    page,
+    addresses.root,
+    {
+      href: (href) => addresses.href(page, href),
+      src: (src) => addresses.src(src),
+      fileName: (src) => addresses.fileName(src),
+      pageTitle: (href) => addresses.pageTitle(page, href),
+    },
+    options,
+  );
   const reading = addresses.content.reading;
   const at = reading.findIndex((p) => p.id === page.id);
   const neighbour = (p: PublishedPage | undefined): Link | undefined => (p ? { label: p.title, href: addresses.page(p) } : undefined);

@@ -243,6 +243,17 @@ describe('renderPage', () => {
       /@font-face\{font-family:"Lato";font-style:normal;font-weight:400;font-display:swap;src:url\(\/~\/fonts\/lato-latin-400-normal\.woff2\) format\("woff2"\)\}/,
     );
     assert.ok(fontFile('lato-latin-400-normal.woff2'), 'the font is served from its package');
+    // externalLinks.target: the body's links to other sites open in a new tab, for the space that says so.
+    const linking = contentOf('space-en', 'en', [{ id: 'out', title: 'Out', slug: 'out', body: 'See [the vendor](https://vendor.example.com/).' }]);
+    const newTab = { ...english, customization: { json: siteSpaceOverridesJson.write({ externalLinks: { target: 'blank' } }), updatedAt: at } };
+    assert.ok(
+      render(viewOf([english], site), locationOf(english, ''), linking).includes('<a href="https://vendor.example.com/" rel="noopener">the vendor</a>'),
+    );
+    assert.ok(
+      render(viewOf([newTab], site), locationOf(newTab, ''), linking).includes(
+        '<a href="https://vendor.example.com/" rel="noopener" target="_blank">the vendor</a>',
+      ),
+    );
     assert.equal(fontFile('../../package.json'), undefined);
     assert.equal(fontFile('arial-latin-400-normal.woff2'), undefined);
   });

@@ -1,3 +1,4 @@
+import { siteSpaceCustomizationOf } from '../domain/customization';
 import { pageHtml } from './html';
 import { frameOf, languageAlternates, pageContentOf, samePages, VariantAddresses } from './pages';
 import type { Location, SiteView } from './site-view';
@@ -51,5 +52,7 @@ export function renderPage(view: SiteView, location: Location, content: PageCont
     markdown: view.site.agentsContext === 'included' ? addresses.markdown(page) : undefined,
     addresses,
   });
-  return pageHtml(frame, pageContentOf(addresses, page));
+  // The customization's `externalLinks.target`: links of the body to other sites open in a new tab.
+  const externalInNewTab = siteSpaceCustomizationOf(view.site, location.siteSpace).externalLinks.target === 'blank';
+  return pageHtml(frame, pageContentOf(addresses, page, { externalInNewTab }));
 }

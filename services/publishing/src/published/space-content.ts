@@ -138,11 +138,18 @@ export function renderedBody(
   page: PublishedPage,
   key: string,
   resolve: Required<Pick<RenderOptions, 'fileName' | 'pageTitle'>> & { href: (href: string) => string | null; src: (src: string) => string },
+  options: Pick<RenderOptions, 'externalInNewTab'> = {},
 ): RenderedMarkdown {
-  const cacheKey = `${page.id}\n${key}`;
+  const cacheKey = `${page.id}\n${key}\n${options.externalInNewTab ? 'new-tab' : ''}`;
   let rendered = content.rendered.get(cacheKey);
   if (!rendered) {
-    rendered = renderMarkdown(page.body, { resolveHref: resolve.href, resolveSrc: resolve.src, fileName: resolve.fileName, pageTitle: resolve.pageTitle });
+    rendered = renderMarkdown(page.body, {
+      resolveHref: resolve.href,
+      resolveSrc: resolve.src,
+      fileName: resolve.fileName,
+      pageTitle: resolve.pageTitle,
+      externalInNewTab: options.externalInNewTab,
+    });
     content.rendered.set(cacheKey, rendered);
   }
   return rendered;
