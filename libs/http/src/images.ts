@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { httpError } from './errors';
 
@@ -50,6 +51,11 @@ export function decodeImage(field: string, encoded: string, maxBytes: number): D
   const contentType = sniffImage(data);
   if (!contentType) throw bad('must be a PNG, JPEG, GIF or WebP image');
   return { field, contentType, data };
+}
+
+/** A stored image's id: a digest of its owner (an integration's name, a site's id) and its bytes, so the same image uploaded again is the same file and an address always serves the same bytes. */
+export function imageId(owner: string, data: Buffer): string {
+  return createHash('sha256').update(owner).update('\0').update(data).digest('base64url').slice(0, 32);
 }
 
 /** An image as stored: lean reads give the driver's Binary rather than a Buffer. */

@@ -18,7 +18,7 @@ export {
   type MemberObject,
 } from './service-clients';
 export { parseInput, zodMessage } from './validate';
-export { decodeImage, sniffImage, isImageDataUrl, sendImage, type DecodedImage, type StoredImage } from './images';
+export { decodeImage, sniffImage, isImageDataUrl, imageId, sendImage, type DecodedImage, type StoredImage } from './images';
 export {
   listQuerySchema,
   orderSchema,

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type mongoose from 'mongoose';
+import type { BaseConfig } from './config';
 import type { Logger } from './logger';
 import { InvalidatedCache, publishInvalidation, type CacheInvalidation } from './membership-cache';
+import { databaseUri } from './mongo';
 import type { RedisClient } from './redis';
 
 /*
@@ -46,6 +48,11 @@ const caches = new WeakMap<RedisClient, DocumentCache>();
 /** The collection as invalidations name it: `<database>.<collection>`. */
 function collectionOf(model: AnyModel): string {
   return `${model.db.name}.${model.collection.collectionName}`;
+}
+
+/** How another service's announcements name one of its collections (its database: databaseUri). */
+export function serviceCollection(service: string, collection: string, config: Pick<BaseConfig, 'MONGODB_URI' | 'DB_PREFIX'>): string {
+  return `${new URL(databaseUri(service, config)).pathname.slice(1)}.${collection}`;
 }
 
 const idKey = (collection: string, id: string) => `${collection}\nid\n${id}`;

@@ -44,7 +44,7 @@ export { isUnavailableError } from './faults';
 export { nulPath, nulFieldName, NUL_MESSAGE } from './nul';
 export { ensureFerretDbGinIndexes, indexedFields } from './ferretdb-indexes';
 export { findByIds } from './find-by-ids';
-export { DocumentCache, documentCacheOf } from './document-cache';
+export { DocumentCache, documentCacheOf, serviceCollection } from './document-cache';
 export { enableWriteSerialization, serializeWrites, isFerretDb, type WriteSerializationMode } from './write-serialization';
 export {
   addressRange,
@@ -59,6 +59,7 @@ export {
 export { checkEgressUrl, checkEgressUrlForm, EgressError, egressFetch, egressRequest, type EgressRequest, type EgressResponse } from './egress-fetch';
 export {
   InvalidatedCache,
+  byDocumentIds,
   MembershipCache,
   membershipCacheOf,
   membershipFromProto,

@@ -41,6 +41,19 @@ export async function publishInvalidation(redis: RedisClient, invalidation: Cach
 type Selector = (invalidation: CacheInvalidation) => { keys?: string[]; prefixes?: string[] } | undefined;
 
 /**
+ * For a cache keyed by document id: the documents of `collection` an announcement names (every
+ * one when it names none). `collection` as announcements name it (document-cache.ts: `<database>.<collection>`).
+ */
+export function byDocumentIds(collection: string): Selector {
+  return (invalidation) =>
+    invalidation.type === 'documents' && invalidation.collection === collection
+      ? invalidation.ids
+        ? { keys: invalidation.ids }
+        : { prefixes: [''] }
+      : undefined;
+}
+
+/**
  * A bounded LRU of values that identity's invalidations drop, on its own subscriber connection
  * (a duplicate of `redis`), closed with `redis`.
  */

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { apiUrl, decodeImage, httpError, type DecodedImage } from '@quire/http';
+import { apiUrl, decodeImage, httpError, imageId, type DecodedImage } from '@quire/http';
 import type { IntegrationFileDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
 
@@ -20,7 +19,7 @@ export function decodeIntegrationImage(ctx: Pick<IntegrationsContext, 'config'>,
 
 /** The id of an integration's file: a digest of the integration's name and the bytes. */
 export function integrationFileId(integrationName: string, data: Buffer): string {
-  return createHash('sha256').update(integrationName).update('\0').update(data).digest('base64url').slice(0, 32);
+  return imageId(integrationName, data);
 }
 
 /** Stores the images of a publish (each once: same name and bytes, same file); their ids, in order. */

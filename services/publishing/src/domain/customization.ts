@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { customizationSettingsShape, customizationUrl, type SiteCustomizationSettings } from '@quire/contract';
-import { apiUrl, decodeImage, httpError, isImageDataUrl, zodMessage } from '@quire/http';
+import { apiUrl, decodeImage, httpError, imageId, isImageDataUrl, zodMessage } from '@quire/http';
 import { filesBaseUrl, storedJson } from '@quire/runtime';
 import type { SiteDoc, SiteFileDoc, SiteSpaceDoc } from '../db/models';
 import type { PublishingContext } from './context';
+import { loadSiteSpace } from './site-spaces';
 import { bumpSiteVersions } from './site-version';
 
 /*
@@ -183,7 +183,7 @@ async function storeUploadedImages(ctx: PublishingContext, site: SiteDoc, input:
       const value = themed[theme];
       if (typeof value !== 'string' || !isImageDataUrl(value)) continue;
       const image = decodeImage(`${part}.${field}.${theme}`, value, SITE_IMAGE_MAX_BYTES);
-      const id = createHash('sha256').update(site._id).update('\0').update(image.data).digest('base64url').slice(0, 32);
+      const id = imageId(site._id, image.data);
       const file: Omit<SiteFileDoc, '_id'> = {
         siteId: site._id,
         organizationId: site.organizationId,
@@ -222,19 +222,12 @@ export async function setSiteCustomization(ctx: PublishingContext, site: SiteDoc
   return updated;
 }
 
-/** The site space of the site (404 when it is not one of its own). */
-export async function findSiteSpace(ctx: PublishingContext, site: SiteDoc, siteSpaceId: string): Promise<SiteSpaceDoc> {
-  const siteSpace = await ctx.models.SiteSpace.findOne({ _id: siteSpaceId, siteId: site._id }).lean<SiteSpaceDoc>();
-  if (!siteSpace) throw httpError.notFound('Site space');
-  return siteSpace;
-}
-
 /**
  * Applies `changes` to the site space's overrides (a null puts the site's value back); 400 when
  * its settings would not be valid. The site space as saved.
  */
 export async function overrideSiteSpaceCustomization(ctx: PublishingContext, site: SiteDoc, siteSpaceId: string, changes: Json): Promise<SiteSpaceDoc> {
-  const siteSpace = await findSiteSpace(ctx, site, siteSpaceId);
+  const siteSpace = await loadSiteSpace(ctx, site, siteSpaceId);
   const before = siteSpace.customization ? siteSpaceOverridesJson.read(siteSpace.customization.json) : {};
   const overrides = withoutEmptyParts(applyChanges(before, await storeUploadedImages(ctx, site, changes)));
   checkedSettings(applyChanges(customizationOf(site), overrides));

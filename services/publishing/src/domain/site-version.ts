@@ -1,5 +1,5 @@
 import { EVENTS } from '@quire/async';
-import { InvalidatedCache, publishInvalidation, type CacheInvalidation, type Logger, type RedisClient } from '@quire/runtime';
+import { byDocumentIds, InvalidatedCache, publishInvalidation, type CacheInvalidation, type Logger, type RedisClient } from '@quire/runtime';
 import type { PublishingContext } from './context';
 
 /*
@@ -23,13 +23,13 @@ const caches = new WeakMap<RedisClient, InvalidatedCache<{ version: string }>>()
 function versionsOf(ctx: { redis: RedisClient; logger?: Logger }): InvalidatedCache<{ version: string }> {
   let cache = caches.get(ctx.redis);
   if (!cache) {
-    const select = (invalidation: CacheInvalidation) =>
-      invalidation.type === 'documents' && invalidation.collection === VERSIONS
-        ? invalidation.ids
-          ? { keys: invalidation.ids }
-          : { prefixes: [''] }
-        : undefined;
-    cache = new InvalidatedCache(ctx.redis, { name: 'site-versions', max: 100_000, ttlMs: VERSION_TTL_MS, select, logger: ctx.logger });
+    cache = new InvalidatedCache(ctx.redis, {
+      name: 'site-versions',
+      max: 100_000,
+      ttlMs: VERSION_TTL_MS,
+      select: byDocumentIds(VERSIONS),
+      logger: ctx.logger,
+    });
     caches.set(ctx.redis, cache);
   }
   return cache;

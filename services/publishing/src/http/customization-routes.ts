@@ -3,7 +3,6 @@ import { customizationSettingsShape, customizationUrl, siteCustomizationSettings
 import { booleanQuery, route, sendImage, type Route } from '@quire/http';
 import {
   customizationOf,
-  findSiteSpace,
   hasOverrides,
   loadSiteFile,
   overrideSiteSpaceCustomization,
@@ -14,6 +13,7 @@ import {
   SITE_IMAGE_MAX_BYTES,
 } from '../domain/customization';
 import type { PublishingContext } from '../domain/context';
+import { loadSiteSpace } from '../domain/site-spaces';
 import type { SiteDoc, SiteSpaceDoc } from '../db/models';
 import { deleteUnderSite, siteOfRequest, writeSiteOfRequest } from './requests';
 import { siteParams, siteSpaceParams } from './site-schemas';
@@ -116,7 +116,7 @@ export function customizationRoutes(ctx: PublishingContext): Route[] {
       query: customizationQuery,
       handler: async ({ caller, params }) => {
         const { site } = await siteOfRequest(ctx, caller, params);
-        return presentSiteSpace(site, await findSiteSpace(ctx, site, params.siteSpaceId));
+        return presentSiteSpace(site, await loadSiteSpace(ctx, site, params.siteSpaceId));
       },
     }),
 

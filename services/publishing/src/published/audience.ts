@@ -41,8 +41,8 @@ function cookieOptions(address: SiteAddress, expires?: Date, path = address.base
   return { httpOnly: true, sameSite: 'lax' as const, path, secure: address.base.startsWith('https:'), ...(expires ? { expires } : {}) };
 }
 
-/** Keeps the visitor's token (their claims) in the site's cookie until `expires`: what a sign-in gives. */
-export function setVisitorSession(res: Response, address: SiteAddress, token: string, expires: Date): void {
+/** Keeps the visitor's token (their claims) in the site's cookie until `expires` (the browser's session without): a token in the address, a sign-in. */
+export function setVisitorSession(res: Response, address: SiteAddress, token: string, expires?: Date): void {
   res.cookie(VISITOR_COOKIE, token, cookieOptions(address, expires));
 }
 
@@ -51,6 +51,7 @@ export function setSiteCookie(res: Response, address: SiteAddress, name: string,
   res.cookie(name, value, { ...cookieOptions(address, undefined, `${address.basePath}${below}`), maxAge: maxAgeMs });
 }
 
+/** Clears a cookie of the site (`below`: the addresses it was set for below the site's root, all of them by default). */
 export function clearSiteCookie(res: Response, address: SiteAddress, name: string, below = ''): void {
   res.clearCookie(name, cookieOptions(address, undefined, `${address.basePath}${below}`));
 }
@@ -125,7 +126,7 @@ export async function admit(
     const read = claimsOf(site, givenToken);
     if (!read) return new AudienceDecision(401);
     if (inAddress === 'per-request') return { claims: read.claims };
-    res.cookie(VISITOR_COOKIE, givenToken, cookieOptions(address, read.expires));
+    setVisitorSession(res, address, givenToken, read.expires);
     return new AudienceDecision(302, withoutSecrets(req));
   }
   const kept = cookies[VISITOR_COOKIE];
@@ -145,8 +146,4 @@ export async function admit(
     return new AudienceDecision(401, undefined, kept ? VISITOR_COOKIE : undefined);
   }
   return { claims: read?.claims ?? {} };
-}
-
-export function clearCookie(res: Response, address: SiteAddress, name: string): void {
-  res.clearCookie(name, cookieOptions(address));
 }

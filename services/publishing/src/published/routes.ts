@@ -4,7 +4,7 @@ import { HttpError, httpError, route, type Route } from '@quire/http';
 import type { PublishingContext } from '../domain/context';
 import { addressOnGateway, addressOnHost, gatewaySitePath, hostedRoot, type SiteAddress } from './address';
 import { notFound, securityHeaders, sendText } from './answers';
-import { admit, AudienceDecision, clearCookie } from './audience';
+import { admit, AudienceDecision, clearSiteCookie } from './audience';
 import { messageHtml } from './html';
 import { bareFrame } from './pages';
 import { pathOf } from './paths';
@@ -21,7 +21,7 @@ import { siteView } from './site-view';
 
 /** What the visitor gets when the audience does not let them in: a redirect, a sign-in page or a 404 that names nothing. */
 function refuse(req: Request, res: Response, address: SiteAddress, decision: AudienceDecision): Promise<void> {
-  if (decision.clearCookie) clearCookie(res, address, decision.clearCookie);
+  if (decision.clearCookie) clearSiteCookie(res, address, decision.clearCookie);
   if (decision.status === 302) {
     res
       .status(302)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { clientsOf } from '@quire/http';
-import { databaseUri, declareCache, InvalidatedCache, type CacheInvalidation, type LruCache } from '@quire/runtime';
+import { byDocumentIds, declareCache, InvalidatedCache, serviceCollection, type LruCache } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
@@ -95,53 +95,48 @@ const spaceCaches = new WeakMap<PublishingContext['redis'], InvalidatedCache<Kep
 function spaceCacheOf(ctx: PublishingContext): InvalidatedCache<KeptSpace> {
   let cache = spaceCaches.get(ctx.redis);
   if (!cache) {
-    const spaces = `${new URL(databaseUri('content', ctx.config)).pathname.slice(1)}.spaces`;
-    const select = (invalidation: CacheInvalidation) =>
-      invalidation.type === 'documents' && invalidation.collection === spaces
-        ? invalidation.ids
-          ? { keys: invalidation.ids }
-          : { prefixes: [''] }
-        : undefined;
-    const onDropped = (ids: string[]) => ids.forEach((id) => readAhead(ctx, id));
+    const readAhead = readerAhead(ctx);
     cache = new InvalidatedCache<KeptSpace>(ctx.redis, {
       name: 'published-spaces',
       max: 50_000,
       ttlMs: SPACE_STATE_TTL_MS,
-      select,
+      select: byDocumentIds(serviceCollection('content', 'spaces', ctx.config)),
       logger: ctx.logger,
-      onDropped,
+      onDropped: (ids) => ids.forEach(readAhead),
     });
     spaceCaches.set(ctx.redis, cache);
   }
   return cache;
 }
 
-/** Spaces being read ahead, and those written again meanwhile (read once more after). */
-const readingAhead = new Set<string>();
-const writtenMeanwhile = new Set<string>();
-
 /**
  * A space this replica shows was written (a merge, most often): its state and content are read
  * now, before a visitor asks (the broadcast comes before the write's answer), so that the next
- * page waits for a read already under way rather than one it starts. Best effort: a failure is
+ * page waits for a read already under way rather than one it starts. One read per space at a
+ * time (a space written again meanwhile is read once more after). Best effort: a failure is
  * left to the next page's own read.
  */
-function readAhead(ctx: PublishingContext, spaceId: string): void {
-  if (readingAhead.has(spaceId)) {
-    writtenMeanwhile.add(spaceId);
-    return;
-  }
-  readingAhead.add(spaceId);
-  void spaceStates(ctx, undefined, [spaceId])
-    .then(async (states) => {
-      const state = states.get(spaceId);
-      if (state) await publishedContent(ctx, state);
-    })
-    .catch((error: unknown) => ctx.logger.debug({ err: (error as Error).message, spaceId }, 'reading a space ahead failed'))
-    .finally(() => {
-      readingAhead.delete(spaceId);
-      if (writtenMeanwhile.delete(spaceId)) readAhead(ctx, spaceId);
-    });
+function readerAhead(ctx: PublishingContext): (spaceId: string) => void {
+  const reading = new Set<string>();
+  const writtenMeanwhile = new Set<string>();
+  const readAhead = (spaceId: string): void => {
+    if (reading.has(spaceId)) {
+      writtenMeanwhile.add(spaceId);
+      return;
+    }
+    reading.add(spaceId);
+    void spaceStates(ctx, undefined, [spaceId])
+      .then(async (states) => {
+        const state = states.get(spaceId);
+        if (state) await publishedContent(ctx, state);
+      })
+      .catch((error: unknown) => ctx.logger.debug({ err: (error as Error).message, spaceId }, 'reading a space ahead failed'))
+      .finally(() => {
+        reading.delete(spaceId);
+        if (writtenMeanwhile.delete(spaceId)) readAhead(spaceId);
+      });
+  };
+  return readAhead;
 }
 
 /**
