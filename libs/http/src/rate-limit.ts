@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { RedisClient } from '@quire/runtime';
+import { LruCache, type RedisClient } from '@quire/runtime';
 import { HttpError } from './errors';
 
 interface RateLimitOptions {
@@ -23,29 +23,75 @@ function redisLimiter(options: RateLimitOptions): RateLimiterRedis {
 }
 
 /**
+ * How many points a replica counts in its own memory before it adds them to the shared count in
+ * Redis: a hundredth of the limit, at most 100 (1 for limits under 200: every request asks Redis).
+ */
+const syncEveryOf = (points: number) => Math.min(100, Math.max(1, Math.floor(points / 100)));
+
+/** A key's count as one replica knows it: Redis's last answer, and the points taken here since. */
+interface LocalCount {
+  unsynced: number;
+  remaining: number;
+  resetsAt: number;
+}
+
+/** Keys whose local counts a replica keeps; past it, the least recently seen go (their unsynced points with them). */
+const LOCAL_KEYS = 10_000;
+
+/**
  * Fixed-window limits in Redis, shared by every replica (the gateway's per caller, the
  * integrations service's per integration endpoint). Sets the X-RateLimit-* headers on every
  * answer and fails with 429 + Retry-After when spent.
+ *
+ * A busy key does not cost a Redis call per request (the periodic sync of rate-limiter-flexible's
+ * wiki): each replica counts up to `syncEvery` points in memory between two calls, as long as
+ * Redis's last answer left more than that. Near the limit every request asks Redis, so a key
+ * may pass its limit by at most `syncEvery` points per replica (1 % of it per replica).
  */
 export function createRateLimiter(options: RateLimitOptions) {
   const limiter = redisLimiter(options);
+  const syncEvery = syncEveryOf(options.points);
+  const counts = new LruCache<LocalCount>(LOCAL_KEYS);
 
-  function setHeaders(res: Response, state: RateLimiterRes) {
+  function setHeaders(res: Response, remaining: number, resetsAt: number) {
     res.set({
       'X-RateLimit-Limit': String(options.points),
-      'X-RateLimit-Remaining': String(Math.max(0, state.remainingPoints)),
-      'X-RateLimit-Reset': String(Math.ceil((Date.now() + state.msBeforeNext) / 1000)),
+      'X-RateLimit-Remaining': String(Math.max(0, remaining)),
+      'X-RateLimit-Reset': String(Math.ceil(resetsAt / 1000)),
     });
   }
 
   /** Takes `points` (default 1: one request) from `key`'s allowance. */
   return async function consume(key: string, res: Response, points = 1): Promise<void> {
+    const now = Date.now();
+    let local = syncEvery > 1 ? counts.get(key) : undefined;
+    if (local && now >= local.resetsAt) local = undefined;
+    if (local && local.unsynced + points < syncEvery && local.remaining - local.unsynced - points >= syncEvery) {
+      local.unsynced += points;
+      return setHeaders(res, local.remaining - local.unsynced, local.resetsAt);
+    }
+    // Taken to Redis with what this replica counted since its last call (requests that come
+    // meanwhile count on, to be taken with the next call).
+    const taken = points + (local?.unsynced ?? 0);
+    if (local) local.unsynced = 0;
+    let state: RateLimiterRes;
     try {
-      setHeaders(res, await limiter.consume(key, points));
+      state = await limiter.consume(key, taken);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      setHeaders(res, rejection);
-      const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      state = rejection;
+    }
+    const resetsAt = Date.now() + state.msBeforeNext;
+    if (syncEvery > 1) {
+      const kept = counts.get(key);
+      if (kept && kept.resetsAt > now) Object.assign(kept, { remaining: state.remainingPoints, resetsAt });
+      else counts.set(key, { unsynced: 0, remaining: state.remainingPoints, resetsAt }, 1);
+    }
+    const remaining = state.remainingPoints - (counts.get(key)?.unsynced ?? 0);
+    setHeaders(res, remaining, resetsAt);
+    // consumedPoints past the limit: this request's points (with those counted here) did not fit.
+    if (state.consumedPoints > options.points) {
+      const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
       throw new HttpError(429, `Rate limit exceeded: retry in ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
     }
   };
