@@ -48,6 +48,24 @@ export const pageLayout = z
     anchors: z.boolean(),
   })
   .meta({ id: 'RevisionPageLayoutOptions' });
+export type PageLayout = z.infer<typeof pageLayout>;
+
+/** A page's layout until it says otherwise: every part shown, the default width, no cover. */
+export const DEFAULT_PAGE_LAYOUT: Readonly<PageLayout> = Object.freeze({
+  width: 'default',
+  cover: false,
+  coverSize: 'hero',
+  coverMask: 'none',
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+});
 
 /** An image of a page's cover: a file of the revision or an address. */
 const coverImage = z.discriminatedUnion('kind', [contentRefFile, contentRefUrl]);

@@ -1,3 +1,4 @@
+import { pageLayout } from '@quire/contract';
 import { booleanQuery, listQuerySchema, idSchema, richTextDocumentSchema } from '@quire/http';
 import { z } from 'zod';
 import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, pageSlug, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../revisions';
@@ -63,6 +64,13 @@ const pageFields = {
   hidden: z.boolean(),
   noIndex: z.boolean(),
   noRobotsIndex: z.boolean(),
+  /**
+   * GitBook's layout options, any of them (the others are kept). update_page only: a change to
+   * more than one of the changes' shapes reads as breaking to the API document's check, so a
+   * new page is laid out by an update_page naming its insert's ref. Not the cover's mask: Git
+   * sync has no front matter for it, and what an export cannot write would be lost on the way back.
+   */
+  layout: pageLayout.omit({ coverMask: true }).partial().strict(),
   at: z.number().int().min(0),
 };
 
@@ -120,6 +128,7 @@ const updatePage = z
     hidden: pageFields.hidden.optional(),
     noIndex: pageFields.noIndex.optional(),
     noRobotsIndex: pageFields.noRobotsIndex.optional(),
+    layout: pageFields.layout.optional(),
     into: id.nullable().optional(),
     at: pageFields.at.optional(),
     variables: pageVariables.optional(),

@@ -85,6 +85,41 @@ describe('three-way merge', () => {
     if (!conflict.ok) assert.equal(conflict.conflicts[0].page?.id, loud);
   });
 
+  it('merges layout options one by one (absent = the defaults); one option changed differently, or a layout change and a delete, conflict', async () => {
+    const base = apply(empty, [
+      { type: 'insert_page', ref: 'wide', title: 'Wide', markdown: 'one' },
+      { type: 'update_page', page: 'wide', layout: { width: 'wide' } },
+      { type: 'insert_page', title: 'Plain' },
+    ]);
+    const [wide, plain] = base.pages.map((page) => page.id);
+    const ours = apply(base, [
+      { type: 'update_page', page: wide, layout: { outline: false } },
+      { type: 'update_page', page: plain, title: 'Plainer' },
+    ]);
+    const theirs = apply(base, [
+      { type: 'update_page', page: wide, layout: { width: 'default', pagination: false } },
+      { type: 'update_page', page: plain, layout: { tableOfContents: false } },
+    ]);
+    const result = await merged(base, ours, theirs);
+    const layoutOf = (id: string) => result.pages.find((page) => page.id === id)?.layout;
+    // Held only where they differ from the defaults: the width back to default is absent.
+    assert.deepEqual(layoutOf(wide), { outline: false, pagination: false });
+    assert.deepEqual(layoutOf(plain), { tableOfContents: false });
+
+    const full = apply(base, [{ type: 'update_page', page: wide, layout: { coverSize: 'full' } }]);
+    const background = apply(base, [{ type: 'update_page', page: wide, layout: { coverSize: 'background' } }]);
+    const conflict = await mergeContent(base, full, background, loader);
+    assert.equal(conflict.ok, false);
+    if (!conflict.ok)
+      assert.deepEqual(conflict.conflicts, [{ page: { id: wide, title: 'Wide' }, reason: 'layout.coverSize changed differently on both sides' }]);
+    // Setting an option to the value it has changes nothing: no conflict with a delete; a real change is one.
+    const deleted = apply(base, [{ type: 'delete_page', page: wide }]);
+    assert.equal((await mergeContent(base, deleted, apply(base, [{ type: 'update_page', page: wide, layout: { width: 'wide' } }]), loader)).ok, true);
+    const deleteConflict = await mergeContent(base, deleted, theirs, loader);
+    assert.equal(deleteConflict.ok, false);
+    if (!deleteConflict.ok) assert.equal(deleteConflict.conflicts[0].page?.id, wide);
+  });
+
   it("is a conflict when one side only changes a page's variables and the other deletes the page", async () => {
     const base = apply(empty, [{ type: 'insert_page', title: 'Page', markdown: 'one', variables: { k: '1' } }]);
     const id = base.pages[0].id;

@@ -6,10 +6,14 @@ import {
   EMPTY_BODY_HASH,
   flattenTree,
   PAGE_FLAGS,
+  PAGE_LAYOUT_OPTIONS,
   pageFlag,
+  pageLayoutOf,
   type PageFlag,
   previousSiblings,
+  sameLayout,
   setPageFlag,
+  setPageLayout,
   treeOf,
   type PageTree,
   type RevisionFileDoc,
@@ -83,6 +87,7 @@ function contentChanged(base: RevisionPageDoc, side: RevisionPageDoc): boolean {
     base.bodyHash !== side.bodyHash ||
     SCALAR_FIELDS.some((field) => base[field] !== side[field]) ||
     PAGE_FLAGS.some((flag) => flagOf(base, flag) !== flagOf(side, flag)) ||
+    !sameLayout(base, side) ||
     !sameVariables(base.variables, side.variables)
   );
 }
@@ -121,6 +126,15 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
       if ('conflict' in picked) conflicts.push({ page: pageRef(o), reason: `${flag} changed differently on both sides` });
       else setPageFlag(page, flag, picked.value);
     }
+    // Layout options merge one by one: a width changed on one side and an outline on the other both stay.
+    const [baseLayout, ourLayout, theirLayout] = [b && pageLayoutOf(b), pageLayoutOf(o), pageLayoutOf(t)];
+    const layout = { ...ourLayout };
+    for (const option of PAGE_LAYOUT_OPTIONS) {
+      const picked = pick3<string | boolean>(baseLayout?.[option], ourLayout[option], theirLayout[option], Boolean(b));
+      if ('conflict' in picked) conflicts.push({ page: pageRef(o), reason: `layout.${option} changed differently on both sides` });
+      else Object.assign(layout, { [option]: picked.value });
+    }
+    setPageLayout(page, layout);
     const parent = pick3(b?.parent, o.parent, t.parent, Boolean(b));
     if ('conflict' in parent) conflicts.push({ page: pageRef(o), reason: 'moved to different places on both sides' });
     else {

@@ -34,6 +34,45 @@ describe('git sync: page files', () => {
     assert.equal(renderPageFile({ title: 'Loud', description: '', hidden: false, noIndex: false, emoji: '' }, 'Text.'), '# Loud\n\nText.\n');
   });
 
+  it("reads GitBook's layout front matter (bad values and unknown keys ignored) and writes back only the options that differ from the defaults", () => {
+    const gitbook = [
+      '---',
+      'layout:',
+      '  width: wide',
+      '  cover:',
+      '    visible: true',
+      '    size: full',
+      '  title:',
+      '    visible: true',
+      '  description:',
+      '    visible: false',
+      '  tableOfContents:',
+      '    visible: false',
+      '  outline:',
+      '    visible: "no"',
+      '  pagination: false',
+      '  sidebar:',
+      '    visible: false',
+      '---',
+      '# Wide',
+      '',
+      'Text.',
+    ].join('\n');
+    const parsed = parsePageFile(gitbook, 'w.md');
+    assert.deepEqual(parsed.meta, { layout: { width: 'wide', cover: true, coverSize: 'full', title: true, description: false, tableOfContents: false } });
+    // The page holds what differs from the defaults (setPageLayout): that is what an export writes.
+    const layout = { width: 'wide', cover: true, coverSize: 'full', description: false, tableOfContents: false } as const;
+    const written = renderPageFile({ title: 'Wide', description: '', hidden: false, emoji: '', layout }, parsed.body);
+    assert.equal(
+      written,
+      '---\nlayout:\n  width: wide\n  cover:\n    visible: true\n    size: full\n  description:\n    visible: false\n  tableOfContents:\n    visible: false\n---\n\n# Wide\n\nText.\n',
+    );
+    assert.deepEqual(parsePageFile(written, 'w.md').meta, { layout });
+    assert.deepEqual(parsePageFile('---\nlayout: landing\n---\ntext', 'l.md').meta, {});
+    assert.deepEqual(parsePageFile('---\nlayout:\n  width: narrow\n  cover: true\n---\ntext', 'n.md').meta, {});
+    assert.equal(renderPageFile({ title: 'Plain', description: '', hidden: false, emoji: '' }, 'Text.'), '# Plain\n\nText.\n');
+  });
+
   it('ignores icon names (pages only have emoji) and names the file of invalid front matter', () => {
     assert.deepEqual(parsePageFile('---\nicon: book-open\n---\ntext', 'b.md').meta, {});
     assert.throws(() => parsePageFile('---\n: [\n---\n', 'docs/b.md'), /docs\/b\.md front matter: invalid YAML/);

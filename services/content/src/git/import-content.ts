@@ -5,8 +5,11 @@ import {
   contentHash,
   PAGE_FLAGS,
   pageFlag,
+  pageLayoutOf,
   pagePaths,
+  sameLayout,
   setPageFlag,
+  setPageLayout,
   type BuiltContent,
   type RevisionDoc,
   type RevisionFileDoc,
@@ -177,6 +180,7 @@ function samePage(a: RevisionPageDoc, b: RevisionPageDoc): boolean {
     a.description === b.description &&
     a.hidden === b.hidden &&
     PAGE_FLAGS.every((flag) => pageFlag(a, flag) === pageFlag(b, flag)) &&
+    sameLayout(a, b) &&
     a.bodyHash === b.bodyHash &&
     a.git?.oid === b.git?.oid &&
     a.git?.path === b.git?.path &&
@@ -194,6 +198,7 @@ const pageKey = (page: RevisionPageDoc) =>
     page.description,
     page.hidden,
     PAGE_FLAGS.map((flag) => pageFlag(page, flag)),
+    pageLayoutOf(page),
     page.bodyHash,
     page.git ?? null,
     page.variables ?? {},
@@ -263,6 +268,7 @@ export function buildImportedContent(snapshot: RepositorySnapshot, current: Revi
       ...(meta.variables ? { variables: meta.variables } : {}),
     };
     for (const flag of PAGE_FLAGS) setPageFlag(doc, flag, meta[flag]);
+    if (meta.layout) setPageLayout(doc, meta.layout);
     const previous = matched.get(page.id);
     if (previous) {
       doc.createdAt = previous.createdAt;

@@ -1,5 +1,7 @@
+import { pageLayout, type PageLayout } from '@quire/contract';
 import { markdownParser } from '@quire/markdown';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type { PageLayoutOption } from '../revisions';
 
 /*
  * The markdown side of Git sync, as pure functions: page files (YAML front matter, the
@@ -19,6 +21,8 @@ export interface PageMeta {
   noRobotsIndex?: boolean;
   emoji?: string;
   variables?: Record<string, string>;
+  /** The layout options the front matter sets (GitBook's `layout`); the others are the defaults. */
+  layout?: Partial<PageLayout>;
 }
 
 export interface ParsedPageFile {
@@ -31,11 +35,13 @@ export interface ParsedPageFile {
 const FRONT_MATTER = /^---[ \t]*\n([\s\S]*?\n)?---[ \t]*(?:\n|$)/;
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 
+const isYamlMap = (value: unknown): value is Record<string, unknown> => Boolean(value) && typeof value === 'object' && !Array.isArray(value);
+
 /** Scalars of a YAML map as strings (variables are text). */
 function stringMap(value: unknown): Record<string, string> | undefined {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  if (!isYamlMap(value)) return undefined;
   const out: Record<string, string> = {};
-  for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+  for (const [key, entry] of Object.entries(value)) {
     if (entry === null || typeof entry === 'object') continue;
     out[key] = String(entry);
   }
@@ -55,6 +61,52 @@ export function parseYamlMap(text: string, where: string): Record<string, unknow
   return parsed as Record<string, unknown>;
 }
 
+/**
+ * The parts of a page GitBook's `layout` front matter shows or hides, each as `<part>: {visible}`,
+ * in the order GitBook writes them; the others are `width: default|wide` and
+ * `cover: {visible, size}`. A value of another type or out of its range is ignored, like the
+ * other front matter keys.
+ */
+const LAYOUT_PARTS = [
+  'title',
+  'description',
+  'tableOfContents',
+  'outline',
+  'pagination',
+  'metadata',
+  'tags',
+  'actions',
+  'anchors',
+] as const satisfies readonly PageLayoutOption[];
+
+function layoutOf(value: unknown): Partial<PageLayout> | undefined {
+  if (!isYamlMap(value)) return undefined;
+  const layout: Partial<PageLayout> = {};
+  const width = pageLayout.shape.width.safeParse(value.width);
+  if (width.success) layout.width = width.data;
+  if (isYamlMap(value.cover)) {
+    if (typeof value.cover.visible === 'boolean') layout.cover = value.cover.visible;
+    const size = pageLayout.shape.coverSize.safeParse(value.cover.size);
+    if (size.success) layout.coverSize = size.data;
+  }
+  for (const part of LAYOUT_PARTS) {
+    const entry = value[part];
+    if (isYamlMap(entry) && typeof entry.visible === 'boolean') layout[part] = entry.visible;
+  }
+  return Object.keys(layout).length > 0 ? layout : undefined;
+}
+
+/** `layout` front matter in GitBook's shape for the options a page holds (those that differ from the defaults). */
+function layoutFrontMatter(layout: Partial<PageLayout>): Record<string, unknown> {
+  const front: Record<string, unknown> = {};
+  if (layout.width !== undefined) front.width = layout.width;
+  if (layout.cover !== undefined || layout.coverSize !== undefined) {
+    front.cover = { ...(layout.cover !== undefined ? { visible: layout.cover } : {}), ...(layout.coverSize !== undefined ? { size: layout.coverSize } : {}) };
+  }
+  for (const part of LAYOUT_PARTS) if (layout[part] !== undefined) front[part] = { visible: layout[part] };
+  return front;
+}
+
 function metaOf(data: Record<string, unknown>): PageMeta {
   const meta: PageMeta = {};
   if (typeof data.title === 'string' && data.title.trim()) meta.title = data.title.trim();
@@ -69,6 +121,8 @@ function metaOf(data: Record<string, unknown>): PageMeta {
   }
   const variables = stringMap(data.vars);
   if (variables && Object.keys(variables).length > 0) meta.variables = variables;
+  const layout = layoutOf(data.layout);
+  if (layout) meta.layout = layout;
   return meta;
 }
 
@@ -103,7 +157,16 @@ export function parsePageFile(text: string, where: string): ParsedPageFile {
 
 /** A page file: front matter for what is set, `# title`, the body. */
 export function renderPageFile(
-  page: { title: string; description: string; hidden: boolean; noIndex?: boolean; noRobotsIndex?: boolean; emoji: string; variables?: Record<string, string> },
+  page: {
+    title: string;
+    description: string;
+    hidden: boolean;
+    noIndex?: boolean;
+    noRobotsIndex?: boolean;
+    emoji: string;
+    variables?: Record<string, string>;
+    layout?: Partial<PageLayout>;
+  },
   body: string,
 ): string {
   const front: Record<string, unknown> = {};
@@ -113,6 +176,8 @@ export function renderPageFile(
   if (page.noIndex) front.noIndex = true;
   if (page.noRobotsIndex) front.noRobotsIndex = true;
   if (page.variables && Object.keys(page.variables).length > 0) front.vars = page.variables;
+  const layout = page.layout && layoutFrontMatter(page.layout);
+  if (layout && Object.keys(layout).length > 0) front.layout = layout;
   const header = Object.keys(front).length > 0 ? `---\n${stringifyYaml(front, { lineWidth: 0 })}---\n\n` : '';
   const trimmed = body.trimEnd();
   return `${header}# ${page.title}\n${trimmed ? `\n${trimmed}\n` : ''}`;

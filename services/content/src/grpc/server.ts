@@ -16,7 +16,7 @@ import {
 } from '../access';
 import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../git';
 import type { ContentContext, SpaceDoc } from '../kernel';
-import { findSpaceRevision, pageFlag, readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
+import { findSpaceRevision, pageFlag, pageLayoutOf, readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
 import { searchQuery, searchRevision, sectionTitle, type PageHit } from '../search';
 import { createSpaceForService, findCachedSpaces, findSpaces, listVisibleSpaces, presentSpace, serviceSpaceRequest } from '../structure';
 
@@ -48,6 +48,7 @@ function toContentPages({ revision, pageBodies }: SpaceContent): content.Content
     kind: page.computed ? 'computed' : 'document',
     noIndex: pageFlag(page, 'noIndex'),
     noRobotsIndex: pageFlag(page, 'noRobotsIndex'),
+    layout: pageLayoutOf(page),
   }));
 }
 

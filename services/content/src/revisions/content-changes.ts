@@ -1,8 +1,10 @@
+import type { PageLayout } from '@quire/contract';
 import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
 import type { PageComputedSource, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
 import { slugify } from '@quire/http';
+import { pageLayoutOf, setPageLayout } from './page-layout';
 import { contentHash, PAGE_FLAGS, setPageFlag } from './revisions';
 
 /*
@@ -54,6 +56,8 @@ export type ContentChange =
       /** GitBook's indexing flags (absent: kept as the page has them). */
       noIndex?: boolean;
       noRobotsIndex?: boolean;
+      /** Layout options to change (GitBook's page layout); an option not given is kept as the page has it. */
+      layout?: Partial<PageLayout>;
       /** New parent page id; null moves the page to the root. */
       into?: string | null;
       at?: number;
@@ -189,6 +193,7 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
         if (change.description !== undefined) page.description = change.description;
         if (change.hidden !== undefined) page.hidden = change.hidden;
         for (const flag of PAGE_FLAGS) if (change[flag] !== undefined) setPageFlag(page, flag, change[flag]);
+        if (change.layout) setPageLayout(page, { ...pageLayoutOf(current), ...change.layout });
         if (change.variables !== undefined) {
           checkVariables(index, 'variables', change.variables);
           if (Object.keys(change.variables).length > 0) page.variables = { ...change.variables };

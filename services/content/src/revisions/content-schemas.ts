@@ -1,3 +1,4 @@
+import { pageLayout } from '@quire/contract';
 import { booleanQuery, idSchema, listQuerySchema } from '@quire/http';
 import { z } from 'zod';
 import { spaceParams } from '../kernel';
@@ -50,6 +51,8 @@ const pageWrite = z
     // Optional in the message: absent keeps the page's flags (a new page: false).
     noIndex: z.boolean().optional(),
     noRobotsIndex: z.boolean().optional(),
+    // The whole layout, every field given; absent keeps the page's (a new page: the defaults).
+    layout: pageLayout.optional(),
   })
   .refine((page) => !page.hasContent || page.title.trim() !== '', { path: ['title'], message: 'required for a page with content' });
 

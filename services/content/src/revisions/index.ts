@@ -34,6 +34,7 @@ export {
   type BuiltContent,
   type PageFlag,
 } from './revisions';
+export { PAGE_LAYOUT_OPTIONS, pageLayoutOf, sameLayout, setPageLayout, type PageLayoutOption } from './page-layout';
 export { findChangeRequest, writeChangeRequestContent } from './change-request-content';
 export {
   applyChanges,

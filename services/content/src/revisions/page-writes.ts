@@ -1,6 +1,8 @@
+import type { PageLayout } from '@quire/contract';
 import { httpError, slugify } from '@quire/http';
 import { uniqueSlug } from './content-changes';
 import { childrenOf, flattenTree, type PageTree } from './page-tree';
+import { sameLayout, setPageLayout } from './page-layout';
 import type { RevisionDoc, RevisionPageDoc } from './revision-store';
 import { contentHash, EMPTY_BODY_HASH, PAGE_FLAGS, pageFlag, setPageFlag } from './revisions';
 
@@ -21,6 +23,8 @@ export interface PageContentWrite {
   /** Indexing flags; absent: the page keeps the ones it has (a new page: false). */
   noIndex?: boolean;
   noRobotsIndex?: boolean;
+  /** The whole layout; absent: the page keeps the one it has (a new page: the defaults). */
+  layout?: PageLayout;
 }
 
 /** One page of the tree, listed after its parent: with its new content, or without (kept as it is). */
@@ -49,12 +53,14 @@ function withChanges(page: RevisionPageDoc, changes: Partial<RevisionPageDoc>, n
   return differs ? { ...page, ...changes, updatedAt: now } : page;
 }
 
-/** `page` with the indexing flags `content` gives (the others kept), or `page` itself when they are its own. */
-function withFlags(page: RevisionPageDoc, content: PageContentWrite, now: Date): RevisionPageDoc {
+/** `page` with the indexing flags and layout `content` gives (what it does not give kept), or `page` itself when they are its own. */
+function withFlagsAndLayout(page: RevisionPageDoc, content: PageContentWrite, now: Date): RevisionPageDoc {
   const changed = PAGE_FLAGS.filter((flag) => content[flag] !== undefined && content[flag] !== pageFlag(page, flag));
-  if (changed.length === 0) return page;
+  const layout = content.layout && !sameLayout(page, { layout: content.layout }) ? content.layout : undefined;
+  if (changed.length === 0 && !layout) return page;
   const next = { ...page, updatedAt: now };
   for (const flag of changed) setPageFlag(next, flag, content[flag]);
+  if (layout) setPageLayout(next, layout);
   return next;
 }
 
@@ -62,11 +68,12 @@ function withFlags(page: RevisionPageDoc, content: PageContentWrite, now: Date):
  * Builds the tree `writes` describes over `current`. 400 naming `pages.<index>.<field>` for
  * an empty or repeated id, a parent not listed before its child, or a page without content
  * that `current` does not have. Pages without content keep everything they have (title,
- * body, slug, indexing flags, variables, computed source…) but their place; pages with
- * content take the given title, description, body, emoji, hidden flag and slug (else one
- * made from the title), and the indexing flags given (a flag not given is kept, false on a
- * new page); slugs are made unique among siblings, kept pages claiming theirs first.
- * Computed pages keep their generated body: a body written for one is ignored.
+ * body, slug, indexing flags, layout, variables, computed source…) but their place; pages
+ * with content take the given title, description, body, emoji, hidden flag and slug (else
+ * one made from the title), and the indexing flags and layout given (one not given is kept,
+ * false or the defaults on a new page); slugs are made unique among siblings, kept pages
+ * claiming theirs first. Computed pages keep their generated body: a body written for one
+ * is ignored.
  */
 export function buildWrittenPages(current: RevisionDoc, writes: readonly PageWriteInput[], now = new Date()): WrittenPages {
   const existing = new Map(current.pages.map((page) => [page.id, page]));
@@ -98,7 +105,7 @@ export function buildWrittenPages(current: RevisionDoc, writes: readonly PageWri
     const slug = uniqueSlug(tree, write.parent, content.slug || slugify(content.title, { fallback: 'page' }), write.id);
     const fields = { parent: write.parent, title: content.title, description: content.description, slug, emoji: content.emoji, hidden: content.hidden };
     if (before?.computed) {
-      tree.pages.set(write.id, withFlags(withChanges(before, fields, now), content, now));
+      tree.pages.set(write.id, withFlagsAndLayout(withChanges(before, fields, now), content, now));
       continue;
     }
     const bodyHash = contentHash(content.body);
@@ -107,7 +114,7 @@ export function buildWrittenPages(current: RevisionDoc, writes: readonly PageWri
     const page = before
       ? withChanges(before, { ...fields, bodyHash, bodyPack }, now)
       : { id: write.id, ...fields, bodyHash, bodyPack, createdAt: now, updatedAt: now };
-    tree.pages.set(write.id, withFlags(page, content, now));
+    tree.pages.set(write.id, withFlagsAndLayout(page, content, now));
   }
 
   const pages = flattenTree(tree);

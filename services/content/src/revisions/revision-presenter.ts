@@ -2,6 +2,7 @@ import { apiUrl, revisionFileUrl } from '@quire/http';
 import type { BackendConfig } from '@quire/runtime';
 import type { RevisionDoc, RevisionFileDoc, RevisionGitDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, pagePaths, treeOf, type PageTree } from './page-tree';
+import { pageLayoutOf } from './page-layout';
 import { pageFlag } from './revisions';
 
 /*
@@ -11,22 +12,6 @@ import { pageFlag } from './revisions';
  */
 
 type Config = Pick<BackendConfig, 'PUBLIC_BASE_URL' | 'FILES_BASE_URL' | 'INTERNAL_HMAC_SECRET'>;
-
-const DEFAULT_LAYOUT = {
-  width: 'default',
-  cover: false,
-  coverSize: 'hero',
-  coverMask: 'none',
-  title: true,
-  description: true,
-  tableOfContents: true,
-  outline: true,
-  pagination: true,
-  metadata: true,
-  tags: true,
-  actions: true,
-  anchors: true,
-} as const;
 
 export interface PagePresentation {
   spaceId: string;
@@ -81,7 +66,7 @@ function presentPageNode(page: RevisionPageDoc, children: unknown[], p: PagePres
     path,
     ...(page.description ? { description: page.description } : {}),
     pages: children,
-    layout: DEFAULT_LAYOUT,
+    layout: pageLayoutOf(page),
     tags: [],
     hidden: page.hidden,
     noIndex: pageFlag(page, 'noIndex'),

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
 import { z } from 'zod';
+import type { PageLayout } from '@quire/contract';
 import { storedJson, type ModelDefinitions } from '@quire/runtime';
 import type { ContentModels } from '../kernel';
 
@@ -25,6 +26,11 @@ export interface RevisionPageDoc {
    */
   noIndex?: boolean;
   noRobotsIndex?: boolean;
+  /**
+   * The options of the page's layout that differ from GitBook's defaults (page-layout.ts);
+   * absent when none does, as in revisions written before layouts.
+   */
+  layout?: Partial<PageLayout>;
   /** sha256 of the markdown body. */
   bodyHash: string;
   /** The BodyPack holding that body ('' for the empty body, or while not stored yet). */

@@ -25,8 +25,8 @@ export function setPageFlag(page: RevisionPageDoc, flag: PageFlag, value: boolea
   else delete page[flag];
 }
 
-/** Fields a page has only sometimes (git, variables, computed, indexing flags), stored as one optional object. */
-type PageExtra = Pick<RevisionPageDoc, 'git' | 'variables' | 'computed' | 'computedSeed' | PageFlag>;
+/** Fields a page has only sometimes (git, variables, computed, indexing flags, layout), stored as one optional object. */
+type PageExtra = Pick<RevisionPageDoc, 'git' | 'variables' | 'computed' | 'computedSeed' | PageFlag | 'layout'>;
 type PageTuple = [string, string | null, string, string, string, string, 0 | 1, string, string, number, number, PageExtra?];
 
 function extraOf(page: RevisionPageDoc): PageExtra | undefined {
@@ -36,6 +36,7 @@ function extraOf(page: RevisionPageDoc): PageExtra | undefined {
   if (page.computed) extra.computed = page.computed;
   if (page.computedSeed) extra.computedSeed = page.computedSeed;
   for (const flag of PAGE_FLAGS) if (page[flag]) extra[flag] = true;
+  if (page.layout && Object.keys(page.layout).length > 0) extra.layout = page.layout;
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 

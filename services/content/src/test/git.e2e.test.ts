@@ -641,6 +641,159 @@ describe('content: Git import and export (end to end)', () => {
     );
   });
 
+  it("reads GitBook's layout front matter, answers it on the page, writes back what differs from the defaults, and re-imports a layout the space changed", async () => {
+    // GitBook's defaults (RevisionPageLayoutOptions), which every page without a layout answers.
+    const defaults = {
+      width: 'default',
+      cover: false,
+      coverSize: 'hero',
+      coverMask: 'none',
+      title: true,
+      description: true,
+      tableOfContents: true,
+      outline: true,
+      pagination: true,
+      metadata: true,
+      tags: true,
+      actions: true,
+      anchors: true,
+    };
+    const visible = (part: string, shown: boolean) => [`  ${part}:`, `    visible: ${shown}`];
+    const repo = new TestRepo(remotes, 'layouts');
+    repo.commit(
+      {
+        'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Landing](landing.md)\n* [Plain](plain.md)\n',
+        // What GitBook writes for a page it shows as it shows every page: the defaults.
+        'README.md': [
+          '---',
+          'layout:',
+          '  width: default',
+          ...visible('title', true),
+          ...visible('outline', true),
+          '---',
+          '',
+          '# Home',
+          '',
+          'Welcome.',
+          '',
+        ].join('\n'),
+        'landing.md': [
+          '---',
+          'description: A landing page',
+          'layout:',
+          '  width: wide',
+          '  cover:',
+          '    visible: true',
+          '    size: full',
+          ...visible('title', true),
+          ...visible('description', false),
+          ...visible('tableOfContents', false),
+          ...visible('outline', false),
+          ...visible('pagination', false),
+          ...visible('metadata', true),
+          '  unknown:',
+          '    visible: false',
+          '---',
+          '',
+          '# Landing',
+          '',
+          '## Start',
+          '',
+          'Everything at once.',
+          '',
+        ].join('\n'),
+        'plain.md': '# Plain\n\nNo front matter.\n',
+      },
+      'Pages with layouts',
+    );
+    const spaceId = await newSpace('Layouts');
+    succeeded(await importRepo(spaceId, { url: repo.url }));
+    const imported = await content(spaceId);
+    const ids = new Map(flat(imported.pages).map((page) => [page.title, page.id]));
+    const page = async (title: string) => {
+      const answer = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/page/${ids.get(title)}`));
+      assertMatchesOpenApi('RevisionPageDocument', answer);
+      return answer;
+    };
+    const landingLayout = {
+      ...defaults,
+      width: 'wide',
+      cover: true,
+      coverSize: 'full',
+      description: false,
+      tableOfContents: false,
+      outline: false,
+      pagination: false,
+    };
+    assert.deepEqual((await page('Landing')).layout, landingLayout);
+    assert.deepEqual((await page('Home')).layout, defaults);
+    assert.deepEqual((await page('Plain')).layout, defaults);
+    const layoutsOf = (revision: any) => flat(revision.pages).map((each) => [each.title, each.layout]);
+    assert.deepEqual(layoutsOf(imported), [
+      ['Home', defaults],
+      ['Landing', landingLayout],
+      ['Plain', defaults],
+    ]);
+
+    // Written back in GitBook's shape, only where a page differs from the defaults; read back the same.
+    const out = new TestRepo(remotes, 'layouts-out');
+    succeeded(await exportRepo(spaceId, { url: out.url }));
+    assert.equal(out.show('home.md').toString(), '# Home\n\nWelcome.\n');
+    assert.equal(out.show('plain.md').toString(), '# Plain\n\nNo front matter.\n');
+    assert.equal(
+      out.show('landing.md').toString(),
+      [
+        '---',
+        'description: A landing page',
+        'layout:',
+        '  width: wide',
+        '  cover:',
+        '    visible: true',
+        '    size: full',
+        ...visible('description', false),
+        ...visible('tableOfContents', false),
+        ...visible('outline', false),
+        ...visible('pagination', false),
+        '---',
+        '',
+        '# Landing',
+        '',
+        '## Start',
+        '',
+        'Everything at once.',
+        '',
+      ].join('\n'),
+    );
+    const copy = await newSpace('Layouts copy');
+    succeeded(await importRepo(copy, { url: out.url }));
+    assert.deepEqual(layoutsOf(await content(copy)), layoutsOf(imported));
+
+    // Changed in the app (a change request's update_page), then the same commit imported again:
+    // the layout alone differs from the repository's, and that is a change (a new revision).
+    const cr = ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Layout' }), 201);
+    for (const layout of [{ width: 'narrow' }, { coverMask: 'radial' }]) {
+      const refused = await editor.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, {
+        changes: [{ type: 'update_page', page: ids.get('Landing'), layout }],
+      });
+      assertError(refused, 400, 'layout');
+    }
+    ok(
+      await editor.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, {
+        changes: [{ type: 'update_page', page: ids.get('Landing'), layout: { outline: true, width: 'default' } }],
+      }),
+    );
+    ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`));
+    const edited = await content(spaceId);
+    assert.deepEqual((await page('Landing')).layout, { ...landingLayout, outline: true, width: 'default' });
+    succeeded(await importRepo(spaceId, { url: repo.url, force: true }));
+    const reimported = await content(spaceId);
+    assert.notEqual(reimported.id, edited.id);
+    assert.deepEqual(layoutsOf(reimported), layoutsOf(imported));
+    const updatedAt = (revision: any, title: string) => flat(revision.pages).find((each) => each.title === title)?.updatedAt;
+    assert.equal(updatedAt(reimported, 'Home'), updatedAt(edited, 'Home'), 'an unchanged page keeps its date');
+    assert.ok(updatedAt(reimported, 'Landing') > updatedAt(edited, 'Landing'));
+  });
+
   it('exports over an imported repository: replaces its page files, keeps markdown that is not a page', async () => {
     const repo = new TestRepo(remotes, 'keep');
     repo.commit(

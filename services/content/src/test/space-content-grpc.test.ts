@@ -522,6 +522,64 @@ describe('content service: space content over gRPC (real datastore, real identit
     assert.deepEqual(again, { revisionId: last.revisionId, changed: false });
   });
 
+  it('WriteSpacePages: the layout is kept unless given, set when given, the defaults on a new page; GetSpaceContent and copies carry it', async () => {
+    const { space } = await grpc.createSpace(createRequest({ copyRevisionId: source.revision }));
+    const spaceId = space!.id;
+    const before = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    const defaults = byTitle(before, 'Introduction').layout!;
+    assert.deepEqual(defaults, {
+      width: 'default',
+      cover: false,
+      coverSize: 'hero',
+      coverMask: 'none',
+      title: true,
+      description: true,
+      tableOfContents: true,
+      outline: true,
+      pagination: true,
+      metadata: true,
+      tags: true,
+      actions: true,
+      anchors: true,
+    });
+    const [intro, install] = ['Introduction', 'Install'].map((title) => byTitle(before, title));
+    const landing = { ...defaults, width: 'wide', tableOfContents: false, outline: false };
+    const pages = before.pages.map((page) =>
+      page.id === install.id
+        ? withContent(page, { title: 'Instalar', layout: landing })
+        : page.id === intro.id
+          ? withContent(page, { title: 'Introducción' })
+          : keepAll([page])[0],
+    );
+    pages.push({ id: 'new-page', parentId: '', hasContent: true, title: 'Nueva', body: 'Nueva.', description: '', slug: '', emoji: '', hidden: false });
+    const written = await grpc.writeSpacePages({ spaceId, expectedRevisionId: before.revisionId, pages, userId: ada });
+    assert.equal(written.changed, true);
+    const after = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    assert.deepEqual(byTitle(after, 'Instalar').layout, landing);
+    assert.deepEqual(byTitle(after, 'Introducción').layout, defaults);
+    assert.deepEqual(byTitle(after, 'Nueva').layout, defaults);
+    const rest = flat((await ok('GET', `/v1/spaces/${spaceId}/content?computed=false`)).pages);
+    for (const page of after.pages) assert.deepEqual(rest.find((candidate) => candidate.id === page.id).layout, page.layout, page.title);
+
+    // Written again without a layout: kept; the same layout again is no change; a copy of the revision has it.
+    const kept = after.pages.map((page) => (page.id === install.id ? withContent(page) : keepAll([page])[0]));
+    assert.deepEqual(await grpc.writeSpacePages({ spaceId, expectedRevisionId: after.revisionId, pages: kept, userId: ada }), {
+      revisionId: after.revisionId,
+      changed: false,
+    });
+    const same = after.pages.map((page) => (page.id === install.id ? withContent(page, { layout: landing }) : keepAll([page])[0]));
+    assert.equal((await grpc.writeSpacePages({ spaceId, expectedRevisionId: after.revisionId, pages: same, userId: ada })).changed, false);
+    const { space: copy } = await grpc.createSpace(createRequest({ copyRevisionId: after.revisionId }));
+    assert.deepEqual(byTitle(await grpc.getSpaceContent({ spaceId: copy!.id, revisionId: '' }), 'Instalar').layout, landing);
+
+    const narrow = after.pages.map((page) => (page.id === install.id ? withContent(page, { layout: { ...landing, width: 'narrow' } }) : keepAll([page])[0]));
+    await rejectsWith(
+      grpc.writeSpacePages({ spaceId, expectedRevisionId: after.revisionId, pages: narrow, userId: ada }),
+      grpcStatus.INVALID_ARGUMENT,
+      /layout\.width/,
+    );
+  });
+
   it('WriteSpacePages: ABORTED at a stale revision, NOT_FOUND for unknown and deleted spaces, INVALID_ARGUMENT for a bad tree', async () => {
     const { space } = await grpc.createSpace(createRequest({ copyRevisionId: source.firstRevision }));
     const spaceId = space!.id;

@@ -110,6 +110,7 @@ describe('insights: translations (end to end, LibreTranslate provider)', () => {
       { type: 'insert_page', ref: 'start', title: 'Getting started', slug: 'getting-started', description: 'First steps with the product', markdown: START },
       { type: 'insert_page', ref: 'install', into: 'start', title: 'Installation', slug: 'installation', markdown: INSTALL },
       { type: 'insert_page', ref: 'reference', title: 'API reference', slug: 'reference', markdown: REFERENCE },
+      { type: 'update_page', page: 'reference', layout: { width: 'wide', outline: false } },
     ]);
     const pages = await contentOf(sourceSpace);
     const byTitle = (title: string) => pages.find((page) => page.title === title).id;
@@ -310,6 +311,12 @@ describe('insights: translations (end to end, LibreTranslate provider)', () => {
     assert.match(reference.markdown, /^EACH ENDPOINT ANSWERS JSON\.$/m);
     assert.match(reference.markdown, /^\| FIELD \| MEANING \|$/m);
     assert.match(reference.markdown, /^\| ID \| UNIQUE IDENTIFIER \|$/m);
+    // Laid out as its source page is.
+    assert.deepEqual(
+      translated.map((page) => page.layout),
+      source.map((page) => page.layout),
+    );
+    assert.deepEqual([reference.layout.width, reference.layout.outline], ['wide', false]);
 
     // What the provider got: the texts with placeholders, batched in one call, with the key, languages and format.
     assert.equal(provider.calls.length, 1);

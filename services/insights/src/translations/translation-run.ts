@@ -135,9 +135,10 @@ function pageWrites(
             slug: page.slug,
             emoji: page.emoji,
             hidden: page.hidden,
-            // A translated page is indexed (or not) as its source page is.
+            // A translated page is indexed (or not), and laid out, as its source page is.
             noIndex: page.noIndex,
             noRobotsIndex: page.noRobotsIndex,
+            layout: page.layout,
           }
         : keptPage(page.id, page.parentId),
     );

@@ -104,6 +104,21 @@ export interface Frame {
   look: Look;
 }
 
+/** What a page shows of itself and of the site around it (GitBook's page layout options). */
+export interface PageLayoutShown {
+  /** 'wide': the content column takes the width of the window. */
+  width: string;
+  /** The page's title (its h1) and description. */
+  title: boolean;
+  description: boolean;
+  /** The site's page tree beside the page; without it, the page takes the full width. */
+  tableOfContents: boolean;
+  /** "On this page". */
+  outline: boolean;
+  /** Previous and next links, when the site's customization shows them too. */
+  pagination: boolean;
+}
+
 export interface PageContent {
   title: string;
   emoji?: string;
@@ -114,6 +129,7 @@ export interface PageContent {
   navHtml: string;
   /** The current page's address in it. */
   href: string;
+  layout: PageLayoutShown;
   previous?: Link;
   next?: Link;
 }
@@ -220,7 +236,8 @@ function footerHtml(frame: Frame): string {
   }</footer>`;
 }
 
-function frameHtml(frame: Frame, main: string, sidebar: string): string {
+/** `layoutClasses`: how the page lays out the sidebar and its content (pageHtml, the stylesheet's `.layout.<class>`). */
+function frameHtml(frame: Frame, main: string, sidebar: string, layoutClasses: string[] = []): string {
   const { look } = frame;
   const meta = [
     `<meta charset="utf-8">`,
@@ -243,24 +260,31 @@ function frameHtml(frame: Frame, main: string, sidebar: string): string {
 ${announcementHtml(look.announcement)}<header class="site-header"><a class="site-title" href="${e(frame.basePath)}">${brand}</a>
 ${headerLinksHtml(look.headerLinks)}<form class="search" role="search" action="${e(frame.basePath)}~/search" method="get"><label for="_search-q">Search</label><input id="_search-q" name="q" type="search" value="${e(frame.query ?? '')}" placeholder="Search this site"><button type="submit">Go</button></form>${toggle}
 ${tabsHtml(frame.tabs)}</header>
-<div class="layout"><div class="sidebar">${variantsHtml(frame.variants)}${sidebar}</div>
+<div class="${['layout', ...layoutClasses].join(' ')}"><div class="sidebar">${variantsHtml(frame.variants)}${sidebar}</div>
 <main id="_content">${main}</main></div>
 ${footerHtml(frame)}
 </body></html>`;
 }
 
 export function pageHtml(frame: Frame, page: PageContent): string {
+  const { layout } = page;
   const pager =
-    frame.look.pagination && (page.previous || page.next)
+    frame.look.pagination && layout.pagination && (page.previous || page.next)
       ? `<nav class="pager" aria-label="Previous and next">${page.previous ? `<a rel="prev" href="${e(page.previous.href)}"><span>Previous</span> ${e(page.previous.label)}</a>` : ''}${
           page.next ? `<a rel="next" href="${e(page.next.href)}"><span>Next</span> ${e(page.next.label)}</a>` : ''
         }</nav>`
       : '';
-  const main = `<article><h1>${page.emoji ? `<span aria-hidden="true">${e(page.emoji)}</span> ` : ''}${e(page.title)}</h1>${
-    page.description ? `<p class="description">${e(page.description)}</p>` : ''
-  }<div class="body">${page.bodyHtml}</div>${pager}</article>${outlineHtml(page.outline)}`;
-  const sidebar = `<nav class="pages" aria-label="Pages">${withCurrent(page.navHtml, page.href)}</nav>`;
-  return frameHtml(frame, main, sidebar);
+  const title = layout.title ? `<h1>${page.emoji ? `<span aria-hidden="true">${e(page.emoji)}</span> ` : ''}${e(page.title)}</h1>` : '';
+  const description = layout.description && page.description ? `<p class="description">${e(page.description)}</p>` : '';
+  const outline = layout.outline ? outlineHtml(page.outline) : '';
+  const main = `<article>${title}${description}<div class="body">${page.bodyHtml}</div>${pager}</article>${outline}`;
+  const sidebar = layout.tableOfContents ? `<nav class="pages" aria-label="Pages">${withCurrent(page.navHtml, page.href)}</nav>` : '';
+  const layoutClasses = [
+    ...(layout.tableOfContents ? [] : ['no-toc']),
+    ...(layout.outline ? [] : ['no-outline']),
+    ...(layout.width === 'wide' ? ['wide'] : []),
+  ];
+  return frameHtml(frame, main, sidebar, layoutClasses);
 }
 
 export function searchHtml(frame: Frame, query: string, results: SearchResult[]): string {
@@ -327,9 +351,11 @@ a{color:var(--link-color);text-decoration-color:var(--accent)}a[aria-current="pa
 .sections details ul{display:block;position:absolute;background:var(--bg);border:1px solid var(--line);padding:8px 12px}
 .layout{display:grid;grid-template-columns:260px minmax(0,1fr);gap:32px;max-width:1280px;margin:0 auto;padding:24px}
 @media (max-width:800px){.layout{grid-template-columns:1fr}}
+.layout.wide{max-width:none}.layout.no-toc{grid-template-columns:minmax(0,1fr)}.layout.no-toc>.sidebar:empty{display:none}
 .sidebar ul{list-style:none;padding-left:12px;margin:0}.sidebar>nav>ul{padding-left:0}.sidebar li{margin:2px 0}
 .variants{margin-bottom:16px}.variants summary{cursor:pointer;border:1px solid var(--line);border-radius:var(--radius);padding:4px 8px}
 main{display:grid;grid-template-columns:minmax(0,1fr) 200px;gap:32px;align-items:start}@media (max-width:1100px){main{grid-template-columns:1fr}}
+.no-outline main{grid-template-columns:minmax(0,1fr)}
 main>h1,main>p,main>ol{grid-column:1}
 .description{color:var(--muted);font-size:1.1rem}
 .body img{max-width:100%}.body pre{background:var(--soft);padding:12px;overflow:auto;border-radius:var(--radius)}.body code{font-size:.9em}

@@ -346,7 +346,7 @@ function navigationOf(addresses: VariantAddresses): string {
   return html;
 }
 
-/** The page's content for pageHtml: its body with this site's addresses, its outline, navigation and neighbours. */
+/** The page's content for pageHtml: its body with this site's addresses, its outline, navigation, neighbours and layout. */
 export function pageContentOf(addresses: VariantAddresses, page: PublishedPage, options: { externalInNewTab?: boolean } = {}): PageContent {
   const rendered = renderedBody(
     addresses.content,
@@ -371,6 +371,7 @@ export function pageContentOf(addresses: VariantAddresses, page: PublishedPage, 
     outline: rendered.headings,
     navHtml: navigationOf(addresses),
     href: addresses.page(page),
+    layout: page.layout,
     previous: at > 0 ? neighbour(reading[at - 1]) : undefined,
     next: at >= 0 ? neighbour(reading[at + 1]) : undefined,
   };

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
+import { DEFAULT_PAGE_LAYOUT, type PageLayout } from '@quire/contract';
 import { content as proto } from '@quire/proto';
 import type { SiteDoc, SiteSpaceDoc } from '../db/models';
 import type { SiteAddress } from './address';
 import { defaultCustomization, siteCustomizationJson, siteSpaceCustomizationOf, siteSpaceOverridesJson } from '../domain/customization';
-import { THEME_SCRIPT } from './html';
+import { STYLESHEET, THEME_SCRIPT } from './html';
 import { fontFile, themeCss } from './look';
 import { renderPage } from './render';
 import type { Location, SiteView } from './site-view';
@@ -68,7 +69,17 @@ function viewOf(variants: SiteSpaceDoc[], site = siteOf()): SiteView {
   };
 }
 
-type PageInput = { id: string; title: string; slug: string; parentId?: string; body?: string; hidden?: boolean; noRobotsIndex?: boolean; description?: string };
+type PageInput = {
+  id: string;
+  title: string;
+  slug: string;
+  parentId?: string;
+  body?: string;
+  hidden?: boolean;
+  noRobotsIndex?: boolean;
+  description?: string;
+  layout?: PageLayout;
+};
 
 function contentOf(spaceId: string, language: string, pages: PageInput[]): PublishedContent {
   return publishedContentOf(
@@ -166,6 +177,44 @@ describe('renderPage', () => {
     assert.ok(render(viewOf([english]), locationOf(english, ''), robotsLess).includes('<meta name="robots" content="noindex, nofollow">'));
     const unlisted = render(viewOf([english], siteOf({ visibility: 'unlisted' })), locationOf(english, 'guides/install'), englishContent());
     assert.ok(unlisted.includes('<meta name="robots" content="noindex, nofollow">'), 'only public sites are indexed');
+  });
+
+  it("honours the page's layout: title, description, table of contents, outline, pagination and width, each on its own", () => {
+    /** The install page (a description, an outline, a previous page) with `options` over the default layout. */
+    const installWith = (options: Partial<PageLayout>, variants = [english], peers = new Map<string, PublishedContent>()) => {
+      const pages = englishPages.map((page) => (page.id === 'install' ? { ...page, layout: { ...DEFAULT_PAGE_LAYOUT, ...options } } : page));
+      return render(viewOf(variants), locationOf(english, 'guides/install'), contentOf('space-en', 'en', pages), peers);
+    };
+    const shown = installWith({});
+    assert.ok(shown.includes('<div class="layout"><div class="sidebar"><nav class="pages" aria-label="Pages">'));
+    assert.ok(shown.includes('<article><h1>Install</h1><p class="description">How to install</p>'));
+    assert.ok(shown.includes('<aside class="outline"'));
+    assert.ok(shown.includes('<a rel="prev" href="/guides">'));
+    assert.equal(render(viewOf([english]), locationOf(english, 'guides/install'), englishContent()), shown, 'a page without a layout has the defaults');
+
+    const untitled = installWith({ title: false });
+    assert.ok(untitled.includes('<article><p class="description">How to install</p>') && !untitled.includes('<h1>'));
+    assert.ok(untitled.includes('<title>Install | Acme Docs</title>'), 'the document keeps its title');
+    const undescribed = installWith({ description: false });
+    assert.ok(undescribed.includes('<article><h1>Install</h1><div class="body">'));
+    assert.ok(undescribed.includes('<meta name="description" content="How to install">'), 'search engines still get it');
+    // Without its table of contents the page takes the full width; a variant switcher stays.
+    const full = installWith({ tableOfContents: false });
+    assert.ok(full.includes('<div class="layout no-toc"><div class="sidebar"></div>\n<main id="_content">') && !full.includes('aria-label="Pages"'));
+    const switching = installWith({ tableOfContents: false }, [english, french], new Map([['ss-fr', frenchContent()]]));
+    assert.ok(switching.includes('<div class="layout no-toc"><div class="sidebar"><nav class="variants" aria-label="Variants">'));
+    assert.ok(!switching.includes('aria-label="Pages"'));
+    const outlineless = installWith({ outline: false });
+    assert.ok(outlineless.includes('<div class="layout no-outline">') && !outlineless.includes('class="outline"'));
+    assert.match(outlineless, /<h2 id="requirements"/, 'the headings keep their anchors');
+    const unpaged = installWith({ pagination: false });
+    assert.ok(!unpaged.includes('class="pager"') && !unpaged.includes('rel="prev"'));
+    assert.ok(installWith({ width: 'wide' }).includes('<div class="layout wide">'));
+    const bare = installWith({ title: false, description: false, tableOfContents: false, outline: false, pagination: false, width: 'wide' });
+    assert.ok(bare.includes('<div class="layout no-toc no-outline wide"><div class="sidebar"></div>\n<main id="_content"><article><div class="body">'));
+    // The classes are the stylesheet's (no inline style: the CSP allows none).
+    for (const rule of ['.layout.wide{', '.layout.no-toc{', '.layout.no-toc>.sidebar:empty{', '.no-outline main{']) assert.ok(STYLESHEET.includes(rule), rule);
+    assert.ok(!bare.includes('style='));
   });
 
   it('is a function of its input: the same view, location and content make the same page', () => {

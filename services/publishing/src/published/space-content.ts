@@ -1,3 +1,4 @@
+import { DEFAULT_PAGE_LAYOUT } from '@quire/contract';
 import { clientsOf } from '@quire/http';
 import { renderMarkdown, type RenderedMarkdown, type RenderOptions } from '@quire/markdown';
 import type { content } from '@quire/proto';
@@ -23,6 +24,8 @@ export interface PublishedPage {
   noIndex: boolean;
   /** Not for search engines: `noindex` on the page, left out of the sitemap. */
   noRobotsIndex: boolean;
+  /** What the page shows of itself and of the site around it (GitBook's page layout). */
+  layout: content.PageLayout;
   computed: boolean;
   /** The page's path in the space ("guides/install"). */
   path: string;
@@ -80,6 +83,8 @@ export function publishedContentOf(response: content.GetSpaceContentResponse): P
       hidden: page.hidden || Boolean(parent?.hidden),
       noIndex: page.noIndex,
       noRobotsIndex: page.noRobotsIndex,
+      // Unset by a content service older than layouts: the defaults.
+      layout: page.layout ?? DEFAULT_PAGE_LAYOUT,
       computed: page.kind === 'computed',
       path: parent ? `${parent.path}/${page.slug}` : page.slug,
       body: page.body,

@@ -301,6 +301,43 @@ describe('published sites, as their visitors get them', () => {
     assert.match(renamed.text, /Cached docs/);
   });
 
+  it("honours each page's layout: a page without table of contents, outline and pager beside pages with them, a layout change shown at once", async () => {
+    const space = await newSpace('Layouts');
+    const written = await write(space, [
+      { type: 'insert_page', title: 'Overview', slug: 'overview', markdown: '## First\n\nText.' },
+      { type: 'insert_page', ref: 'landing', title: 'Landing', slug: 'landing', markdown: '## Hero\n\nBig.' },
+      { type: 'update_page', page: 'landing', layout: { tableOfContents: false, outline: false, pagination: false } },
+      { type: 'insert_page', title: 'Details', slug: 'details', markdown: '## More\n\nText.' },
+    ]);
+    const landingId = written.changes[1].page.id;
+    const site = await newSite({ title: 'Laid out', spaces: [space] });
+    const base = pathOf(site.urls.published);
+    const landing = await visit(`${base}landing`);
+    assert.equal(landing.status, 200, landing.text);
+    assert.match(landing.text, /<div class="layout no-toc no-outline"><div class="sidebar"><\/div>/);
+    assert.match(landing.text, /<h1>Landing<\/h1>/);
+    assert.match(landing.text, /<h2 id="hero">/);
+    assert.doesNotMatch(landing.text, /<nav class="pages"/, 'no table of contents');
+    assert.doesNotMatch(landing.text, /<aside class="outline"/, 'no outline');
+    assert.doesNotMatch(landing.text, /<nav class="pager"|rel="(prev|next)"/, 'no previous and next links');
+    for (const path of [base, `${base}details`]) {
+      const other = await visit(path);
+      assert.equal(other.status, 200, path);
+      assert.match(other.text, /<div class="layout"><div class="sidebar"><nav class="pages" aria-label="Pages">/, path);
+      assert.match(other.text, /<aside class="outline"[^>]*>.*href="#(first|more)"/s, path);
+      assert.match(other.text, new RegExp(`<nav class="pager" aria-label="Previous and next"><a rel="(next|prev)" href="${base}landing">`), path);
+    }
+
+    // A layout change is a new revision: the page's ETag changes, and the next visit shows it.
+    const etag = landing.headers.get('etag') as string;
+    await write(space, [{ type: 'update_page', page: landingId, layout: { tableOfContents: true, width: 'wide' } }]);
+    const after = await visit(`${base}landing`, { 'if-none-match': etag });
+    assert.equal(after.status, 200);
+    assert.notEqual(after.headers.get('etag'), etag);
+    assert.match(after.text, /<div class="layout no-outline wide"><div class="sidebar"><nav class="pages" aria-label="Pages">/);
+    assert.doesNotMatch(after.text, /<nav class="pager"/, 'the options not changed are kept');
+  });
+
   it('shows sections as tabs and a section’s site spaces as variants', async () => {
     const site = await newSite({ title: 'Product', spaces: [guides] });
     const apiSection = await org.admin.api.post(`${sites()}/${site.id}/sections`, { spaceId: api, title: 'API reference' });
