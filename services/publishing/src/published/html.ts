@@ -247,7 +247,7 @@ function frameHtml(frame: Frame, main: string, sidebar: string, layoutClasses: s
     frame.canonical ? `<link rel="canonical" href="${e(frame.canonical)}">` : '',
     ...(frame.alternates ?? []).map((alternate) => `<link rel="alternate" hreflang="${e(alternate.hreflang)}" href="${e(alternate.href)}">`),
     frame.markdown ? `<link rel="alternate" type="text/markdown" href="${e(frame.markdown)}">` : '',
-    `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css">`,
+    `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css?v=${STYLESHEET_VERSION}">`,
     look.stylesheet ? `<link rel="stylesheet" href="${e(look.stylesheet)}">` : '',
     iconLinks(look.favicon),
     look.toggle ? `<script>${THEME_SCRIPT}</script>` : '',
@@ -375,3 +375,6 @@ main>h1,main>p,main>ol{grid-column:1}
 .site-footer{border-top:1px solid var(--line);padding:12px 24px;color:var(--muted);font-size:.85rem;background:var(--tint-bg)}
 .footer-groups{display:flex;flex-wrap:wrap;gap:24px 48px}.footer-groups h2{font-size:.9rem;color:var(--fg)}.footer-groups ul{list-style:none;padding:0}.footer-logo{height:24px;width:auto}
 `;
+
+/** The stylesheet's digest, in its address: a deploy that changes it changes the address, so the old one's year-long cache never hides it. */
+export const STYLESHEET_VERSION = createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16);

@@ -9,7 +9,7 @@ import { customizationOf, siteSpaceCustomizationOf } from '../domain/customizati
 import type { SiteAddress } from './address';
 import { listedPages, llmsFullTxt, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { cachingHeaders, etagOf, notFound, sendText, textType } from './answers';
-import { searchHtml, STYLESHEET } from './html';
+import { searchHtml, STYLESHEET, STYLESHEET_VERSION } from './html';
 import { fontFile, settingsDigest, themeCss } from './look';
 import { serveMcp } from './mcp';
 import { OIDC_PATHS } from './oidc';
@@ -188,7 +188,10 @@ export const SITE_PATHS: SitePath[] = [
     audience: 'anyone',
     matches: only('~', 'site.css'),
     serve: async ({ req, res }) => {
-      const headers = { 'content-type': textType('text/css'), etag: STYLESHEET_TAG, 'cache-control': 'public, max-age=86400' };
+      // The pages ask for it with its digest (html.ts): that address is this stylesheet's for good; any other is revalidated.
+      const current = req.query.v === STYLESHEET_VERSION;
+      const cache = current ? 'public, max-age=31536000, immutable' : 'public, max-age=0, must-revalidate';
+      const headers = { 'content-type': textType('text/css'), etag: STYLESHEET_TAG, 'cache-control': cache };
       await sendCached(req, res, { headers, compressible: true, body: () => stylesheet });
     },
   },

@@ -284,9 +284,16 @@ describe('published sites, as their visitors get them', () => {
       assert.equal(revisit.status, 304, tag as string);
       assert.equal(revisit.headers.get('etag'), zipped.headers.get('etag'));
     }
-    const stylesheet = await visit(`${base}~/site.css`, { 'accept-encoding': 'gzip' });
+    // The pages name the stylesheet with its digest: that address is cached for good, any other revalidated.
+    const linked = /<link rel="stylesheet" href="([^"]+\/~\/site\.css\?v=[\w-]+)">/.exec(zipped.text)?.[1];
+    assert.ok(linked, 'the page links the stylesheet by its digest');
+    const stylesheet = await visit(linked, { 'accept-encoding': 'gzip' });
     assert.equal(stylesheet.headers.get('content-encoding'), 'gzip');
     assert.match(stylesheet.text, /body\s*\{/);
+    assert.equal(stylesheet.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    const unversioned = await visit(`${base}~/site.css`);
+    assert.equal(unversioned.text, stylesheet.text);
+    assert.equal(unversioned.headers.get('cache-control'), 'public, max-age=0, must-revalidate');
 
     await write(api, [{ type: 'insert_page', title: 'Errors', slug: 'errors', markdown: 'Codes.' }]);
     const after = await visit(base, { 'if-none-match': etag });
