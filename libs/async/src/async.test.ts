@@ -213,6 +213,28 @@ describe('event bus on Redis Streams', () => {
     await events.close();
   });
 
+  it('passes the entries of types a group does not take without reading them, and reads those that do not say their type', async () => {
+    const prefix = `${env.redisPrefix}${newId(6)}:`;
+    const errors: string[] = [];
+    const capturing = createLogger('async-test', 'silent').child({});
+    capturing.error = ((_fields: Record<string, unknown>, message?: string) => void errors.push(message ?? '')) as Logger['error'];
+    const events = bus(prefix, capturing);
+    const seen: number[] = [];
+    await events.subscribe('only-work', [work], async (e) => void seen.push(e.payload.n), { blockMs: 50 });
+    // publish writes the type beside the event: an entry of another type is acknowledged unread (this one is no event at all).
+    await redis.xadd(`${prefix}events`, '*', 'event', 'not json', 'type', 'test.note');
+    // One without its type (written before types were) is read: this one is unreadable, so it is logged.
+    await redis.xadd(`${prefix}events`, '*', 'event', 'not json either');
+    await events.publish(work, { n: 3 });
+    await until('the work event', () => seen.length === 1);
+    await until('all acknowledged', async () => (await pending(prefix, 'only-work')) === 0);
+    assert.deepEqual(seen, [3]);
+    assert.deepEqual(errors, ['dropping an unreadable event']);
+    const last = (await redis.xrevrange(`${prefix}events`, '+', '-', 'COUNT', 1)) as Array<[string, string[]]>;
+    assert.deepEqual(last[0][1].slice(2, 4), ['type', 'test.work']);
+    await events.close();
+  });
+
   it('rejects a publish whose payload does not match its definition, publishing nothing', async () => {
     const prefix = `${env.redisPrefix}${newId(6)}:`;
     const events = bus(prefix);

@@ -93,11 +93,17 @@ export function createEvent<D extends EventDefinition>(definition: D, payload: E
 }
 
 /** The trace context an entry carries (its `trace` field), if any. */
+/** The value of a stream entry's field `name` (its fields are name, value, name, value…). */
+function fieldOf(fields: string[], name: string): string | undefined {
+  for (let at = 0; at < fields.length - 1; at += 2) if (fields[at] === name) return fields[at + 1];
+  return undefined;
+}
+
 function traceOf(fields: string[]): Record<string, string> | undefined {
-  const at = fields.indexOf('trace');
-  if (at < 0 || at % 2 !== 0) return undefined;
+  const value = fieldOf(fields, 'trace');
+  if (value === undefined) return undefined;
   try {
-    const carrier = JSON.parse(fields[at + 1]) as unknown;
+    const carrier = JSON.parse(value) as unknown;
     if (carrier && typeof carrier === 'object' && Object.values(carrier).every((value) => typeof value === 'string')) return carrier as Record<string, string>;
   } catch {
     // Not JSON: the event is handled without it.
@@ -117,6 +123,10 @@ const envelopeSchema = z.object({
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
 /** How much longer than a blocking read a stopping subscription waits for it to return. */
 const STOP_READ_GRACE_MS = 2_000;
+/** How often a consumer looks for entries left pending too long (at most; retryAfterMs when shorter): not before every read of a busy stream. */
+const CLAIM_EVERY_MS = 1_000;
+/** Entries one claim takes. */
+const CLAIM_COUNT = 50;
 const STREAM_MAX_LENGTH = 100_000;
 
 /** A consumer group's fields in XINFO GROUPS we report. */
@@ -181,7 +191,7 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
   /** The event of a stream entry; undefined (logged) for one that is not an event at all. */
   const read = (messageId: string, fields: string[], group: string): DomainEvent | undefined => {
     try {
-      const envelope = envelopeSchema.safeParse(JSON.parse(fields[fields.indexOf('event') + 1]));
+      const envelope = envelopeSchema.safeParse(JSON.parse(fieldOf(fields, 'event') ?? ''));
       if (envelope.success) return envelope.data;
     } catch {
       // Not JSON: logged below.
@@ -203,7 +213,8 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         async () => {
           const carrier = traceCarrier();
           const traced = carrier ? ['trace', JSON.stringify(carrier)] : [];
-          await writer.xadd(stream, 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event), ...traced);
+          // Its type beside it, so that a group taking other events passes it without reading it (subscribe's handle).
+          await writer.xadd(stream, 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event), 'type', event.type, ...traced);
         },
       );
       return event;
@@ -248,7 +259,9 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
       };
 
       const handle = async (messageId: string, fields: string[]) => {
-        const event = read(messageId, fields, group);
+        // An entry that says its type (every one publish writes) and is of a type this group does not take is acknowledged unread.
+        const type = fieldOf(fields, 'type');
+        const event = type === undefined || wanted.has(type) ? read(messageId, fields, group) : undefined;
         const definition = event && wanted.get(event.type);
         // Not acknowledged when the handler failed: it stays pending and is claimed again after retryAfterMs.
         if (definition) {
@@ -288,15 +301,21 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, lane));
       };
 
+      const claimEveryMs = Math.min(retryAfterMs, CLAIM_EVERY_MS);
+      let claimedAt = 0;
       const loop = (async () => {
         while (running) {
           try {
-            // First what others (or we) left pending for too long, then new events.
-            const [, claimed] = (await reader.xautoclaim(stream, group, consumer, retryAfterMs, '0', 'COUNT', 50)) as [
-              string,
-              Array<[string, string[]] | null>,
-            ];
-            await handleAll(claimed.filter((entry): entry is [string, string[]] => entry !== null));
+            // First what others (or we) left pending for too long (looked for every claimEveryMs, or
+            // at once again after a full claim), then new events.
+            if (Date.now() - claimedAt >= claimEveryMs) {
+              const [, claimed] = (await reader.xautoclaim(stream, group, consumer, retryAfterMs, '0', 'COUNT', CLAIM_COUNT)) as [
+                string,
+                Array<[string, string[]] | null>,
+              ];
+              if (claimed.length < CLAIM_COUNT) claimedAt = Date.now();
+              await handleAll(claimed.filter((entry): entry is [string, string[]] => entry !== null));
+            }
             const fresh = (await reader.xreadgroup('GROUP', group, consumer, 'COUNT', 50, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
               [string, Array<[string, string[]]>]
             > | null;

@@ -59,6 +59,18 @@ export async function flushSiteViews(ctx: PublishingContext): Promise<void> {
   await Promise.all(batches.map((batch) => publish(ctx, batch)));
 }
 
+const origins = new Map<string, string>();
+/** The origin of a site's base address, parsed once per base (a few per site). */
+function originOf(base: string): string {
+  let origin = origins.get(base);
+  if (origin === undefined) {
+    origin = new URL(base).origin;
+    if (origins.size >= 10_000) origins.clear();
+    origins.set(base, origin);
+  }
+  return origin;
+}
+
 /** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
 export function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
   const ip = req.ip ?? '';
@@ -70,7 +82,7 @@ export function announceView(ctx: PublishingContext, req: Request, view: SiteVie
     siteSpaceId: location.siteSpace._id,
     spaceId: location.siteSpace.spaceId,
     pageId: page.id,
-    url: `${new URL(view.address.base).origin}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
+    url: `${originOf(view.address.base)}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
     ...(referrer ? { referrer } : {}),
     visitor: { anonymousId, userAgent, ip, cookies: {}, ...(language ? { language } : {}) },
   };
