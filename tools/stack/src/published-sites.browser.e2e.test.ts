@@ -924,6 +924,15 @@ describe('published sites in a browser', () => {
         assert.equal(await background(), 'rgb(255, 255, 255)');
         await page.goBack();
         assert.equal(await page.locator('html').getAttribute('data-theme'), 'light');
+
+        // The reader closes the banner: gone here, and on the next page.
+        const banner = page.getByRole('note').filter({ hasText: 'Version 2 of the handbook is out' });
+        await page.getByRole('button', { name: 'Close the announcement' }).click();
+        assert.equal(await banner.isVisible(), false);
+        await page.getByRole('link', { name: 'Get started' }).click();
+        await page.waitForURL(/\/install$/);
+        assert.equal(await h1Of(page), 'Install');
+        assert.equal(await banner.isVisible(), false, 'kept closed on the next page');
       } finally {
         await context.close();
       }

@@ -73,14 +73,17 @@ export const PLAIN_LOOK: Look = { mode: 'system', toggle: false, headerLinks: []
 /**
  * The one script a site's page may run (the CSP allows it by its digest, THEME_SCRIPT_HASH): it
  * applies the theme the reader chose on this site before the page paints, and makes the theme
- * button switch it and keep the choice (localStorage, per site). Without script, the site's
- * default theme shows and the button stays hidden.
+ * button switch it and keep the choice (localStorage, per site); it hides the announcement the
+ * reader closed (kept per site by the announcement's digest: a new one shows again). Without
+ * script, the site's default theme and the announcement show, and both buttons stay hidden.
  */
 export const THEME_SCRIPT =
-  '(()=>{const d=document.documentElement,k="quire-theme:"+d.dataset.site;try{const t=localStorage.getItem(k);if(t==="light"||t==="dark")d.dataset.theme=t}catch(e){}' +
-  'document.addEventListener("DOMContentLoaded",()=>{const b=document.getElementById("_theme");if(!b)return;b.hidden=false;' +
+  '(()=>{const d=document.documentElement,k="quire-theme:"+d.dataset.site,n="quire-announcement:"+d.dataset.site;try{const t=localStorage.getItem(k);if(t==="light"||t==="dark")d.dataset.theme=t}catch(e){}' +
+  'document.addEventListener("DOMContentLoaded",()=>{const b=document.getElementById("_theme");if(b){b.hidden=false;' +
   'b.addEventListener("click",()=>{const m=d.dataset.mode,dark=d.dataset.theme?d.dataset.theme==="dark":m==="dark"||(m==="system"&&matchMedia("(prefers-color-scheme: dark)").matches);' +
-  'd.dataset.theme=dark?"light":"dark";try{localStorage.setItem(k,d.dataset.theme)}catch(e){}})})})()';
+  'd.dataset.theme=dark?"light":"dark";try{localStorage.setItem(k,d.dataset.theme)}catch(e){}})}' +
+  'const a=document.getElementById("_announcement"),x=document.getElementById("_dismiss");if(!a||!x)return;try{if(localStorage.getItem(n)===a.dataset.digest){a.hidden=true;return}}catch(e){}' +
+  'x.hidden=false;x.addEventListener("click",()=>{a.hidden=true;try{localStorage.setItem(n,a.dataset.digest)}catch(e){}})})})()';
 export const THEME_SCRIPT_HASH = `'sha256-${createHash('sha256').update(THEME_SCRIPT).digest('base64')}'`;
 
 export interface Frame {
@@ -217,11 +220,12 @@ function headerLinksHtml(items: HeaderItem[]): string {
   return `<nav class="header-links" aria-label="Site links"><ul>${items.map(item).join('')}</ul></nav>`;
 }
 
+/** The banner, with a button to close it (THEME_SCRIPT: shown with script only; closed stays closed until the banner changes). */
 function announcementHtml(announcement: Look['announcement']): string {
   if (!announcement) return '';
-  return `<div class="announcement announcement-${announcement.style}" role="note"><p>${e(announcement.message)}${
-    announcement.link ? ` ${linkHtml(announcement.link)}` : ''
-  }</p></div>`;
+  const text = `${e(announcement.message)}${announcement.link ? ` ${linkHtml(announcement.link)}` : ''}`;
+  const digest = createHash('sha256').update(`${announcement.style}\n${text}`).digest('base64url').slice(0, 16);
+  return `<div id="_announcement" class="announcement announcement-${announcement.style}" role="note" data-digest="${digest}"><p>${text}</p><button id="_dismiss" class="dismiss" type="button" hidden aria-label="Close the announcement">×</button></div>`;
 }
 
 function footerHtml(frame: Frame): string {
@@ -250,7 +254,7 @@ function frameHtml(frame: Frame, main: string, sidebar: string, layoutClasses: s
     `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css?v=${STYLESHEET_VERSION}">`,
     look.stylesheet ? `<link rel="stylesheet" href="${e(look.stylesheet)}">` : '',
     iconLinks(look.favicon),
-    look.toggle ? `<script>${THEME_SCRIPT}</script>` : '',
+    look.toggle || look.announcement ? `<script>${THEME_SCRIPT}</script>` : '',
   ].join('');
   const brand = look.logo ? themedImg(look.logo, 'logo', frame.siteTitle) : e(frame.siteTitle);
   const toggle = look.toggle ? `<button id="_theme" class="theme-toggle" type="button" hidden aria-label="Switch between light and dark theme">◐</button>` : '';
@@ -339,7 +343,8 @@ ${DARK.chosen}{${DARK_COLOURS};--accent:#6cb6ff}
 h1,h2,h3,h4{font-family:var(--font-heading)}code,pre{font-family:var(--font-mono)}
 a{color:var(--link-color);text-decoration-color:var(--accent)}a[aria-current="page"]{font-weight:600;color:var(--fg)}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:var(--bg);padding:4px 8px;z-index:2}
-.announcement{padding:8px 24px;text-align:center;background:color-mix(in srgb,var(--info) 16%,var(--bg))}.announcement p{margin:0}
+.announcement{position:relative;padding:8px 48px;text-align:center;background:color-mix(in srgb,var(--info) 16%,var(--bg))}.announcement p{margin:0}
+.announcement .dismiss{position:absolute;top:4px;right:12px;border:0;background:none;color:inherit;font-size:1.25rem;line-height:1;cursor:pointer;padding:4px 8px}
 .announcement-success{background:color-mix(in srgb,var(--success) 16%,var(--bg))}.announcement-warning{background:color-mix(in srgb,var(--warning) 18%,var(--bg))}.announcement-danger{background:color-mix(in srgb,var(--danger) 16%,var(--bg))}
 .site-header{display:flex;flex-wrap:wrap;gap:12px 24px;align-items:center;padding:12px 24px;border-bottom:1px solid var(--line);background:var(--tint-bg)}
 .site-title{font-weight:700;font-size:1.1rem;text-decoration:none;color:var(--fg);font-family:var(--font-heading)}.logo{height:32px;width:auto;vertical-align:middle}

@@ -130,6 +130,7 @@ describe('renderPage', () => {
     assert.match(html, /<html lang="en"[ >]/);
     assert.ok(html.includes('<link rel="canonical" href="https://docs.example.com/guides/install">'));
     assert.ok(html.includes('<meta name="description" content="How to install">'));
+    assert.equal(html.includes('<script'), html.includes('id="_theme"'), 'a script only for the theme switch (or a banner to close)');
     assert.ok(!html.includes('name="robots"'), 'a public page is indexable');
     // Links and files of the body become the site's addresses.
     assert.ok(html.includes('href="/"'), 'a relative link to the first page leads to the root');
@@ -268,7 +269,11 @@ describe('renderPage', () => {
     assert.ok(html.includes('<details class="menu"><summary>Elsewhere</summary><ul><li><a href="https://blog.example.com/">Blog</a></li></ul></details>'));
     assert.ok(html.includes('<span>Script</span>') && !html.includes('javascript:'), 'no script address is ever a link');
     assert.ok(html.includes('<span>Gone</span>'), 'a page that is not there is no link');
-    assert.ok(html.includes('<div class="announcement announcement-warning" role="note"><p>Version 2 is out <a href="/guides">Read</a></p></div>'));
+    assert.match(
+      html,
+      /<div id="_announcement" class="announcement announcement-warning" role="note" data-digest="[\w-]{16}"><p>Version 2 is out <a href="\/guides">Read<\/a><\/p><button id="_dismiss" class="dismiss" type="button" hidden aria-label="Close the announcement">×<\/button><\/div>/,
+      'the banner, its close button shown by the script',
+    );
     assert.ok(html.includes('<h2>More</h2><ul><li><a href="/fr/">French</a></li></ul>'), 'a space link leads to its variant');
     assert.ok(html.includes('<p>© Acme &lt;1999&gt;</p><p class="trademark">Published with Quire</p>'));
     assert.ok(!html.includes('rel="prev"'), 'pagination off');
@@ -282,7 +287,8 @@ describe('renderPage', () => {
     };
     const own = render(viewOf([overridden, french], site), locationOf(overridden, 'guides/install'), englishContent());
     assert.match(own, /<link rel="stylesheet" href="\/~\/theme\/ss-en\/[\w-]{16}\.css">/);
-    assert.ok(!own.includes('<script>') && !own.includes('id="_theme"'), 'no switch where the space turns it off');
+    assert.ok(!own.includes('id="_theme"'), 'no switch where the space turns it off');
+    assert.ok(own.includes(`<script>${THEME_SCRIPT}</script>`), 'the script still closes the banner');
     assert.ok(own.includes('Version 2 is out'), "the rest is the site's");
     const css = themeCss(siteSpaceCustomizationOf(site, overridden), '/~/fonts/');
     assert.match(css, /:root\{--radius:0;--font-body:"Lato",system-ui,sans-serif;[^}]*--accent:#000000/);

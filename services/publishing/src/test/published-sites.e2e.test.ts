@@ -784,7 +784,7 @@ describe('published sites, as their visitors get them', () => {
     assert.match(after.text, /<html lang="en" data-mode="light"/);
     assert.ok(after.text.includes(`<img class="logo" src="${logoUrl}" alt="Branded Docs">`));
     assert.ok(after.text.includes(`<a class="button-primary" href="${base}install">Install it</a>`));
-    assert.ok(after.text.includes('<div class="announcement announcement-info" role="note"><p>Version 2 is out</p></div>'));
+    assert.match(after.text, /<div id="_announcement" class="announcement announcement-info" role="note" data-digest="[\w-]{16}"><p>Version 2 is out<\/p>/);
     assert.ok(after.text.includes('<a href="https://status.example.com/">Status</a>') && after.text.includes('<p>© Branded</p>'));
     const theme = /<link rel="stylesheet" href="([^"]+\/~\/theme\/site\/[\w-]+\.css)">/.exec(after.text)?.[1] as string;
     assert.ok(theme, after.text.slice(0, 2000));
