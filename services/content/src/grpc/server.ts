@@ -16,7 +16,16 @@ import {
 } from '../access';
 import { loadGitSyncSummaries, presentGitSync, type GitSyncSummary } from '../git';
 import type { ContentContext, SpaceDoc } from '../kernel';
-import { findSpaceRevision, pageFlag, pageLayoutOf, readSpaceContent, writeSpacePages, writeSpacePagesRequest, type SpaceContent } from '../revisions';
+import {
+  findSpaceRevision,
+  loadRevision,
+  pageFlag,
+  pageLayoutOf,
+  readSpaceContent,
+  writeSpacePages,
+  writeSpacePagesRequest,
+  type SpaceContent,
+} from '../revisions';
 import { searchQuery, searchRevision, sectionTitle, type PageHit } from '../search';
 import { createSpaceForService, findCachedSpaces, findSpaces, listVisibleSpaces, presentSpace, serviceSpaceRequest } from '../structure';
 
@@ -33,8 +42,11 @@ function parseRequest<S extends z.ZodType>(schema: S, request: unknown): z.infer
   return result.data;
 }
 
-/** A revision's pages as GetSpaceContent answers them: pre-order, with their bodies (none for computed pages). */
-function toContentPages({ revision, pageBodies }: SpaceContent): content.ContentPage[] {
+/**
+ * A revision's pages as GetSpaceContent answers them: pre-order, with their bodies (none for
+ * computed pages), but for those in `kept` (body_kept: the caller holds them).
+ */
+function toContentPages({ revision, pageBodies }: SpaceContent, kept: ReadonlySet<string> = new Set()): content.ContentPage[] {
   return revision.pages.map((page) => ({
     id: page.id,
     parentId: page.parent ?? '',
@@ -43,13 +55,31 @@ function toContentPages({ revision, pageBodies }: SpaceContent): content.Content
     emoji: page.emoji,
     description: page.description,
     hidden: page.hidden,
-    body: pageBodies.get(page.id) ?? '',
+    body: kept.has(page.id) ? '' : (pageBodies.get(page.id) ?? ''),
+    bodyKept: kept.has(page.id),
     bodyHash: page.bodyHash,
     kind: page.computed ? 'computed' : 'document',
     noIndex: pageFlag(page, 'noIndex'),
     noRobotsIndex: pageFlag(page, 'noRobotsIndex'),
     layout: pageLayoutOf(page),
   }));
+}
+
+/**
+ * The pages of `read` whose body the caller holds from `knownRevisionId` (GetSpaceContent's
+ * known_revision_id): the same page with the same stored body there, and no expression whose
+ * answer could differ. None when that revision is not one of the space's.
+ */
+async function keptBodies(ctx: ContentContext, read: SpaceContent, knownRevisionId: string): Promise<Set<string>> {
+  const kept = new Set<string>();
+  if (!knownRevisionId) return kept;
+  const known = await loadRevision(ctx, knownRevisionId).catch(() => undefined);
+  if (!known || known.spaceId !== read.space._id) return kept;
+  const knownHashes = new Map(known.pages.map((page) => [page.id, page.bodyHash]));
+  for (const page of read.revision.pages) {
+    if (!page.computed && !read.evaluatedPages.has(page.id) && knownHashes.get(page.id) === page.bodyHash) kept.add(page.id);
+  }
+  return kept;
 }
 
 /** A revision's files as GetSpaceContent answers them: what they are, not their bytes. */
@@ -218,7 +248,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         revisionId: read.revision._id,
         title: read.space.title,
         language: read.space.language ?? '',
-        pages: toContentPages(read),
+        pages: toContentPages(read, await keptBodies(ctx, read, request.knownRevisionId)),
         files: toContentFiles(read),
       };
     },

@@ -106,6 +106,8 @@ export interface SpaceContent {
   revision: RevisionDoc;
   /** Page id → its markdown body: as stored, or with its expressions evaluated when asked; '' for computed pages. */
   pageBodies: Map<string, string>;
+  /** When evaluated: the pages whose stored body has an expression (its answer may change with the page's title, path or variables). */
+  evaluatedPages: Set<string>;
 }
 
 /**
@@ -135,11 +137,13 @@ export async function readSpaceContent(
   const bodies = await loadBodies(ctx, revision.pages);
   const evaluate = options.evaluated ? revisionEvaluator(space.title, revision, pagePaths(revision.pages), true) : null;
   const pageBodies = new Map<string, string>();
+  const evaluatedPages = new Set<string>();
   for (const page of revision.pages) {
     const stored = page.computed ? '' : (bodies.get(page.bodyHash) ?? '');
+    if (evaluate && stored.includes('{{')) evaluatedPages.add(page.id);
     pageBodies.set(page.id, evaluate ? evaluate(page, stored) : stored);
   }
-  return { space, revision, pageBodies };
+  return { space, revision, pageBodies, evaluatedPages };
 }
 
 const staleRevision = () => httpError.conflict('The space is no longer at the expected revision: read it again');

@@ -220,6 +220,48 @@ describe('content service: space content over gRPC (real datastore, real identit
     for (const page of computed) assert.equal(page.body, '');
   });
 
+  it('GetSpaceContent with known_revision_id: only the bodies that changed or evaluate; every body for a revision not of the space', async () => {
+    const spaceId = await newSpace('Known');
+    await commit(spaceId, [
+      { type: 'insert_page', title: 'Same', markdown: 'Unchanged.' },
+      { type: 'insert_page', title: 'Edited', markdown: 'Before.' },
+      { type: 'insert_page', title: 'Titled', markdown: 'In {{ page.title }}.' },
+    ]);
+    const first = await currentRevision(spaceId);
+    const before = await grpc.getSpaceContent({ spaceId, revisionId: '', evaluated: true });
+    await commit(spaceId, [{ type: 'update_page', page: byTitle(before, 'Edited').id, markdown: 'After.' }]);
+    const bodies = (read: content.GetSpaceContentResponse) => read.pages.map((page) => [page.title, page.bodyKept, page.body]);
+    // The page whose body changed, and the one with an expression (its answer may change with its title or path), come with theirs.
+    assert.deepEqual(bodies(await grpc.getSpaceContent({ spaceId, revisionId: '', evaluated: true, knownRevisionId: first })), [
+      ['Same', true, ''],
+      ['Edited', false, 'After.'],
+      ['Titled', false, 'In Titled.'],
+    ]);
+    const second = await currentRevision(spaceId);
+    assert.deepEqual(bodies(await grpc.getSpaceContent({ spaceId, revisionId: '', evaluated: true, knownRevisionId: second })), [
+      ['Same', true, ''],
+      ['Edited', true, ''],
+      ['Titled', false, 'In Titled.'],
+    ]);
+    // Unevaluated, the stored bodies are the same whatever the title: kept too.
+    assert.deepEqual(bodies(await grpc.getSpaceContent({ spaceId, revisionId: '', knownRevisionId: first })), [
+      ['Same', true, ''],
+      ['Edited', false, 'After.'],
+      ['Titled', true, ''],
+    ]);
+    for (const knownRevisionId of [source.revision, 'no-such-revision']) {
+      assert.deepEqual(
+        bodies(await grpc.getSpaceContent({ spaceId, revisionId: '', evaluated: true, knownRevisionId })),
+        [
+          ['Same', false, 'Unchanged.'],
+          ['Edited', false, 'After.'],
+          ['Titled', false, 'In Titled.'],
+        ],
+        knownRevisionId,
+      );
+    }
+  });
+
   it('GetSpaceContent: an older revision of the space; NOT_FOUND for unknown, deleted and purged spaces and foreign revisions', async () => {
     const older = await grpc.getSpaceContent({ spaceId: source.id, revisionId: source.firstRevision });
     assert.equal(older.revisionId, source.firstRevision);

@@ -82,7 +82,7 @@ type PageInput = {
 };
 
 function contentOf(spaceId: string, language: string, pages: PageInput[]): PublishedContent {
-  return publishedContentOf(
+  const content = publishedContentOf(
     proto.GetSpaceContentResponse.fromPartial({
       spaceId,
       revisionId: `rev-${spaceId}`,
@@ -92,6 +92,8 @@ function contentOf(spaceId: string, language: string, pages: PageInput[]): Publi
       files: [{ id: 'file1', name: 'diagram.png', contentType: 'image/png' }],
     }),
   );
+  assert.ok(content);
+  return content;
 }
 
 const englishPages: PageInput[] = [
@@ -122,6 +124,21 @@ function render(view: SiteView, location: Location, variantContent: PublishedCon
   assert.ok(page, `a page at ${location.pagePath}`);
   return renderPage(view, location, { variant: variantContent, page, peers });
 }
+
+describe('publishedContentOf', () => {
+  it('takes a body content kept (body_kept) from the revision it was told is held, and gives up when that one lacks the page', () => {
+    const known = contentOf('space-en', 'en', [{ id: 'a', title: 'A', slug: 'a', body: 'Kept body.' }]);
+    const answer = (ids: string[]) =>
+      proto.GetSpaceContentResponse.fromPartial({
+        spaceId: 'space-en',
+        revisionId: 'rev-2',
+        pages: ids.map((id) => ({ id, title: id, slug: id, kind: 'document', bodyKept: true })),
+      });
+    assert.equal(publishedContentOf(answer(['a']), known)?.byId.get('a')?.body, 'Kept body.');
+    assert.equal(publishedContentOf(answer(['a', 'b']), known), undefined, 'b is not in the held revision');
+    assert.equal(publishedContentOf(answer(['a'])), undefined, 'nothing held');
+  });
+});
 
 describe('renderPage', () => {
   it("shows the page in the site's frame: title, canonical address, its body with the site's addresses, navigation and neighbours", () => {

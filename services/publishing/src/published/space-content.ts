@@ -67,12 +67,18 @@ declare module '../domain/context' {
   }
 }
 
-/** A space's content as content's GetSpaceContent gives it, arranged as sites read it. */
-export function publishedContentOf(response: content.GetSpaceContentResponse): PublishedContent {
+/**
+ * A space's content as content's GetSpaceContent gives it, arranged as sites read it. A page
+ * answered with body_kept takes its body from `known` (the content of the request's
+ * known_revision_id); undefined when one such page is not there.
+ */
+export function publishedContentOf(response: content.GetSpaceContentResponse, known?: PublishedContent): PublishedContent | undefined {
   const pages: PublishedPage[] = [];
   const byId = new Map<string, PublishedPage>();
   const byPath = new Map<string, PublishedPage>();
   for (const page of response.pages) {
+    const body = page.bodyKept ? known?.byId.get(page.id)?.body : page.body;
+    if (body === undefined) return undefined;
     const parent = page.parentId ? byId.get(page.parentId) : undefined;
     const published: PublishedPage = {
       id: page.id,
@@ -87,7 +93,7 @@ export function publishedContentOf(response: content.GetSpaceContentResponse): P
       layout: page.layout ?? DEFAULT_PAGE_LAYOUT,
       computed: page.kind === 'computed',
       path: parent ? `${parent.path}/${page.slug}` : page.slug,
-      body: page.body,
+      body,
       childIds: [],
     };
     parent?.childIds.push(published.id);
@@ -127,14 +133,37 @@ export async function publishedContent(ctx: PublishingContext, space: Pick<Space
   const cached = cache.get(key);
   if (cached) return cached;
   return cache.shared(key, async () => {
-    const content = publishedContentOf(await clientsOf(ctx).content.getSpaceContent({ spaceId: space.id, revisionId: space.revisionId, evaluated: true }));
+    // The space's content this process read last, if still kept: content leaves out the bodies it already holds.
+    const latestKeys = latestKeysOf(ctx);
+    const latest = latestKeys.get(space.id);
+    const known = latest === undefined ? undefined : cache.get(latest);
+    const read = (knownRevisionId: string) =>
+      clientsOf(ctx).content.getSpaceContent({ spaceId: space.id, revisionId: space.revisionId, evaluated: true, knownRevisionId });
+    // A kept body it no longer holds (not expected: the same revision's pages): everything again.
+    const content = publishedContentOf(await read(known?.revisionId ?? ''), known) ?? publishedContentOf(await read(''));
+    if (!content) throw new Error(`GetSpaceContent of space ${space.id} kept a body without being given a revision`);
     cache.set(
       key,
       content,
       content.pages.reduce((sum, page) => sum + page.body.length * 3 + 512, 0),
     );
+    if (latestKeys.size >= MAX_LATEST_KEYS && !latestKeys.has(space.id)) latestKeys.clear();
+    latestKeys.set(space.id, key);
     return content;
   });
+}
+
+/** Each space's content a service instance read last, by its cache key (publishedContent): what the next read of the space need not be sent again. */
+const latestKeysByContext = new WeakMap<PublishingContext, Map<string, string>>();
+const MAX_LATEST_KEYS = 50_000;
+
+function latestKeysOf(ctx: PublishingContext): Map<string, string> {
+  let keys = latestKeysByContext.get(ctx);
+  if (!keys) {
+    keys = new Map();
+    latestKeysByContext.set(ctx, keys);
+  }
+  return keys;
 }
 
 /** A page's body as HTML, rendered once per site address it is shown under. */

@@ -300,6 +300,8 @@ describe('published sites, as their visitors get them', () => {
     assert.equal(after.status, 200, 'the merge changed the page (its navigation)');
     assert.notEqual(after.headers.get('etag'), etag);
     assert.match(after.text, />Errors</);
+    // A page the merge did not touch keeps its body: taken from the revision read before (content sent only the bodies that changed).
+    assert.match((await visit(`${base}endpoints`)).text, /Lists things\./);
 
     // A renamed site changes every page too.
     await org.admin.api.patch(`${sites()}/${site.id}`, { title: 'Cached docs' });
