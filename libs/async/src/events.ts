@@ -92,13 +92,13 @@ export function createEvent<D extends EventDefinition>(definition: D, payload: E
   return event as EventOf<D>;
 }
 
-/** The trace context an entry carries (its `trace` field), if any. */
 /** The value of a stream entry's field `name` (its fields are name, value, name, value…). */
 function fieldOf(fields: string[], name: string): string | undefined {
   for (let at = 0; at < fields.length - 1; at += 2) if (fields[at] === name) return fields[at + 1];
   return undefined;
 }
 
+/** The trace context an entry carries (its `trace` field), if any. */
 function traceOf(fields: string[]): Record<string, string> | undefined {
   const value = fieldOf(fields, 'trace');
   if (value === undefined) return undefined;
