@@ -82,13 +82,14 @@ export function createRateLimiter(options: RateLimitOptions) {
       state = rejection;
     }
     const resetsAt = Date.now() + state.msBeforeNext;
+    // This window's count here (kept by whichever request made it, with what came meanwhile still unsynced); a new one after a reset.
+    let counted: LocalCount | undefined;
     if (syncEvery > 1) {
-      const kept = counts.get(key);
-      if (kept && kept.resetsAt > now) Object.assign(kept, { remaining: state.remainingPoints, resetsAt });
-      else counts.set(key, { unsynced: 0, remaining: state.remainingPoints, resetsAt }, 1);
+      counted = counts.get(key);
+      if (counted && counted.resetsAt > now) Object.assign(counted, { remaining: state.remainingPoints, resetsAt });
+      else counts.set(key, (counted = { unsynced: 0, remaining: state.remainingPoints, resetsAt }), 1);
     }
-    const remaining = state.remainingPoints - (counts.get(key)?.unsynced ?? 0);
-    setHeaders(res, remaining, resetsAt);
+    setHeaders(res, state.remainingPoints - (counted?.unsynced ?? 0), resetsAt);
     // consumedPoints past the limit: this request's points (with those counted here) did not fit.
     if (state.consumedPoints > options.points) {
       const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));

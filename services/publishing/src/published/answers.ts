@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { sendBody, type Body } from '@quire/http';
 import { filesBaseUrl } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
-import { messageHtml, THEME_SCRIPT_HASH } from './html';
+import { messageHtml, SITE_SCRIPT_HASH } from './html';
 import { bareFrame, frameOf } from './pages';
 import type { SiteView } from './site-view';
 
@@ -15,12 +15,12 @@ import type { SiteView } from './site-view';
 /**
  * Headers of every answer of a site. Its images may come from the files origin (FILES_BASE_URL),
  * where `~/files` sends them and uploaded logos are: named in img-src, whatever its scheme. Its
- * only script is the theme switch (html.ts THEME_SCRIPT), allowed by its digest.
+ * only script is the theme switch (html.ts SITE_SCRIPT), allowed by its digest.
  */
 export function securityHeaders(config: PublishingContext['config']): Record<string, string> {
   const files = new URL(filesBaseUrl(config)).origin;
   return {
-    'content-security-policy': `default-src 'none'; img-src 'self' https: data: ${files}; style-src 'self'; font-src 'self'; script-src ${THEME_SCRIPT_HASH}; form-action 'self'; base-uri 'none'; frame-ancestors 'self'`,
+    'content-security-policy': `default-src 'none'; img-src 'self' https: data: ${files}; style-src 'self'; font-src 'self'; script-src ${SITE_SCRIPT_HASH}; form-action 'self'; base-uri 'none'; frame-ancestors 'self'`,
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'strict-origin-when-cross-origin',
   };

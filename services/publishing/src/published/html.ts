@@ -50,7 +50,7 @@ export interface Themed {
 export interface Look {
   /** The theme before the reader chooses one. */
   mode: 'light' | 'dark' | 'system';
-  /** The reader may switch between light and dark (a button, kept across pages by THEME_SCRIPT). */
+  /** The reader may switch between light and dark (a button, kept across pages by SITE_SCRIPT). */
   toggle: boolean;
   /** The theme stylesheet (colours, corners, fonts). */
   stylesheet?: string;
@@ -71,20 +71,20 @@ export interface Look {
 export const PLAIN_LOOK: Look = { mode: 'system', toggle: false, headerLinks: [], footerGroups: [], pagination: true, trademark: false };
 
 /**
- * The one script a site's page may run (the CSP allows it by its digest, THEME_SCRIPT_HASH): it
+ * The one script a site's page may run (the CSP allows it by its digest, SITE_SCRIPT_HASH): it
  * applies the theme the reader chose on this site before the page paints, and makes the theme
  * button switch it and keep the choice (localStorage, per site); it hides the announcement the
  * reader closed (kept per site by the announcement's digest: a new one shows again). Without
  * script, the site's default theme and the announcement show, and both buttons stay hidden.
  */
-export const THEME_SCRIPT =
+export const SITE_SCRIPT =
   '(()=>{const d=document.documentElement,k="quire-theme:"+d.dataset.site,n="quire-announcement:"+d.dataset.site;try{const t=localStorage.getItem(k);if(t==="light"||t==="dark")d.dataset.theme=t}catch(e){}' +
   'document.addEventListener("DOMContentLoaded",()=>{const b=document.getElementById("_theme");if(b){b.hidden=false;' +
   'b.addEventListener("click",()=>{const m=d.dataset.mode,dark=d.dataset.theme?d.dataset.theme==="dark":m==="dark"||(m==="system"&&matchMedia("(prefers-color-scheme: dark)").matches);' +
   'd.dataset.theme=dark?"light":"dark";try{localStorage.setItem(k,d.dataset.theme)}catch(e){}})}' +
   'const a=document.getElementById("_announcement"),x=document.getElementById("_dismiss");if(!a||!x)return;try{if(localStorage.getItem(n)===a.dataset.digest){a.hidden=true;return}}catch(e){}' +
   'x.hidden=false;x.addEventListener("click",()=>{a.hidden=true;try{localStorage.setItem(n,a.dataset.digest)}catch(e){}})})})()';
-export const THEME_SCRIPT_HASH = `'sha256-${createHash('sha256').update(THEME_SCRIPT).digest('base64')}'`;
+export const SITE_SCRIPT_HASH = `'sha256-${createHash('sha256').update(SITE_SCRIPT).digest('base64')}'`;
 
 export interface Frame {
   lang: string;
@@ -220,7 +220,7 @@ function headerLinksHtml(items: HeaderItem[]): string {
   return `<nav class="header-links" aria-label="Site links"><ul>${items.map(item).join('')}</ul></nav>`;
 }
 
-/** The banner, with a button to close it (THEME_SCRIPT: shown with script only; closed stays closed until the banner changes). */
+/** The banner, with a button to close it (SITE_SCRIPT: shown with script only; closed stays closed until the banner changes). */
 function announcementHtml(announcement: Look['announcement']): string {
   if (!announcement) return '';
   const text = `${e(announcement.message)}${announcement.link ? ` ${linkHtml(announcement.link)}` : ''}`;
@@ -254,7 +254,7 @@ function frameHtml(frame: Frame, main: string, sidebar: string, layoutClasses: s
     `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css?v=${STYLESHEET_VERSION}">`,
     look.stylesheet ? `<link rel="stylesheet" href="${e(look.stylesheet)}">` : '',
     iconLinks(look.favicon),
-    look.toggle || look.announcement ? `<script>${THEME_SCRIPT}</script>` : '',
+    look.toggle || look.announcement ? `<script>${SITE_SCRIPT}</script>` : '',
   ].join('');
   const brand = look.logo ? themedImg(look.logo, 'logo', frame.siteTitle) : e(frame.siteTitle);
   const toggle = look.toggle ? `<button id="_theme" class="theme-toggle" type="button" hidden aria-label="Switch between light and dark theme">◐</button>` : '';

@@ -5,7 +5,7 @@ import { content as proto } from '@quire/proto';
 import type { SiteDoc, SiteSpaceDoc } from '../db/models';
 import type { SiteAddress } from './address';
 import { defaultCustomization, siteCustomizationJson, siteSpaceCustomizationOf, siteSpaceOverridesJson } from '../domain/customization';
-import { STYLESHEET, THEME_SCRIPT } from './html';
+import { STYLESHEET, SITE_SCRIPT } from './html';
 import { fontFile, themeCss } from './look';
 import { renderPage } from './render';
 import type { Location, SiteView } from './site-view';
@@ -278,7 +278,7 @@ describe('renderPage', () => {
     assert.match(html, /<html lang="en" data-mode="dark" data-site="\/">/);
     assert.match(html, /<title>Install \| Acme Docs<\/title>/, "the document's title keeps the site's name");
     assert.match(html, /<link rel="stylesheet" href="\/~\/theme\/site\/[\w-]{16}\.css">/);
-    assert.ok(html.includes(`<script>${THEME_SCRIPT}</script>`) && html.includes('<button id="_theme"'), 'the theme switch');
+    assert.ok(html.includes(`<script>${SITE_SCRIPT}</script>`) && html.includes('<button id="_theme"'), 'the theme switch');
     assert.match(html, /<link rel="icon" href="data:image\/svg\+xml,[^"]*%F0%9F%93%98/);
     assert.ok(html.includes('<img class="logo only-light" src="https://files.example.com/logo-light.png" alt="Acme Handbook">'));
     assert.ok(html.includes('<img class="logo only-dark" src="https://files.example.com/logo-dark.png" alt="Acme Handbook">'));
@@ -305,7 +305,7 @@ describe('renderPage', () => {
     const own = render(viewOf([overridden, french], site), locationOf(overridden, 'guides/install'), englishContent());
     assert.match(own, /<link rel="stylesheet" href="\/~\/theme\/ss-en\/[\w-]{16}\.css">/);
     assert.ok(!own.includes('id="_theme"'), 'no switch where the space turns it off');
-    assert.ok(own.includes(`<script>${THEME_SCRIPT}</script>`), 'the script still closes the banner');
+    assert.ok(own.includes(`<script>${SITE_SCRIPT}</script>`), 'the script still closes the banner');
     assert.ok(own.includes('Version 2 is out'), "the rest is the site's");
     const css = themeCss(siteSpaceCustomizationOf(site, overridden), '/~/fonts/');
     assert.match(css, /:root\{--radius:0;--font-body:"Lato",system-ui,sans-serif;[^}]*--accent:#000000/);
