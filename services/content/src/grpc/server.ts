@@ -248,6 +248,7 @@ export function contentGrpc(ctx: ContentContext): content.ContentServiceImplemen
         revisionId: read.revision._id,
         title: read.space.title,
         language: read.space.language ?? '',
+        updateTime: read.space.updatedAt,
         pages: toContentPages(read, await keptBodies(ctx, read, request.knownRevisionId)),
         files: toContentFiles(read),
       };

@@ -238,6 +238,10 @@ describe('content service: space content over gRPC (real datastore, real identit
       ['Titled', false, 'In Titled.'],
     ]);
     const second = await currentRevision(spaceId);
+    // With when the space was last written, as BatchGetSpaces says it: what the caller keeps its content under.
+    const [state] = (await grpc.batchGetSpaces({ ids: [spaceId], lean: true })).spaces;
+    assert.ok(state.updateTime);
+    assert.deepEqual((await grpc.getSpaceContent({ spaceId, revisionId: '' })).updateTime, state.updateTime);
     assert.deepEqual(bodies(await grpc.getSpaceContent({ spaceId, revisionId: '', evaluated: true, knownRevisionId: second })), [
       ['Same', true, ''],
       ['Edited', true, ''],

@@ -138,6 +138,44 @@ describe('publishedContentOf', () => {
     assert.equal(publishedContentOf(answer(['a', 'b']), known), undefined, 'b is not in the held revision');
     assert.equal(publishedContentOf(answer(['a'])), undefined, 'nothing held');
   });
+
+  it("keeps the page tree and the kept pages' rendered bodies of the content it follows while the outline is the same, and nothing once it differs", () => {
+    const known = englishContent();
+    const view = viewOf([english]);
+    render(view, locationOf(english, 'guides/install'), known);
+    render(view, locationOf(english, ''), known);
+    assert.equal(known.navigation.size, 1);
+    const renderedKeys = [...known.rendered.keys()];
+    assert.equal(renderedKeys.length, 2);
+    // The next revision edits the introduction's body; the other bodies are kept.
+    const next = (pages: PageInput[]) =>
+      publishedContentOf(
+        proto.GetSpaceContentResponse.fromPartial({
+          spaceId: 'space-en',
+          revisionId: 'rev-2',
+          title: 'space-en',
+          language: 'en',
+          pages: pages.map((page) => ({ kind: 'document', ...page, ...(page.id === 'intro' ? {} : { body: '', bodyKept: true }) })),
+          files: [{ id: 'file1', name: 'diagram.png', contentType: 'image/png' }],
+        }),
+        known,
+      );
+    const edited = englishPages.map((page) => (page.id === 'intro' ? { ...page, body: 'Welcome, edited.' } : page));
+    const same = next(edited);
+    assert.ok(same);
+    assert.deepEqual([...same.navigation], [...known.navigation]);
+    assert.deepEqual(
+      [...same.rendered.keys()],
+      renderedKeys.filter((key) => key.startsWith('install\n')),
+    );
+    assert.match(render(view, locationOf(english, ''), same), /Welcome, edited\./);
+    // A renamed page changes the page tree and the links to it: nothing is kept.
+    const renamed = next(edited.map((page) => (page.id === 'install' ? { ...page, title: 'Installing' } : page)));
+    assert.ok(renamed);
+    assert.equal(renamed.navigation.size, 0);
+    assert.equal(renamed.rendered.size, 0);
+    assert.match(render(view, locationOf(english, 'guides/install'), renamed), /<h1[^>]*>Installing/);
+  });
 });
 
 describe('renderPage', () => {

@@ -6,13 +6,13 @@ import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
 import { defaultSectionOf, defaultSiteSpaceIds, loadStructure, type SiteStructure } from '../domain/structure';
 import type { SiteAddress } from './address';
-import { publishedContent } from './space-content';
+import { currentContent } from './space-content';
 
 /*
  * A published site as one visitor sees it: the sections, groups and site spaces whose
  * conditions hold for their claims, the spaces' current revisions, and which section, variant
  * and page an address names. The structure is kept in this process under the site's version
- * (domain/site-version) and the spaces' states until content writes them (spaceCacheOf), so
+ * (domain/site-version) and the spaces' states until content writes them (spaceReaderOf), so
  * while neither changes a view costs no call to Redis, the datastore or content.
  */
 
@@ -83,7 +83,13 @@ const SPACE_STATE_TTL_MS = 60_000;
 
 /** What this replica keeps of a space: its state, or nothing (a space gone, or another organization's). */
 type KeptSpace = { organizationId: string; state?: SpaceState };
-const spaceCaches = new WeakMap<PublishingContext['redis'], InvalidatedCache<KeptSpace>>();
+
+/** The spaces' states this replica keeps, and the reads ahead under way (spaceReaderOf). */
+interface SpaceReader {
+  cache: InvalidatedCache<KeptSpace>;
+  ahead: Map<string, Promise<void>>;
+}
+const spaceReaders = new WeakMap<PublishingContext['redis'], SpaceReader>();
 
 /**
  * Spaces' states by id, kept in this replica and dropped by content's own writes: every write of
@@ -91,66 +97,63 @@ const spaceCaches = new WeakMap<PublishingContext['redis'], InvalidatedCache<Kep
  * broadcast on Redis's invalidation channel before it returns (@quire/runtime DocumentCache),
  * naming the collection `<content's database>.spaces` and the ids. So a merge shows on the very
  * next page, and an unchanged space costs no call to content.
+ *
+ * A space this replica shows that is written (a merge, most often) is read again at once, its
+ * state and content in one call (currentContent), before a visitor asks: the broadcast comes
+ * before the write's answer, so the next page waits for a read already under way (`ahead`)
+ * rather than one it starts. One read per space at a time (a space written again meanwhile is
+ * read once more after). Best effort: a failure is left to the next page's own read.
  */
-function spaceCacheOf(ctx: PublishingContext): InvalidatedCache<KeptSpace> {
-  let cache = spaceCaches.get(ctx.redis);
-  if (!cache) {
-    const readAhead = readerAhead(ctx);
-    cache = new InvalidatedCache<KeptSpace>(ctx.redis, {
-      name: 'published-spaces',
-      max: 50_000,
-      ttlMs: SPACE_STATE_TTL_MS,
-      select: byDocumentIds(serviceCollection('content', 'spaces', ctx.config)),
-      logger: ctx.logger,
-      onDropped: (ids) => ids.forEach(readAhead),
-    });
-    spaceCaches.set(ctx.redis, cache);
-  }
-  return cache;
-}
-
-/**
- * A space this replica shows was written (a merge, most often): its state and content are read
- * now, before a visitor asks (the broadcast comes before the write's answer), so that the next
- * page waits for a read already under way rather than one it starts. One read per space at a
- * time (a space written again meanwhile is read once more after). Best effort: a failure is
- * left to the next page's own read.
- */
-function readerAhead(ctx: PublishingContext): (spaceId: string) => void {
-  const reading = new Set<string>();
+function spaceReaderOf(ctx: PublishingContext): SpaceReader {
+  const existing = spaceReaders.get(ctx.redis);
+  if (existing) return existing;
+  const ahead = new Map<string, Promise<void>>();
   const writtenMeanwhile = new Set<string>();
   const readAhead = (spaceId: string): void => {
-    if (reading.has(spaceId)) {
+    if (ahead.has(spaceId)) {
       writtenMeanwhile.add(spaceId);
       return;
     }
-    reading.add(spaceId);
-    void spaceStates(ctx, undefined, [spaceId])
-      .then(async (states) => {
-        const state = states.get(spaceId);
-        if (state) await publishedContent(ctx, state);
+    const mark = cache.mark();
+    const reading = currentContent(ctx, spaceId)
+      .then(({ organizationId, state }) => {
+        if (state) cache.keep(spaceId, { organizationId, state }, mark);
       })
       .catch((error: unknown) => ctx.logger.debug({ err: (error as Error).message, spaceId }, 'reading a space ahead failed'))
       .finally(() => {
-        reading.delete(spaceId);
+        ahead.delete(spaceId);
         if (writtenMeanwhile.delete(spaceId)) readAhead(spaceId);
       });
+    ahead.set(spaceId, reading);
   };
-  return readAhead;
+  const cache: InvalidatedCache<KeptSpace> = new InvalidatedCache<KeptSpace>(ctx.redis, {
+    name: 'published-spaces',
+    max: 50_000,
+    ttlMs: SPACE_STATE_TTL_MS,
+    select: byDocumentIds(serviceCollection('content', 'spaces', ctx.config)),
+    logger: ctx.logger,
+    onDropped: (ids) => ids.forEach(readAhead),
+  });
+  const reader = { cache, ahead };
+  spaceReaders.set(ctx.redis, reader);
+  return reader;
 }
 
 /**
- * The live spaces of the site's organization among `ids` (of any organization: undefined), with
- * their current revisions: those not kept, in one BatchGetSpaces.
+ * The live spaces of the site's organization among `ids` with their current revisions: those
+ * not kept, once the reads ahead of them are over, in one BatchGetSpaces.
  */
-async function spaceStates(ctx: PublishingContext, organizationId: string | undefined, ids: string[]): Promise<Map<string, SpaceState>> {
-  const cache = spaceCacheOf(ctx);
+async function spaceStates(ctx: PublishingContext, organizationId: string, ids: string[]): Promise<Map<string, SpaceState>> {
+  const { cache, ahead } = spaceReaderOf(ctx);
+  const unique = [...new Set(ids)];
+  const readingAhead = unique.flatMap((id) => (cache.lookup(id) ? [] : (ahead.get(id) ?? [])));
+  if (readingAhead.length) await Promise.all(readingAhead);
   const states = new Map<string, SpaceState>();
   const missing: string[] = [];
-  for (const id of new Set(ids)) {
+  for (const id of unique) {
     const kept = cache.lookup(id);
     if (!kept) missing.push(id);
-    else if (kept.state && (organizationId === undefined || kept.organizationId === organizationId)) states.set(id, kept.state);
+    else if (kept.state && kept.organizationId === organizationId) states.set(id, kept.state);
   }
   if (!missing.length) return states;
   const mark = cache.mark();
@@ -163,7 +166,7 @@ async function spaceStates(ctx: PublishingContext, organizationId: string | unde
         ? { id: space.id, title: space.title, revisionId: space.revisionId, updated: space.updateTime?.toISOString() ?? '' }
         : undefined;
     cache.keep(id, { organizationId: space?.organizationId ?? '', ...(state ? { state } : {}) }, mark);
-    if (state && (organizationId === undefined || space?.organizationId === organizationId)) states.set(id, state);
+    if (state && space?.organizationId === organizationId) states.set(id, state);
   }
   return states;
 }

@@ -56,6 +56,11 @@ export interface PublishedContent {
   rendered: Map<string, RenderedMarkdown>;
   /** The page tree's HTML, by the site address of the variant showing it. */
   navigation: Map<string, string>;
+  /**
+   * What the page tree's HTML and the links of rendered bodies depend on besides the bodies:
+   * every page's place, slug, title, emoji and visibility, and the files' names.
+   */
+  outline: string;
 }
 
 /** Spaces' content by revision (ctx.caches.siteContents), weighed by their bodies' lengths. */
@@ -76,9 +81,12 @@ export function publishedContentOf(response: content.GetSpaceContentResponse, kn
   const pages: PublishedPage[] = [];
   const byId = new Map<string, PublishedPage>();
   const byPath = new Map<string, PublishedPage>();
+  const kept = new Set<string>();
+  const outline: string[] = [];
   for (const page of response.pages) {
     const body = page.bodyKept ? known?.byId.get(page.id)?.body : page.body;
     if (body === undefined) return undefined;
+    if (page.bodyKept) kept.add(page.id);
     const parent = page.parentId ? byId.get(page.parentId) : undefined;
     const published: PublishedPage = {
       id: page.id,
@@ -100,6 +108,7 @@ export function publishedContentOf(response: content.GetSpaceContentResponse, kn
     pages.push(published);
     byId.set(published.id, published);
     if (!byPath.has(published.path)) byPath.set(published.path, published);
+    outline.push(`${published.id}\t${published.parentId ?? ''}\t${published.path}\t${published.title}\t${published.emoji}\t${published.hidden}`);
   }
   const files = new Map<string, PublishedFile>();
   const filesByName = new Map<string, PublishedFile>();
@@ -107,8 +116,9 @@ export function publishedContentOf(response: content.GetSpaceContentResponse, kn
     const entry = { id: file.id, name: file.name, contentType: file.contentType };
     files.set(file.id, entry);
     if (!filesByName.has(file.name)) filesByName.set(file.name, entry);
+    outline.push(`${file.id}\t${file.name}`);
   }
-  return {
+  const published: PublishedContent = {
     spaceId: response.spaceId,
     revisionId: response.revisionId,
     title: response.title,
@@ -121,36 +131,79 @@ export function publishedContentOf(response: content.GetSpaceContentResponse, kn
     filesByName,
     rendered: new Map(),
     navigation: new Map(),
+    outline: outline.join('\n'),
   };
+  // The same outline as the content it follows (a merge that edited bodies): its page tree, and the
+  // rendered bodies of the pages it kept, are what they were (they would render the same).
+  if (known && known.outline === published.outline) {
+    for (const [root, html] of known.navigation) published.navigation.set(root, html);
+    for (const [key, rendered] of known.rendered) if (kept.has(key.slice(0, key.indexOf('\n')))) published.rendered.set(key, rendered);
+  }
+  return published;
+}
+
+/** What a space's content is kept under: its revision and its last write (its title and language change without a new revision). */
+const contentKey = (space: Pick<SpaceState, 'revisionId' | 'updated'>) => `${space.revisionId}\n${space.updated}`;
+
+/**
+ * The space's content at `revisionId` ('' for its current one) in one GetSpaceContent, given
+ * without the bodies this process holds from the content of the space it read last.
+ */
+async function readContent(
+  ctx: PublishingContext,
+  spaceId: string,
+  revisionId: string,
+): Promise<{ response: content.GetSpaceContentResponse; content: PublishedContent }> {
+  const latest = latestKeysOf(ctx).get(spaceId);
+  const known = latest === undefined ? undefined : ctx.caches.siteContents.get(latest);
+  const read = (revision: string, knownRevisionId: string) =>
+    clientsOf(ctx).content.getSpaceContent({ spaceId, revisionId: revision, evaluated: true, knownRevisionId });
+  const response = await read(revisionId, known?.revisionId ?? '');
+  // A kept body it no longer holds (not expected: the same revision's pages): everything again.
+  const withKept = publishedContentOf(response, known);
+  if (withKept) return { response, content: withKept };
+  const whole = await read(response.revisionId, '');
+  const content = publishedContentOf(whole);
+  if (!content) throw new Error(`GetSpaceContent of space ${spaceId} kept a body without being given a revision`);
+  return { response: whole, content };
+}
+
+/** Keeps the space's content under `key`, as the content of the space this process read last. */
+function keepContent(ctx: PublishingContext, spaceId: string, key: string, content: PublishedContent): void {
+  ctx.caches.siteContents.set(
+    key,
+    content,
+    content.pages.reduce((sum, page) => sum + page.body.length * 3 + 512, 0),
+  );
+  const latestKeys = latestKeysOf(ctx);
+  if (latestKeys.size >= MAX_LATEST_KEYS && !latestKeys.has(spaceId)) latestKeys.clear();
+  latestKeys.set(spaceId, key);
 }
 
 /** The space's content at `revisionId` (one call to content the first time, shared by concurrent asks). */
 export async function publishedContent(ctx: PublishingContext, space: Pick<SpaceState, 'id' | 'revisionId' | 'updated'>): Promise<PublishedContent> {
-  // The revision holds the pages; the space's title and language come with them and change
-  // without a new revision: what was read is kept while neither changes.
-  const key = `${space.revisionId}\n${space.updated}`;
+  const key = contentKey(space);
   const cache = ctx.caches.siteContents;
   const cached = cache.get(key);
   if (cached) return cached;
   return cache.shared(key, async () => {
-    // The space's content this process read last, if still kept: content leaves out the bodies it already holds.
-    const latestKeys = latestKeysOf(ctx);
-    const latest = latestKeys.get(space.id);
-    const known = latest === undefined ? undefined : cache.get(latest);
-    const read = (knownRevisionId: string) =>
-      clientsOf(ctx).content.getSpaceContent({ spaceId: space.id, revisionId: space.revisionId, evaluated: true, knownRevisionId });
-    // A kept body it no longer holds (not expected: the same revision's pages): everything again.
-    const content = publishedContentOf(await read(known?.revisionId ?? ''), known) ?? publishedContentOf(await read(''));
-    if (!content) throw new Error(`GetSpaceContent of space ${space.id} kept a body without being given a revision`);
-    cache.set(
-      key,
-      content,
-      content.pages.reduce((sum, page) => sum + page.body.length * 3 + 512, 0),
-    );
-    if (latestKeys.size >= MAX_LATEST_KEYS && !latestKeys.has(space.id)) latestKeys.clear();
-    latestKeys.set(space.id, key);
+    const { content } = await readContent(ctx, space.id, space.revisionId);
+    keepContent(ctx, space.id, key, content);
     return content;
   });
+}
+
+/**
+ * A space's current state and content, both in one GetSpaceContent, the content kept as
+ * publishedContent keeps it: how a space written just now is read ahead of its next page
+ * (site-view.ts). No state from a content service that does not say when the space was written.
+ */
+export async function currentContent(ctx: PublishingContext, spaceId: string): Promise<{ organizationId: string; state?: SpaceState }> {
+  const { response, content } = await readContent(ctx, spaceId, '');
+  if (!response.updateTime) return { organizationId: response.organizationId };
+  const state: SpaceState = { id: spaceId, title: response.title, revisionId: response.revisionId, updated: response.updateTime.toISOString() };
+  keepContent(ctx, spaceId, contentKey(state), content);
+  return { organizationId: response.organizationId, state };
 }
 
 /** Each space's content a service instance read last, by its cache key (publishedContent): what the next read of the space need not be sent again. */
