@@ -44,8 +44,24 @@ export function sendText(req: Request, res: Response, status: number, type: stri
   return sendBody(req, res, status, { 'content-type': textType(type), ...headers }, body);
 }
 
+const tagOf = (text: string): string => `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+/** ETags made of short inputs (a view's version and a path, mostly), kept: a revisit costs a lookup, not a hash. */
+const shortTags = new Map<string, string>();
+const SHORT_TAG_INPUT = 512;
+const SHORT_TAGS = 10_000;
+
 /** A strong ETag made of everything an answer shows. */
-export const etagOf = (...parts: string[]): string => `"${createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 27)}"`;
+export function etagOf(...parts: string[]): string {
+  const text = parts.join('\n');
+  if (text.length > SHORT_TAG_INPUT) return tagOf(text);
+  let tag = shortTags.get(text);
+  if (tag === undefined) {
+    if (shortTags.size >= SHORT_TAGS) shortTags.clear();
+    tag = tagOf(text);
+    shortTags.set(text, tag);
+  }
+  return tag;
+}
 
 /**
  * A page that is not found, in the site's frame when the visitor may see the site; else a

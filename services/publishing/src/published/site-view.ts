@@ -171,15 +171,41 @@ async function spaceStates(ctx: PublishingContext, organizationId: string, ids: 
   return states;
 }
 
+/**
+ * The last view made under a kept structure without conditions (whose visitors all see the same
+ * view, whatever their claims), with what it was made of: reused while the site and the spaces'
+ * states are the same objects and the address's root the same.
+ */
+interface LastView {
+  site: SiteDoc;
+  base: string;
+  states: Array<SpaceState | undefined>;
+  view: SiteView;
+}
+const lastViews = new WeakMap<KeptStructure, LastView>();
+
+const hasConditions = ({ structure }: KeptStructure) =>
+  structure.sections.some((section) => section.condition) || structure.siteSpaces.some((siteSpace) => siteSpace.condition);
+
 export async function siteView(ctx: PublishingContext, address: SiteAddress, claims: VisitorClaims): Promise<SiteView> {
   const kept = await structureOf(ctx, address.site, address.version);
   const { version } = kept;
   const structure: SiteStructure = { ...kept.structure, site: address.site };
-  const spaces = await spaceStates(
-    ctx,
-    address.site.organizationId,
-    structure.siteSpaces.map((s) => s.spaceId),
-  );
+  const spaceIds = structure.siteSpaces.map((s) => s.spaceId);
+  const spaces = await spaceStates(ctx, address.site.organizationId, spaceIds);
+  const reusable = !hasConditions(kept);
+  if (reusable) {
+    const last = lastViews.get(kept);
+    if (last && last.site === address.site && last.base === address.base && spaceIds.every((id, i) => spaces.get(id) === last.states[i])) {
+      return { ...last.view, address };
+    }
+  }
+  const view = viewOf(address, structure, version, spaces, claims);
+  if (reusable) lastViews.set(kept, { site: address.site, base: address.base, states: spaceIds.map((id) => spaces.get(id)), view });
+  return view;
+}
+
+function viewOf(address: SiteAddress, structure: SiteStructure, version: string, spaces: Map<string, SpaceState>, claims: VisitorClaims): SiteView {
   const shownSiteSpaces = structure.siteSpaces.filter((s) => spaces.has(s.spaceId) && conditionHolds(s.condition, claims));
   const variants = new Map<string, SiteSpaceDoc[]>();
   for (const siteSpace of shownSiteSpaces) variants.set(siteSpace.sectionId ?? '', [...(variants.get(siteSpace.sectionId ?? '') ?? []), siteSpace]);

@@ -71,11 +71,23 @@ function originOf(base: string): string {
   return origin;
 }
 
+const anonymousIds = new Map<string, string>();
+/** A visitor's anonymous id on a site (a digest of the site, their address and user agent), made once per visitor while they come back. */
+function anonymousIdOf(visitor: string): string {
+  let id = anonymousIds.get(visitor);
+  if (id === undefined) {
+    id = createHash('sha256').update(visitor).digest('base64url').slice(0, 22);
+    if (anonymousIds.size >= 10_000) anonymousIds.clear();
+    anonymousIds.set(visitor, id);
+  }
+  return id;
+}
+
 /** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
 export function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
   const ip = req.ip ?? '';
   const userAgent = req.get('user-agent') ?? '';
-  const anonymousId = createHash('sha256').update(`${view.site._id}\n${ip}\n${userAgent}`).digest('base64url').slice(0, 22);
+  const anonymousId = anonymousIdOf(`${view.site._id}\n${ip}\n${userAgent}`);
   const referrer = req.get('referer');
   const language = req.get('accept-language')?.split(',')[0];
   const seen: View = {
