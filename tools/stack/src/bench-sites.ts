@@ -27,7 +27,8 @@ import { cpuShares, quantile, summary } from './bench-stats';
  *   - conditional GETs: the same with each page's ETag in If-None-Match (304s);
  *   - the floor, started in the same run and loaded the same way: express + http-proxy-middleware
  *     in front of an express app answering a static page of the average size (bench-floor.js
- *     backend with FLOOR_HTML_FILE), and its 304;
+ *     backend with FLOOR_HTML_FILE), and its 304; Quire's runs and the floor's alternate
+ *     (PAIRS of each), so that the machine's slower moments weigh on both;
  *   - a merge editing one page: the time from the merge's answer to the first GET showing the
  *     edit, and the first GET after it of a page rendered before it.
  */
@@ -42,7 +43,9 @@ const COLD = 200;
 const CACHED = 50;
 const CONNECTIONS = 16;
 const WARMUP_SECONDS = 2;
-const SECONDS = 10;
+/** Quire's and the floor's loads alternate, PAIRS runs of SECONDS / PAIRS each: a slower minute of the machine weighs on both alike. */
+const SECONDS = 12;
+const PAIRS = 3;
 
 const WORDS = (
   'the a to of and in is for you with on this that be it can your are as by from an or when use if not will each ' +
@@ -241,11 +244,33 @@ async function cannon(
   };
 }
 
-/** `connections` clients cycling through `requests` for a warm-up, then for the measured run. */
-async function load(origin: string, requests: autocannon.Request[], status: number, during?: () => void): Promise<Run> {
-  await cannon(origin, requests, status, { connections: CONNECTIONS, duration: WARMUP_SECONDS });
-  during?.();
-  return cannon(origin, requests, status, { connections: CONNECTIONS, duration: SECONDS });
+interface Load {
+  origin: string;
+  requests: autocannon.Request[];
+}
+
+/**
+ * CONNECTIONS clients cycling through each load's requests: a warm-up of each, then PAIRS runs
+ * of each in turn, each load's answers counted together (its rate over all its runs, the
+ * latencies of all its answers). `meter` is started before Quire's first run and read after it.
+ */
+async function alternate(quire: Load, floor: Load, status: number, meter: () => () => string): Promise<{ quire: Run; floor: Run; cpu: string }> {
+  const run = ({ origin, requests }: Load, duration: number) => cannon(origin, requests, status, { connections: CONNECTIONS, duration });
+  await run(floor, WARMUP_SECONDS);
+  await run(quire, WARMUP_SECONDS);
+  const runs: { quire: Run[]; floor: Run[] } = { quire: [], floor: [] };
+  let cpu = '';
+  for (let pair = 0; pair < PAIRS; pair++) {
+    runs.floor.push(await run(floor, SECONDS / PAIRS));
+    const read = pair === 0 ? meter() : undefined;
+    runs.quire.push(await run(quire, SECONDS / PAIRS));
+    if (read) cpu = read();
+  }
+  const together = (list: Run[]): Run => {
+    const samples = list.flatMap((one) => one.samples);
+    return { rps: list.reduce((sum, one) => sum + one.rps, 0) / list.length, p50: quantile(samples, 0.5), p95: quantile(samples, 0.95), samples };
+  };
+  return { quire: together(runs.quire), floor: together(runs.floor), cpu };
 }
 
 // ---- CPU per process --------------------------------------------------------------------------
@@ -358,31 +383,23 @@ export async function benchSites(
   results['cached page, one at a time, p50'] = quantile(oneByOne, 0.5);
   line(`cached page, one at a time (${CACHED} pages, 4 rounds)`, summary(oneByOne));
 
+  const postgresDatabase = stack.env.ferretdbPostgresUrl ? new URL(stack.env.ferretdbPostgresUrl).pathname.slice(1) : undefined;
+  const meter = () => cpuMeter(postgresDatabase);
   const floor = await startHtmlFloor(typical.text);
-  let floorCached: Run;
-  let floorConditional: Run;
+  let cachedRuns: Awaited<ReturnType<typeof alternate>>;
+  let conditionalRuns: Awaited<ReturnType<typeof alternate>>;
   try {
     const floorEtag = (await fetchPage(`${floor.origin}${pathOf(cached[0])}`)).etag;
-    floorCached = await load(floor.origin, gets(cached), 200);
-    floorConditional = await load(
-      floor.origin,
-      cached.map((page) => get(page, { 'if-none-match': floorEtag })),
+    cachedRuns = await alternate({ origin, requests: gets(cached) }, { origin: floor.origin, requests: gets(cached) }, 200, meter);
+    conditionalRuns = await alternate(
+      { origin, requests: cached.map((page, i) => get(page, { 'if-none-match': answers[i].etag })) },
+      { origin: floor.origin, requests: cached.map((page) => get(page, { 'if-none-match': floorEtag })) },
       304,
+      meter,
     );
   } finally {
     floor.stop();
   }
-  const postgresDatabase = stack.env.ferretdbPostgresUrl ? new URL(stack.env.ferretdbPostgresUrl).pathname.slice(1) : undefined;
-  let meter = () => '';
-  const quireCached = await load(origin, gets(cached), 200, () => (meter = cpuMeter(postgresDatabase)));
-  const cachedCpu = meter();
-  const quireConditional = await load(
-    origin,
-    cached.map((page, i) => get(page, { 'if-none-match': answers[i].etag })),
-    304,
-    () => (meter = cpuMeter(postgresDatabase)),
-  );
-  const conditionalCpu = meter();
 
   const row = (label: string, run: Run) => `${label} ${perSecond(run.rps).padStart(12)} · p50 ${ms(run.p50).padStart(8)} · p95 ${ms(run.p95).padStart(8)}`;
   const compare = (what: string, quire: Run, floorRun: Run, cpu: string) => {
@@ -392,13 +409,13 @@ export async function benchSites(
     results[`${what} req/s (floor)`] = floorRun.rps;
     results[`${what} p50 (floor)`] = floorRun.p50;
     results[`${what} p95 (floor)`] = floorRun.p95;
-    line(`${what}: ${CACHED} pages, ${CONNECTIONS} connections, ${SECONDS} s after ${WARMUP_SECONDS} s`, row('Quire', quire));
+    line(`${what}: ${CACHED} pages, ${CONNECTIONS} connections, ${PAIRS} × ${SECONDS / PAIRS} s each`, row('Quire', quire));
     line('', row('floor', floorRun));
     line('', `Quire/floor: p50 ×${(quire.p50 / floorRun.p50).toFixed(2)} · req/s ×${(quire.rps / floorRun.rps).toFixed(2)}`);
-    line('', `CPU during Quire's run (share of one core): ${cpu}`);
+    line('', `CPU during Quire's first run (share of one core): ${cpu}`);
   };
-  compare('cached page (200)', quireCached, floorCached, cachedCpu);
-  compare('conditional GET (304)', quireConditional, floorConditional, conditionalCpu);
+  compare('cached page (200)', cachedRuns.quire, cachedRuns.floor, cachedRuns.cpu);
+  compare('conditional GET (304)', conditionalRuns.quire, conditionalRuns.floor, conditionalRuns.cpu);
 
   await benchEdit(api, spaceId, origin, pathOf, cached, results, line);
   return results;
