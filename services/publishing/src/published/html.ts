@@ -120,6 +120,10 @@ export interface PageLayoutShown {
   outline: boolean;
   /** Previous and next links, when the site's customization shows them too. */
   pagination: boolean;
+  /** The links of the body's headings to themselves ('#'). */
+  anchors: boolean;
+  /** The page's actions: its markdown, when the site gives agents its pages. */
+  actions: boolean;
 }
 
 export interface PageContent {
@@ -281,12 +285,15 @@ export function pageHtml(frame: Frame, page: PageContent): string {
   const title = layout.title ? `<h1>${page.emoji ? `<span aria-hidden="true">${e(page.emoji)}</span> ` : ''}${e(page.title)}</h1>` : '';
   const description = layout.description && page.description ? `<p class="description">${e(page.description)}</p>` : '';
   const outline = layout.outline ? outlineHtml(page.outline) : '';
-  const main = `<article>${title}${description}<div class="body">${page.bodyHtml}</div>${pager}</article>${outline}`;
+  const actions =
+    layout.actions && frame.markdown ? `<p class="page-actions"><a href="${e(frame.markdown)}" type="text/markdown">View as Markdown</a></p>` : '';
+  const main = `<article>${title}${description}${actions}<div class="body">${page.bodyHtml}</div>${pager}</article>${outline}`;
   const sidebar = layout.tableOfContents ? `<nav class="pages" aria-label="Pages">${withCurrent(page.navHtml, page.href)}</nav>` : '';
   const layoutClasses = [
     ...(layout.tableOfContents ? [] : ['no-toc']),
     ...(layout.outline ? [] : ['no-outline']),
     ...(layout.width === 'wide' ? ['wide'] : []),
+    ...(layout.anchors ? [] : ['no-anchors']),
   ];
   return frameHtml(frame, main, sidebar, layoutClasses);
 }
@@ -372,7 +379,8 @@ main>h1,main>p,main>ol{grid-column:1}
 .body figure{margin:16px 0}.body figcaption{font-size:.85rem;color:var(--muted)}.embed,.file,.content-ref{border:1px solid var(--line);border-radius:var(--radius);padding:0 12px}
 .stepper{counter-reset:step}.step{counter-increment:step;border-left:2px solid var(--line);padding-left:16px}.step::before{content:counter(step);font-weight:700;color:var(--muted)}
 .columns{display:flex;flex-wrap:wrap;gap:24px}.column{flex:1 1 240px}
-.anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}
+.anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}.no-anchors .anchor{display:none}
+.page-actions{margin:.25rem 0 1rem;font-size:.875rem}.page-actions a{color:var(--link-color)}
 .outline{position:sticky;top:16px;font-size:.9rem}.outline h2{font-size:.9rem;text-transform:uppercase;color:var(--muted)}.outline ul{list-style:none;padding:0}.outline .level-3{padding-left:12px}
 .pager{display:flex;justify-content:space-between;gap:16px;margin-top:48px;border-top:1px solid var(--line);padding-top:16px}
 .pager a{display:block;border:1px solid var(--line);border-radius:var(--radius);padding:8px 12px;text-decoration:none;box-shadow:var(--shadow)}.pager span{display:block;font-size:.8rem;color:var(--muted)}.pager a[rel=next]{margin-left:auto;text-align:right}

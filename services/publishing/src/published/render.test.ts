@@ -204,6 +204,12 @@ describe('renderPage', () => {
     assert.ok(!closed.includes('text/markdown'));
     const open = render(viewOf([english], siteOf({ agentsContext: 'included' })), locationOf(english, ''), englishContent());
     assert.ok(open.includes('<link rel="alternate" type="text/markdown" href="/intro.md">'));
+    // The page's actions (GitBook's layout `actions`): its markdown, offered to readers too.
+    assert.ok(open.includes('<p class="page-actions"><a href="/intro.md" type="text/markdown">View as Markdown</a></p><div class="body">'));
+    assert.ok(!closed.includes('page-actions'));
+    const actionless = englishPages.map((page) => (page.id === 'intro' ? { ...page, layout: { ...DEFAULT_PAGE_LAYOUT, actions: false } } : page));
+    const quiet = render(viewOf([english], siteOf({ agentsContext: 'included' })), locationOf(english, ''), contentOf('space-en', 'en', actionless));
+    assert.ok(!quiet.includes('page-actions') && quiet.includes('type="text/markdown" href="/intro.md"'), 'agents still find it');
   });
 
   it('offers the same page in the other variants (switcher and hreflang), the current one marked and the default as x-default', () => {
@@ -235,7 +241,7 @@ describe('renderPage', () => {
     assert.ok(unlisted.includes('<meta name="robots" content="noindex, nofollow">'), 'only public sites are indexed');
   });
 
-  it("honours the page's layout: title, description, table of contents, outline, pagination and width, each on its own", () => {
+  it("honours the page's layout: title, description, table of contents, outline, pagination, width and anchors, each on its own", () => {
     /** The install page (a description, an outline, a previous page) with `options` over the default layout. */
     const installWith = (options: Partial<PageLayout>, variants = [english], peers = new Map<string, PublishedContent>()) => {
       const pages = englishPages.map((page) => (page.id === 'install' ? { ...page, layout: { ...DEFAULT_PAGE_LAYOUT, ...options } } : page));
@@ -266,10 +272,14 @@ describe('renderPage', () => {
     const unpaged = installWith({ pagination: false });
     assert.ok(!unpaged.includes('class="pager"') && !unpaged.includes('rel="prev"'));
     assert.ok(installWith({ width: 'wide' }).includes('<div class="layout wide">'));
+    // Without anchors, the headings' links to themselves are not shown (the stylesheet hides them; the ids stay for links).
+    assert.ok(shown.includes('<a class="anchor" href="#requirements"') && !shown.includes('no-anchors'));
+    assert.ok(installWith({ anchors: false }).includes('<div class="layout no-anchors">'));
     const bare = installWith({ title: false, description: false, tableOfContents: false, outline: false, pagination: false, width: 'wide' });
     assert.ok(bare.includes('<div class="layout no-toc no-outline wide"><div class="sidebar"></div>\n<main id="_content"><article><div class="body">'));
     // The classes are the stylesheet's (no inline style: the CSP allows none).
-    for (const rule of ['.layout.wide{', '.layout.no-toc{', '.layout.no-toc>.sidebar:empty{', '.no-outline main{']) assert.ok(STYLESHEET.includes(rule), rule);
+    for (const rule of ['.layout.wide{', '.layout.no-toc{', '.layout.no-toc>.sidebar:empty{', '.no-outline main{', '.no-anchors .anchor{display:none}'])
+      assert.ok(STYLESHEET.includes(rule), rule);
     assert.ok(!bare.includes('style='));
   });
 
