@@ -72,7 +72,8 @@ interface PageFacts {
   h1: number;
   headings: number[];
   images: Array<{ src: string; alt: string | null; loaded: boolean }>;
-  links: Array<{ tag: string; href: string; text: string }>;
+  /** `type`: the media type a link names (a page's markdown form is `text/markdown`). */
+  links: Array<{ tag: string; href: string; text: string; type: string }>;
   ids: string[];
   /** The page names its icon (else the browser asks the origin's root for /favicon.ico). */
   icon: boolean;
@@ -88,8 +89,13 @@ function readPageFacts(): PageFacts {
     headings: all('h1, h2, h3, h4, h5, h6').map((h) => Number(h.tagName.slice(1))),
     images: all('img').map((img) => ({ src: img.currentSrc || img.src, alt: img.getAttribute('alt'), loaded: img.complete && img.naturalWidth > 0 })),
     links: [
-      ...all('a[href], link[href]').map((el) => ({ tag: el.tagName.toLowerCase(), href: el.href, text: (el.textContent ?? '').trim() })),
-      ...all('form[action]').map((form) => ({ tag: 'form', href: form.action, text: '' })),
+      ...all('a[href], link[href]').map((el) => ({
+        tag: el.tagName.toLowerCase(),
+        href: el.href,
+        text: (el.textContent ?? '').trim(),
+        type: el.getAttribute('type') ?? '',
+      })),
+      ...all('form[action]').map((form) => ({ tag: 'form', href: form.action, text: '', type: '' })),
     ],
     ids: all('[id]').map((el) => el.id),
     icon: all('link[rel~="icon"]').length > 0,
@@ -271,7 +277,9 @@ describe('published sites in a browser', () => {
         if (target.origin !== origin) continue;
         if (!report.links.has(target.href)) report.links.set(target.href, { page: visiting, tag: link.tag, text: link.text });
         target.hash = '';
-        const isPage = link.tag === 'a' && target.href.startsWith(root) && !target.pathname.slice(pathOf(root).length).startsWith('~/');
+        // A page's markdown form (its page actions link it) must answer, but is no page to visit.
+        const isPage =
+          link.tag === 'a' && link.type !== 'text/markdown' && target.href.startsWith(root) && !target.pathname.slice(pathOf(root).length).startsWith('~/');
         if (isPage && !queued.has(target.href)) {
           queued.add(target.href);
           queue.push(target.href);
