@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from '@jest/globals';
 import { Registry } from 'prom-client';
 import { createCaches, declareCache } from './caches';
+import { remembered } from './lru';
 
 const MB = 1024 * 1024;
 const declared = { pages: declareCache<string>(30), indexes: declareCache<{ id: string }>(10) };
@@ -79,5 +80,20 @@ describe('declared caches', () => {
     ])
       assert.ok(text.includes(line), `${line} in\n${text}`);
     assert.ok((await other.metrics()).includes('quire_cache_hits_total{cache="pages"} 0'));
+  });
+});
+
+describe('remembered', () => {
+  it('computes once per input while it is among the last `max` asked, then again', () => {
+    const computed: string[] = [];
+    const upper = remembered(2, (input) => {
+      computed.push(input);
+      return input.toUpperCase();
+    });
+    assert.deepEqual(['a', 'b', 'a', 'b'].map(upper), ['A', 'B', 'A', 'B']);
+    assert.deepEqual(computed, ['a', 'b']);
+    upper('c'); // 'a' is the least recently asked: it goes
+    assert.equal(upper('a'), 'A');
+    assert.deepEqual(computed, ['a', 'b', 'c', 'a']);
   });
 });

@@ -69,7 +69,7 @@ export {
   type CacheInvalidation,
   type CachedMembership,
 } from './membership-cache';
-export { LruCache } from './lru';
+export { LruCache, remembered } from './lru';
 export { createCaches, declareCache, type CacheDeclaration, type CacheDeclarations, type Caches } from './caches';
 export { seededRandom } from './random';
 export { counterOf, gaugeOf, histogramOf, DURATION_BUCKETS, type GaugeReadings, type MetricsRegistry } from './metrics';

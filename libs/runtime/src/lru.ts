@@ -64,3 +64,19 @@ export class LruCache<V extends NonNullable<unknown>> {
     return this.loads.get(key);
   }
 }
+
+/**
+ * `compute` with the results for its last `max` inputs kept: for a pure function of a string
+ * that is asked the same inputs often (an origin, a digest) on a hot path.
+ */
+export function remembered<V extends NonNullable<unknown>>(max: number, compute: (input: string) => V): (input: string) => V {
+  const kept = new LruCache<V>(max);
+  return (input) => {
+    let value = kept.get(input);
+    if (value === undefined) {
+      value = compute(input);
+      kept.set(input, value, 1);
+    }
+    return value;
+  };
+}

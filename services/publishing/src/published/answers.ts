@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { sendBody, type Body } from '@quire/http';
-import { filesBaseUrl } from '@quire/runtime';
+import { filesBaseUrl, remembered } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
 import { messageHtml, SITE_SCRIPT_HASH } from './html';
 import { bareFrame, frameOf } from './pages';
@@ -15,7 +15,8 @@ import type { SiteView } from './site-view';
 /**
  * Headers of every answer of a site. Its images may come from the files origin (FILES_BASE_URL),
  * where `~/files` sends them and uploaded logos are: named in img-src, whatever its scheme. Its
- * only script is the theme switch (html.ts SITE_SCRIPT), allowed by its digest.
+ * only script is the theme switch and the banner's close button (html.ts SITE_SCRIPT), allowed by
+ * its digest.
  */
 export function securityHeaders(config: PublishingContext['config']): Record<string, string> {
   const files = new URL(filesBaseUrl(config)).origin;
@@ -45,22 +46,14 @@ export function sendText(req: Request, res: Response, status: number, type: stri
 }
 
 const tagOf = (text: string): string => `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
-/** ETags made of short inputs (a view's version and a path, mostly), kept: a revisit costs a lookup, not a hash. */
-const shortTags = new Map<string, string>();
+/** ETags of short inputs (a view's version and a path, mostly), kept: a revisit costs a lookup, not a hash. */
+const shortTagOf = remembered(10_000, tagOf);
 const SHORT_TAG_INPUT = 512;
-const SHORT_TAGS = 10_000;
 
 /** A strong ETag made of everything an answer shows. */
 export function etagOf(...parts: string[]): string {
   const text = parts.join('\n');
-  if (text.length > SHORT_TAG_INPUT) return tagOf(text);
-  let tag = shortTags.get(text);
-  if (tag === undefined) {
-    if (shortTags.size >= SHORT_TAGS) shortTags.clear();
-    tag = tagOf(text);
-    shortTags.set(text, tag);
-  }
-  return tag;
+  return text.length > SHORT_TAG_INPUT ? tagOf(text) : shortTagOf(text);
 }
 
 /**

@@ -51,6 +51,8 @@ export interface Location {
 export interface KeptStructure {
   version: string;
   structure: Omit<SiteStructure, 'site'>;
+  /** A section or site space has a condition: visitors' views differ with their claims. */
+  conditional: boolean;
   at: number;
 }
 
@@ -73,7 +75,8 @@ async function structureOf(ctx: PublishingContext, site: SiteDoc, version: strin
   if (kept && kept.version === version && Date.now() - kept.at < STRUCTURE_TTL_MS) return kept;
   const { site: _site, ...structure } = await loadStructure(ctx, site);
   const docs = 1 + structure.sections.length + structure.groups.length + structure.siteSpaces.length;
-  const fresh: KeptStructure = { version, structure, at: Date.now() };
+  const conditional = structure.sections.some((section) => section.condition) || structure.siteSpaces.some((siteSpace) => siteSpace.condition);
+  const fresh: KeptStructure = { version, structure, conditional, at: Date.now() };
   ctx.caches.siteStructures.set(site._id, fresh, docs * STRUCTURE_DOC_HEAP_BYTES);
   return fresh;
 }
@@ -184,16 +187,13 @@ interface LastView {
 }
 const lastViews = new WeakMap<KeptStructure, LastView>();
 
-const hasConditions = ({ structure }: KeptStructure) =>
-  structure.sections.some((section) => section.condition) || structure.siteSpaces.some((siteSpace) => siteSpace.condition);
-
 export async function siteView(ctx: PublishingContext, address: SiteAddress, claims: VisitorClaims): Promise<SiteView> {
   const kept = await structureOf(ctx, address.site, address.version);
   const { version } = kept;
   const structure: SiteStructure = { ...kept.structure, site: address.site };
   const spaceIds = structure.siteSpaces.map((s) => s.spaceId);
   const spaces = await spaceStates(ctx, address.site.organizationId, spaceIds);
-  const reusable = !hasConditions(kept);
+  const reusable = !kept.conditional;
   if (reusable) {
     const last = lastViews.get(kept);
     if (last && last.site === address.site && last.base === address.base && spaceIds.every((id, i) => spaces.get(id) === last.states[i])) {

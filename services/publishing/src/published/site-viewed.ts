@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { EVENTS, SITE_VIEWS_PER_EVENT, type EventInput } from '@quire/async';
+import { remembered } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
 import type { Location, SiteView } from './site-view';
 import type { PublishedPage } from './space-content';
@@ -59,29 +60,11 @@ export async function flushSiteViews(ctx: PublishingContext): Promise<void> {
   await Promise.all(batches.map((batch) => publish(ctx, batch)));
 }
 
-const origins = new Map<string, string>();
 /** The origin of a site's base address, parsed once per base (a few per site). */
-function originOf(base: string): string {
-  let origin = origins.get(base);
-  if (origin === undefined) {
-    origin = new URL(base).origin;
-    if (origins.size >= 10_000) origins.clear();
-    origins.set(base, origin);
-  }
-  return origin;
-}
+const originOf = remembered(10_000, (base) => new URL(base).origin);
 
-const anonymousIds = new Map<string, string>();
 /** A visitor's anonymous id on a site (a digest of the site, their address and user agent), made once per visitor while they come back. */
-function anonymousIdOf(visitor: string): string {
-  let id = anonymousIds.get(visitor);
-  if (id === undefined) {
-    id = createHash('sha256').update(visitor).digest('base64url').slice(0, 22);
-    if (anonymousIds.size >= 10_000) anonymousIds.clear();
-    anonymousIds.set(visitor, id);
-  }
-  return id;
-}
+const anonymousIdOf = remembered(10_000, (visitor) => createHash('sha256').update(visitor).digest('base64url').slice(0, 22));
 
 /** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
 export function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
