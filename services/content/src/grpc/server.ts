@@ -62,6 +62,7 @@ function toContentPages({ revision, pageBodies }: SpaceContent, kept: ReadonlySe
     noIndex: pageFlag(page, 'noIndex'),
     noRobotsIndex: pageFlag(page, 'noRobotsIndex'),
     layout: pageLayoutOf(page),
+    updateTime: page.updatedAt,
   }));
 }
 

@@ -237,6 +237,12 @@ describe('content service: space content over gRPC (real datastore, real identit
       ['Edited', false, 'After.'],
       ['Titled', false, 'In Titled.'],
     ]);
+    // Each page says when it last changed (the REST page's updatedAt): only the edited one moved.
+    const after = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    const times = (read: content.GetSpaceContentResponse) => read.pages.map((page) => page.updateTime?.getTime());
+    assert.ok(times(before).every((time) => typeof time === 'number'));
+    assert.deepEqual([times(after)[0], times(after)[2]], [times(before)[0], times(before)[2]]);
+    assert.ok(times(after)[1]! > times(before)[1]!, 'the edited page');
     const second = await currentRevision(spaceId);
     // With when the space was last written, as BatchGetSpaces says it: what the caller keeps its content under.
     const [state] = (await grpc.batchGetSpaces({ ids: [spaceId], lean: true })).spaces;

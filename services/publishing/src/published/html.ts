@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml as e, type RenderedHeading } from '@quire/markdown';
+import { remembered } from '@quire/runtime';
 
 /*
  * The HTML of published sites: semantic, accessible, no client framework (the pages work
@@ -137,6 +138,8 @@ export interface PageContent {
   /** The current page's address in it. */
   href: string;
   layout: PageLayoutShown;
+  /** When the page was last changed: shown when its layout shows its metadata. */
+  updatedAt?: Date;
   previous?: Link;
   next?: Link;
 }
@@ -274,6 +277,16 @@ ${footerHtml(frame)}
 </body></html>`;
 }
 
+/** A day's date in a site's language ("2 December 2026"), in UTC: the same page for every reader, whatever their time zone. */
+const dayFormatOf = remembered(100, (lang) => {
+  try {
+    return new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeZone: 'UTC' });
+  } catch {
+    return new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
+  }
+});
+const dayOf = (lang: string, date: Date) => dayFormatOf(lang).format(date);
+
 export function pageHtml(frame: Frame, page: PageContent): string {
   const { layout } = page;
   const pager =
@@ -287,7 +300,11 @@ export function pageHtml(frame: Frame, page: PageContent): string {
   const outline = layout.outline ? outlineHtml(page.outline) : '';
   const actions =
     layout.actions && frame.markdown ? `<p class="page-actions"><a href="${e(frame.markdown)}" type="text/markdown">View as Markdown</a></p>` : '';
-  const main = `<article>${title}${description}${actions}<div class="body">${page.bodyHtml}</div>${pager}</article>${outline}`;
+  const metadata =
+    layout.metadata && page.updatedAt
+      ? `<p class="page-meta">Last updated <time datetime="${page.updatedAt.toISOString()}">${e(dayOf(frame.lang, page.updatedAt))}</time></p>`
+      : '';
+  const main = `<article>${title}${description}${actions}<div class="body">${page.bodyHtml}</div>${metadata}${pager}</article>${outline}`;
   const sidebar = layout.tableOfContents ? `<nav class="pages" aria-label="Pages">${withCurrent(page.navHtml, page.href)}</nav>` : '';
   const layoutClasses = [
     ...(layout.tableOfContents ? [] : ['no-toc']),
@@ -381,6 +398,7 @@ main>h1,main>p,main>ol{grid-column:1}
 .columns{display:flex;flex-wrap:wrap;gap:24px}.column{flex:1 1 240px}
 .anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}.no-anchors .anchor{display:none}
 .page-actions{margin:.25rem 0 1rem;font-size:.875rem}.page-actions a{color:var(--link-color)}
+.page-meta{margin:2rem 0 0;color:var(--muted);font-size:.875rem}
 .outline{position:sticky;top:16px;font-size:.9rem}.outline h2{font-size:.9rem;text-transform:uppercase;color:var(--muted)}.outline ul{list-style:none;padding:0}.outline .level-3{padding-left:12px}
 .pager{display:flex;justify-content:space-between;gap:16px;margin-top:48px;border-top:1px solid var(--line);padding-top:16px}
 .pager a{display:block;border:1px solid var(--line);border-radius:var(--radius);padding:8px 12px;text-decoration:none;box-shadow:var(--shadow)}.pager span{display:block;font-size:.8rem;color:var(--muted)}.pager a[rel=next]{margin-left:auto;text-align:right}

@@ -372,6 +372,7 @@ export function pageContentOf(addresses: VariantAddresses, page: PublishedPage, 
     navHtml: navigationOf(addresses),
     href: addresses.page(page),
     layout: page.layout,
+    updatedAt: page.updatedAt,
     previous: at > 0 ? neighbour(reading[at - 1]) : undefined,
     next: at >= 0 ? neighbour(reading[at + 1]) : undefined,
   };

@@ -212,6 +212,18 @@ describe('renderPage', () => {
     assert.ok(!quiet.includes('page-actions') && quiet.includes('type="text/markdown" href="/intro.md"'), 'agents still find it');
   });
 
+  it("says when the page was last changed, in the site's language, unless its layout hides its metadata", () => {
+    const dated = englishPages.map((page) => (page.id === 'intro' ? { ...page, updateTime: new Date('2026-11-30T23:30:00Z') } : page));
+    const html = render(viewOf([english]), locationOf(english, ''), contentOf('space-en', 'en', dated));
+    assert.ok(html.includes('<p class="page-meta">Last updated <time datetime="2026-11-30T23:30:00.000Z">November 30, 2026</time></p><nav class="pager"'));
+    const french = render(viewOf([english]), locationOf(english, ''), contentOf('space-en', 'fr', dated));
+    assert.ok(french.includes('>30 novembre 2026</time>'), "in the space's language");
+    const undated = render(viewOf([english]), locationOf(english, 'guides'), contentOf('space-en', 'en', dated));
+    assert.ok(!undated.includes('page-meta'), 'a content service that does not say when shows nothing');
+    const hidden = dated.map((page) => (page.id === 'intro' ? { ...page, layout: { ...DEFAULT_PAGE_LAYOUT, metadata: false } } : page));
+    assert.ok(!render(viewOf([english]), locationOf(english, ''), contentOf('space-en', 'en', hidden)).includes('page-meta'));
+  });
+
   it('offers the same page in the other variants (switcher and hreflang), the current one marked and the default as x-default', () => {
     const view = viewOf([english, french]);
     const html = render(view, locationOf(english, 'guides/install'), englishContent(), new Map([['ss-fr', frenchContent()]]));

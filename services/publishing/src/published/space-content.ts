@@ -26,6 +26,8 @@ export interface PublishedPage {
   noRobotsIndex: boolean;
   /** What the page shows of itself and of the site around it (GitBook's page layout). */
   layout: content.PageLayout;
+  /** When the page was last changed (unset from a content service that predates it). */
+  updatedAt?: Date;
   computed: boolean;
   /** The page's path in the space ("guides/install"). */
   path: string;
@@ -99,6 +101,7 @@ export function publishedContentOf(response: content.GetSpaceContentResponse, kn
       noRobotsIndex: page.noRobotsIndex,
       // Unset by a content service older than layouts: the defaults.
       layout: page.layout ?? DEFAULT_PAGE_LAYOUT,
+      updatedAt: page.updateTime,
       computed: page.kind === 'computed',
       path: parent ? `${parent.path}/${page.slug}` : page.slug,
       body,
