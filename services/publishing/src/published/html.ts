@@ -123,6 +123,8 @@ export interface PageLayoutShown {
   pagination: boolean;
   /** The links of the body's headings to themselves ('#'). */
   anchors: boolean;
+  /** When the page was last changed. */
+  metadata: boolean;
   /** The page's actions: its markdown, when the site gives agents its pages. */
   actions: boolean;
 }
