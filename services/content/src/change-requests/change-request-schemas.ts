@@ -1,5 +1,5 @@
 import { pageLayout } from '@quire/contract';
-import { booleanQuery, listQuerySchema, idSchema, richTextDocumentSchema } from '@quire/http';
+import { booleanQuery, httpUrlSchema, listQuerySchema, idSchema, richTextDocumentSchema } from '@quire/http';
 import { z } from 'zod';
 import { MAX_VARIABLE_NAME, MAX_VARIABLE_VALUE, MAX_VARIABLES, pageSlug, VARIABLE_NAME, VARIABLE_NAME_RULE } from '../revisions';
 import { spaceTemplate } from '../templates';
@@ -71,6 +71,21 @@ const pageFields = {
    * sync has no front matter for it, and what an export cannot write would be lost on the way back.
    */
   layout: pageLayout.omit({ coverMask: true }).partial().strict(),
+  /**
+   * GitBook's RevisionPageDocumentCover as a change sets it: an image file of the content (its
+   * id, or the ref of a file the same batch inserts) or an http(s) address, and its vertical
+   * position; null removes it.
+   */
+  cover: z
+    .object({
+      ref: z.discriminatedUnion('kind', [
+        z.object({ kind: z.literal('file'), file: z.string().min(1).max(100) }).strict(),
+        z.object({ kind: z.literal('url'), url: httpUrlSchema }).strict(),
+      ]),
+      yPos: z.number().min(-10_000).max(10_000).default(0),
+    })
+    .strict()
+    .nullable(),
   at: z.number().int().min(0),
 };
 
@@ -129,6 +144,7 @@ const updatePage = z
     noIndex: pageFields.noIndex.optional(),
     noRobotsIndex: pageFields.noRobotsIndex.optional(),
     layout: pageFields.layout.optional(),
+    cover: pageFields.cover.optional(),
     into: id.nullable().optional(),
     at: pageFields.at.optional(),
     variables: pageVariables.optional(),

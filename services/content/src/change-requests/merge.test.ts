@@ -120,6 +120,27 @@ describe('three-way merge', () => {
     if (!deleteConflict.ok) assert.equal(deleteConflict.conflicts[0].page?.id, wide);
   });
 
+  it('merges a cover changed on one side with other changes on the other; two different covers, or a cover and a delete, conflict', async () => {
+    const base = apply(empty, [
+      { type: 'insert_files', files: [{ ref: 'a', name: 'a.png', contentType: 'image/png', data: 'AA==' }] },
+      { type: 'insert_page', title: 'Page', markdown: 'one' },
+    ]);
+    const id = base.pages[0].id;
+    const file = base.files[0].id;
+    const covered = apply(base, [{ type: 'update_page', page: id, cover: { ref: { kind: 'file', file }, yPos: 10 } }]);
+    const titled = apply(base, [{ type: 'update_page', page: id, title: 'Titled' }]);
+    const result = await merged(base, titled, covered);
+    assert.deepEqual(
+      result.pages.map((page) => [page.title, page.cover, page.layout]),
+      [['Titled', { ref: { kind: 'file', file }, yPos: 10 }, { cover: true }]],
+    );
+    const elsewhere = apply(base, [{ type: 'update_page', page: id, cover: { ref: { kind: 'url', url: 'https://example.com/a.png' }, yPos: 0 } }]);
+    const conflict = await mergeContent(base, covered, elsewhere, loader);
+    assert.equal(conflict.ok, false);
+    if (!conflict.ok) assert.deepEqual(conflict.conflicts, [{ page: { id, title: 'Page' }, reason: 'cover changed differently on both sides' }]);
+    assert.equal((await mergeContent(base, apply(base, [{ type: 'delete_page', page: id }]), covered, loader)).ok, false);
+  });
+
   it("is a conflict when one side only changes a page's variables and the other deletes the page", async () => {
     const base = apply(empty, [{ type: 'insert_page', title: 'Page', markdown: 'one', variables: { k: '1' } }]);
     const id = base.pages[0].id;

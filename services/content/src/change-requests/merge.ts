@@ -2,6 +2,7 @@ import { diff3Merge } from 'node-diff3';
 import {
   childrenOf,
   contentHash,
+  coverKey,
   duplicateSlugs,
   EMPTY_BODY_HASH,
   flattenTree,
@@ -12,6 +13,7 @@ import {
   type PageFlag,
   previousSiblings,
   sameLayout,
+  setCoverKey,
   setPageFlag,
   setPageLayout,
   treeOf,
@@ -88,6 +90,7 @@ function contentChanged(base: RevisionPageDoc, side: RevisionPageDoc): boolean {
     SCALAR_FIELDS.some((field) => base[field] !== side[field]) ||
     PAGE_FLAGS.some((flag) => flagOf(base, flag) !== flagOf(side, flag)) ||
     !sameLayout(base, side) ||
+    coverKey(base) !== coverKey(side) ||
     !sameVariables(base.variables, side.variables)
   );
 }
@@ -135,6 +138,9 @@ export async function mergeContent(base: ContentSnapshot, ours: ContentSnapshot,
       else Object.assign(layout, { [option]: picked.value });
     }
     setPageLayout(page, layout);
+    const cover = pick3(b && coverKey(b), coverKey(o), coverKey(t), Boolean(b));
+    if ('conflict' in cover) conflicts.push({ page: pageRef(o), reason: 'cover changed differently on both sides' });
+    else setCoverKey(page, cover.value);
     const parent = pick3(b?.parent, o.parent, t.parent, Boolean(b));
     if ('conflict' in parent) conflicts.push({ page: pageRef(o), reason: 'moved to different places on both sides' });
     else {

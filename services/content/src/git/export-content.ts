@@ -103,7 +103,12 @@ export function renderRepository(revision: RevisionDoc, bodies: Map<string, stri
       const byName = asset ? fileByName.get(safeDecode(asset[1])) : undefined;
       return byName ? relativeFrom(file, assetPath(byName)) + suffix : null;
     });
-    files.set(file, Buffer.from(renderPageFile(page, body), 'utf8'));
+    // The cover: its file's place beside the page's, or its address.
+    const cover = page.cover && {
+      src: page.cover.ref.kind === 'url' ? page.cover.ref.url : names.has(page.cover.ref.file) ? relativeFrom(file, assetPath(page.cover.ref.file)) : '',
+      y: page.cover.yPos,
+    };
+    files.set(file, Buffer.from(renderPageFile(page, body, cover?.src ? cover : undefined), 'utf8'));
   }
 
   const tree = treeOf(revision.pages);

@@ -3,6 +3,7 @@ import { slugify } from '@quire/http';
 import { newId } from '@quire/runtime';
 import {
   contentHash,
+  coverKey,
   PAGE_FLAGS,
   pageFlag,
   pageLayoutOf,
@@ -11,6 +12,7 @@ import {
   setPageFlag,
   setPageLayout,
   type BuiltContent,
+  type PageCover,
   type RevisionDoc,
   type RevisionFileDoc,
   type RevisionGitDoc,
@@ -78,11 +80,14 @@ export function referencedAssets(snapshot: Pick<RepositorySnapshot, 'pageFiles' 
   const found = new Set<string>();
   const prefix = snapshot.root ? `${snapshot.root}/` : '';
   for (const [file, parsed] of snapshot.pageFiles) {
-    rewriteLinks(parsed.body, (href) => {
+    const note = (href: string) => {
       const target = resolveRepoHref(href, file, snapshot.root);
       if (target !== null && target.startsWith(prefix) && !/\.md$/i.test(target) && snapshot.blobs.has(target)) found.add(target);
       return null;
-    });
+    };
+    rewriteLinks(parsed.body, note);
+    // The page's cover image (front matter `cover`) is one of its files too.
+    if (parsed.meta.cover) note(parsed.meta.cover);
   }
   return found;
 }
@@ -181,6 +186,7 @@ function samePage(a: RevisionPageDoc, b: RevisionPageDoc): boolean {
     a.hidden === b.hidden &&
     PAGE_FLAGS.every((flag) => pageFlag(a, flag) === pageFlag(b, flag)) &&
     sameLayout(a, b) &&
+    coverKey(a) === coverKey(b) &&
     a.bodyHash === b.bodyHash &&
     a.git?.oid === b.git?.oid &&
     a.git?.path === b.git?.path &&
@@ -199,6 +205,7 @@ const pageKey = (page: RevisionPageDoc) =>
     page.hidden,
     PAGE_FLAGS.map((flag) => pageFlag(page, flag)),
     pageLayoutOf(page),
+    coverKey(page),
     page.bodyHash,
     page.git ?? null,
     page.variables ?? {},
@@ -242,6 +249,14 @@ export function buildImportedContent(snapshot: RepositorySnapshot, current: Revi
     return null;
   };
 
+  // A cover (front matter `cover`): an http(s) address as it is, else one of the repository's files; none when it is neither.
+  const coverOf = (src: string, fromFile: string): PageCover['ref'] | undefined => {
+    if (/^https?:\/\//i.test(src)) return { kind: 'url', url: src };
+    const target = resolveRepoHref(src, fromFile, snapshot.root);
+    const fileId = target === null ? undefined : idByPath.get(target);
+    return fileId ? { kind: 'file', file: fileId } : undefined;
+  };
+
   const packByHash = new Map<string, string>();
   for (const page of current.pages) if (page.bodyPack) packByHash.set(page.bodyHash, page.bodyPack);
   const bodies = new Map<string, string>();
@@ -269,6 +284,12 @@ export function buildImportedContent(snapshot: RepositorySnapshot, current: Revi
     };
     for (const flag of PAGE_FLAGS) setPageFlag(doc, flag, meta[flag]);
     if (meta.layout) setPageLayout(doc, meta.layout);
+    const cover = file && meta.cover ? coverOf(meta.cover, file.path) : undefined;
+    if (cover) {
+      doc.cover = { ref: cover, yPos: meta.coverY ?? 0 };
+      // Front matter with a cover and no `layout.cover` (GitBook's older files) shows it.
+      if (meta.layout?.cover === undefined) setPageLayout(doc, { ...pageLayoutOf(doc), cover: true });
+    }
     const previous = matched.get(page.id);
     if (previous) {
       doc.createdAt = previous.createdAt;

@@ -23,6 +23,9 @@ export interface PageMeta {
   variables?: Record<string, string>;
   /** The layout options the front matter sets (GitBook's `layout`); the others are the defaults. */
   layout?: Partial<PageLayout>;
+  /** GitBook's `cover`: the cover image, a path relative to the page file or an http(s) address; `coverY` its vertical position. */
+  cover?: string;
+  coverY?: number;
 }
 
 export interface ParsedPageFile {
@@ -123,6 +126,8 @@ function metaOf(data: Record<string, unknown>): PageMeta {
   if (variables && Object.keys(variables).length > 0) meta.variables = variables;
   const layout = layoutOf(data.layout);
   if (layout) meta.layout = layout;
+  if (typeof data.cover === 'string' && data.cover.trim()) meta.cover = data.cover.trim();
+  if (typeof data.coverY === 'number' && Number.isFinite(data.coverY)) meta.coverY = data.coverY;
   return meta;
 }
 
@@ -168,6 +173,8 @@ export function renderPageFile(
     layout?: Partial<PageLayout>;
   },
   body: string,
+  /** The cover image as the file says it (`cover`: a path relative to the file, or an address) and its position (`coverY`). */
+  cover?: { src: string; y: number },
 ): string {
   const front: Record<string, unknown> = {};
   if (page.description) front.description = page.description;
@@ -176,7 +183,12 @@ export function renderPageFile(
   if (page.noIndex) front.noIndex = true;
   if (page.noRobotsIndex) front.noRobotsIndex = true;
   if (page.variables && Object.keys(page.variables).length > 0) front.vars = page.variables;
-  const layout = page.layout && layoutFrontMatter(page.layout);
+  // A page with a cover says whether it shows: a file without `layout.cover` would show it when read back.
+  const layout = (page.layout || cover) && layoutFrontMatter({ ...(cover ? { cover: false } : {}), ...page.layout });
+  if (cover) {
+    front.cover = cover.src;
+    front.coverY = cover.y;
+  }
   if (layout && Object.keys(layout).length > 0) front.layout = layout;
   const header = Object.keys(front).length > 0 ? `---\n${stringifyYaml(front, { lineWidth: 0 })}---\n\n` : '';
   const trimmed = body.trimEnd();

@@ -63,6 +63,11 @@ function toContentPages({ revision, pageBodies }: SpaceContent, kept: ReadonlySe
     noRobotsIndex: pageFlag(page, 'noRobotsIndex'),
     layout: pageLayoutOf(page),
     updateTime: page.updatedAt,
+    cover: page.cover && {
+      fileId: page.cover.ref.kind === 'file' ? page.cover.ref.file : '',
+      url: page.cover.ref.kind === 'url' ? page.cover.ref.url : '',
+      yPos: page.cover.yPos,
+    },
   }));
 }
 

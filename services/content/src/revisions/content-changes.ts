@@ -1,7 +1,7 @@
 import type { PageLayout } from '@quire/contract';
 import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
-import type { PageComputedSource, RevisionFileDoc, RevisionPageDoc } from './revision-store';
+import type { PageComputedSource, PageCover, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
 import { slugify } from '@quire/http';
 import { pageLayoutOf, setPageLayout } from './page-layout';
@@ -58,6 +58,8 @@ export type ContentChange =
       noRobotsIndex?: boolean;
       /** Layout options to change (GitBook's page layout); an option not given is kept as the page has it. */
       layout?: Partial<PageLayout>;
+      /** The page's cover: an image file of the content (its id, or the ref of a file this batch inserts) or an address; null removes it. */
+      cover?: PageCover | null;
       /** New parent page id; null moves the page to the root. */
       into?: string | null;
       at?: number;
@@ -140,6 +142,15 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
   const results: ChangeResult[] = [];
   const requirePage = (index: number, field: string, id: string): RevisionPageDoc =>
     tree.pages.get(id) ?? invalid(index, field, `no page ${id} in this content`);
+  /** A cover as the page holds it: 400 naming `changes.<index>.cover.ref.file` unless it names an image of the content. */
+  const coverOf = (index: number, cover: PageCover): PageCover => {
+    if (cover.ref.kind === 'url') return { ref: { kind: 'url', url: cover.ref.url }, yPos: cover.yPos };
+    const fileId = fileRefs.get(cover.ref.file) ?? cover.ref.file;
+    const file = files.find((candidate) => candidate.id === fileId);
+    if (!file) invalid(index, 'cover.ref.file', `no file ${cover.ref.file} in this content`);
+    if (!file.contentType.startsWith('image/')) invalid(index, 'cover.ref.file', `the file ${cover.ref.file} is not an image (${file.contentType})`);
+    return { ref: { kind: 'file', file: fileId }, yPos: cover.yPos };
+  };
   const setBody = (markdown: string): string => {
     const hash = contentHash(markdown);
     bodies.set(hash, markdown);
@@ -148,6 +159,8 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
 
   // Batch-local refs of inserted pages: a later change may name its parent by ref.
   const refs = new Map<string, string>();
+  // And of inserted files: a later change may name a page's cover by ref.
+  const fileRefs = new Map<string, string>();
   const resolve = (id: string) => refs.get(id) ?? id;
 
   changes.forEach((change, index) => {
@@ -194,6 +207,12 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
         if (change.hidden !== undefined) page.hidden = change.hidden;
         for (const flag of PAGE_FLAGS) if (change[flag] !== undefined) setPageFlag(page, flag, change[flag]);
         if (change.layout) setPageLayout(page, { ...pageLayoutOf(current), ...change.layout });
+        if (change.cover === null) delete page.cover;
+        else if (change.cover) {
+          page.cover = coverOf(index, change.cover);
+          // A cover given is a cover shown, unless the same change says otherwise.
+          if (change.layout?.cover === undefined) setPageLayout(page, { ...pageLayoutOf(page), cover: true });
+        }
         if (change.variables !== undefined) {
           checkVariables(index, 'variables', change.variables);
           if (Object.keys(change.variables).length > 0) page.variables = { ...change.variables };
@@ -243,6 +262,7 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
           const id = newId();
           files.push({ id, name: file.name, contentType: file.contentType, size: data.length, blobHash });
           inserted.push(file.ref === undefined ? { id } : { ref: file.ref, id });
+          if (file.ref !== undefined) fileRefs.set(file.ref, id);
         });
         results.push({ type: 'insert_files', files: inserted });
         return;

@@ -16,6 +16,7 @@ export {
   type RevisionFileDoc,
   type RevisionGitDoc,
   type RevisionPageDoc,
+  type PageCover,
 } from './revision-store';
 export {
   assignPacks,
@@ -35,6 +36,7 @@ export {
   type PageFlag,
 } from './revisions';
 export { PAGE_LAYOUT_OPTIONS, pageLayoutOf, sameLayout, setPageLayout, type PageLayoutOption } from './page-layout';
+export { coverKey, setCoverKey } from './page-cover';
 export { findChangeRequest, writeChangeRequestContent } from './change-request-content';
 export {
   applyChanges,

@@ -31,6 +31,8 @@ export interface RevisionPageDoc {
    * absent when none does, as in revisions written before layouts.
    */
   layout?: Partial<PageLayout>;
+  /** The page's cover image (GitBook's RevisionPageDocumentCover): absent when it has none (page-cover.ts). */
+  cover?: PageCover;
   /** sha256 of the markdown body. */
   bodyHash: string;
   /** The BodyPack holding that body ('' for the empty body, or while not stored yet). */
@@ -44,6 +46,12 @@ export interface RevisionPageDoc {
   /** Set on pages whose body is generated (OpenAPI `builtin:openapi`); the stored body is empty. */
   computed?: PageComputedSource;
   computedSeed?: string;
+}
+
+/** A cover image: a file of the revision or an address, and its vertical position (GitBook's yPos). */
+export interface PageCover {
+  ref: { kind: 'file'; file: string } | { kind: 'url'; url: string };
+  yPos: number;
 }
 
 export interface GitBlobRef {

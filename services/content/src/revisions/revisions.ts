@@ -25,8 +25,8 @@ export function setPageFlag(page: RevisionPageDoc, flag: PageFlag, value: boolea
   else delete page[flag];
 }
 
-/** Fields a page has only sometimes (git, variables, computed, indexing flags, layout), stored as one optional object. */
-type PageExtra = Pick<RevisionPageDoc, 'git' | 'variables' | 'computed' | 'computedSeed' | PageFlag | 'layout'>;
+/** Fields a page has only sometimes (git, variables, computed, indexing flags, layout, cover), stored as one optional object. */
+type PageExtra = Pick<RevisionPageDoc, 'git' | 'variables' | 'computed' | 'computedSeed' | PageFlag | 'layout' | 'cover'>;
 type PageTuple = [string, string | null, string, string, string, string, 0 | 1, string, string, number, number, PageExtra?];
 
 function extraOf(page: RevisionPageDoc): PageExtra | undefined {
@@ -37,6 +37,7 @@ function extraOf(page: RevisionPageDoc): PageExtra | undefined {
   if (page.computedSeed) extra.computedSeed = page.computedSeed;
   for (const flag of PAGE_FLAGS) if (page[flag]) extra[flag] = true;
   if (page.layout && Object.keys(page.layout).length > 0) extra.layout = page.layout;
+  if (page.cover) extra.cover = page.cover;
   return Object.keys(extra).length > 0 ? extra : undefined;
 }
 

@@ -794,6 +794,98 @@ describe('content: Git import and export (end to end)', () => {
     assert.ok(updatedAt(reimported, 'Landing') > updatedAt(edited, 'Landing'));
   });
 
+  it("reads GitBook's cover front matter (a file or an address, coverY), answers it on the page, writes it back, and takes covers from change requests", async () => {
+    const repo = new TestRepo(remotes, 'covers');
+    repo.commit(
+      {
+        'SUMMARY.md': '# Table of contents\n\n* [Home](README.md)\n* [Guides](guides/README.md)\n  * [Remote](guides/remote.md)\n  * [Lost](guides/lost.md)\n',
+        // GitBook's older files: a cover and no layout, shown.
+        'README.md': '---\ncover: .gitbook/assets/hero.png\ncoverY: 42\n---\n\n# Home\n\nWelcome.\n',
+        'guides/README.md': '---\ncover: ../.gitbook/assets/hero.png\nlayout:\n  cover:\n    visible: true\n    size: full\n---\n\n# Guides\n',
+        'guides/remote.md': '---\ncover: https://images.example.com/remote.jpg\nlayout:\n  cover:\n    visible: false\n---\n\n# Remote\n',
+        'guides/lost.md': '---\ncover: ../.gitbook/assets/missing.png\n---\n\n# Lost\n',
+        '.gitbook/assets/hero.png': png,
+      },
+      'Pages with covers',
+    );
+    const spaceId = await newSpace('Covers');
+    succeeded(await importRepo(spaceId, { url: repo.url }));
+    const imported = await content(spaceId);
+    const ids = new Map(flat(imported.pages).map((page) => [page.title, page.id]));
+    const page = async (title: string) => {
+      const answer = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/page/${ids.get(title)}`));
+      assertMatchesOpenApi('RevisionPageDocument', answer);
+      return answer;
+    };
+    const files = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/files`));
+    const hero = files.items.find((file: any) => file.name === 'hero.png');
+    assert.ok(hero, 'the cover is one of the files');
+    const shown = async (title: string) => {
+      const { cover, layout } = await page(title);
+      return [cover, layout.cover, layout.coverSize];
+    };
+    assert.deepEqual(await shown('Home'), [{ ref: { kind: 'file', file: hero.id }, yPos: 42 }, true, 'hero']);
+    assert.deepEqual(await shown('Guides'), [{ ref: { kind: 'file', file: hero.id }, yPos: 0 }, true, 'full']);
+    assert.deepEqual(await shown('Remote'), [{ ref: { kind: 'url', url: 'https://images.example.com/remote.jpg' }, yPos: 0 }, false, 'hero']);
+    assert.deepEqual(await shown('Lost'), [undefined, false, 'hero'], 'a cover that is not in the repository is no cover');
+
+    // Written back beside the pages, whether each shows said; read back the same.
+    const out = new TestRepo(remotes, 'covers-out');
+    succeeded(await exportRepo(spaceId, { url: out.url }));
+    assert.equal(
+      out.show('home.md').toString(),
+      '---\ncover: .gitbook/assets/hero.png\ncoverY: 42\nlayout:\n  cover:\n    visible: true\n---\n\n# Home\n\nWelcome.\n',
+    );
+    assert.match(
+      out.show('guides/README.md').toString(),
+      /^---\ncover: \.\.\/\.gitbook\/assets\/hero\.png\ncoverY: 0\nlayout:\n  cover:\n    visible: true\n    size: full\n---/,
+    );
+    assert.match(
+      out.show('guides/remote.md').toString(),
+      /^---\ncover: https:\/\/images\.example\.com\/remote\.jpg\ncoverY: 0\nlayout:\n  cover:\n    visible: false\n---/,
+    );
+    const copy = await newSpace('Covers copy');
+    succeeded(await importRepo(copy, { url: out.url }));
+    const coversOf = (revision: any) =>
+      flat(revision.pages).map((each) => [each.title, each.cover?.ref.kind ?? null, each.cover?.yPos ?? null, each.layout.cover]);
+    assert.deepEqual(coversOf(await content(copy)), coversOf(imported));
+
+    // A change request sets a cover (a file it inserts, by ref: shown), moves one, removes one.
+    const cr = ok(await editor.api.post(`/v1/spaces/${spaceId}/change-requests`, { subject: 'Covers' }), 201);
+    const changes = (list: unknown[]) => editor.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, { changes: list });
+    ok(
+      await changes([
+        { type: 'insert_files', files: [{ ref: 'banner', name: 'banner.png', contentType: 'image/png', data: png.toString('base64') }] },
+        { type: 'update_page', page: ids.get('Lost'), cover: { ref: { kind: 'file', file: 'banner' } } },
+        { type: 'update_page', page: ids.get('Home'), cover: { ref: { kind: 'file', file: hero.id }, yPos: -10 } },
+        { type: 'update_page', page: ids.get('Remote'), cover: null },
+      ]),
+    );
+    const fileOf = async (name: string) =>
+      ok(await reader.api.get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/files`)).items.find((file: any) => file.name === name).id;
+    const banner = await fileOf('banner.png');
+    const edited = async (title: string) => {
+      const answer = ok(await reader.api.get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${ids.get(title)}`));
+      return [answer.cover, answer.layout.cover];
+    };
+    assert.deepEqual(await edited('Lost'), [{ ref: { kind: 'file', file: banner }, yPos: 0 }, true]);
+    assert.deepEqual(await edited('Home'), [{ ref: { kind: 'file', file: hero.id }, yPos: -10 }, true]);
+    assert.deepEqual(await edited('Remote'), [undefined, false]);
+    // Refused, naming the field: a file the content lacks, one that is not an image, an address that is not http(s).
+    ok(await changes([{ type: 'insert_files', files: [{ ref: 'sheet', name: 'sheet.pdf', contentType: 'application/pdf', data: pdf.toString('base64') }] }]));
+    const sheet = await fileOf('sheet.pdf');
+    for (const [cover, field] of [
+      [{ ref: { kind: 'file', file: 'no-such-file' } }, 'changes.0.cover.ref.file'],
+      [{ ref: { kind: 'file', file: sheet } }, 'changes.0.cover.ref.file'],
+      [{ ref: { kind: 'url', url: 'javascript:alert(1)' } }, 'cover.ref.url'],
+      [{ ref: { kind: 'page', page: ids.get('Home') } }, 'cover.ref'],
+    ] as const) {
+      assertError(await changes([{ type: 'update_page', page: ids.get('Home'), cover }]), 400, field);
+    }
+    ok(await admin.api.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`));
+    assert.deepEqual((await page('Lost')).cover, { ref: { kind: 'file', file: banner }, yPos: 0 });
+  });
+
   it('exports over an imported repository: replaces its page files, keeps markdown that is not a page', async () => {
     const repo = new TestRepo(remotes, 'keep');
     repo.commit(

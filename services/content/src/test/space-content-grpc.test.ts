@@ -272,6 +272,29 @@ describe('content service: space content over gRPC (real datastore, real identit
     }
   });
 
+  it("GetSpaceContent: a page's cover, a file of the revision or an address, as its change request set it", async () => {
+    const spaceId = await newSpace('Covers');
+    await commit(spaceId, [
+      { type: 'insert_files', files: [{ ref: 'img', name: 'cover.png', contentType: 'image/png', data: 'AA==' }] },
+      { type: 'insert_page', ref: 'a', title: 'Filed' },
+      { type: 'update_page', page: 'a', cover: { ref: { kind: 'file', file: 'img' }, yPos: 12 } },
+      { type: 'insert_page', ref: 'b', title: 'Linked' },
+      { type: 'update_page', page: 'b', cover: { ref: { kind: 'url', url: 'https://images.example.com/b.png' } } },
+      { type: 'insert_page', title: 'Bare' },
+    ]);
+    const read = await grpc.getSpaceContent({ spaceId, revisionId: '' });
+    const file = read.files.find((candidate) => candidate.name === 'cover.png')?.id;
+    assert.ok(file);
+    assert.deepEqual(
+      read.pages.map((page) => [page.title, page.cover, page.layout?.cover]),
+      [
+        ['Filed', { fileId: file, url: '', yPos: 12 }, true],
+        ['Linked', { fileId: '', url: 'https://images.example.com/b.png', yPos: 0 }, true],
+        ['Bare', undefined, false],
+      ],
+    );
+  });
+
   it('GetSpaceContent: an older revision of the space; NOT_FOUND for unknown, deleted and purged spaces and foreign revisions', async () => {
     const older = await grpc.getSpaceContent({ spaceId: source.id, revisionId: source.firstRevision });
     assert.equal(older.revisionId, source.firstRevision);

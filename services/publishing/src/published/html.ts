@@ -125,6 +125,9 @@ export interface PageLayoutShown {
   anchors: boolean;
   /** When the page was last changed. */
   metadata: boolean;
+  /** The page's cover image, and its size ('hero', 'full' or 'background'). */
+  cover: boolean;
+  coverSize: string;
   /** The page's actions: its markdown, when the site gives agents its pages. */
   actions: boolean;
 }
@@ -142,6 +145,8 @@ export interface PageContent {
   layout: PageLayoutShown;
   /** When the page was last changed: shown when its layout shows its metadata. */
   updatedAt?: Date;
+  /** The address of its cover image: shown when its layout shows the cover. */
+  cover?: string;
   previous?: Link;
   next?: Link;
 }
@@ -279,6 +284,8 @@ ${footerHtml(frame)}
 </body></html>`;
 }
 
+const COVER_SIZES = new Set(['hero', 'full', 'background']);
+
 /** A day's date in a site's language ("2 December 2026"), in UTC: the same page for every reader, whatever their time zone. */
 const dayFormatOf = remembered(100, (lang) => {
   try {
@@ -306,7 +313,12 @@ export function pageHtml(frame: Frame, page: PageContent): string {
     layout.metadata && page.updatedAt
       ? `<p class="page-meta">Last updated <time datetime="${page.updatedAt.toISOString()}">${e(dayOf(frame.lang, page.updatedAt))}</time></p>`
       : '';
-  const main = `<article>${title}${description}${actions}<div class="body">${page.bodyHtml}</div>${metadata}${pager}</article>${outline}`;
+  // Decorative: the title beside it says what the page is.
+  const cover =
+    layout.cover && page.cover
+      ? `<div class="page-cover cover-${COVER_SIZES.has(layout.coverSize) ? layout.coverSize : 'hero'}"><img src="${e(page.cover)}" alt=""></div>`
+      : '';
+  const main = `<article>${cover}${title}${description}${actions}<div class="body">${page.bodyHtml}</div>${metadata}${pager}</article>${outline}`;
   const sidebar = layout.tableOfContents ? `<nav class="pages" aria-label="Pages">${withCurrent(page.navHtml, page.href)}</nav>` : '';
   const layoutClasses = [
     ...(layout.tableOfContents ? [] : ['no-toc']),
@@ -401,6 +413,9 @@ main>h1,main>p,main>ol{grid-column:1}
 .anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}.no-anchors .anchor{display:none}
 .page-actions{margin:.25rem 0 1rem;font-size:.875rem}.page-actions a{color:var(--link-color)}
 .page-meta{margin:2rem 0 0;color:var(--muted);font-size:.875rem}
+.page-cover{margin:0 0 1.5rem;overflow:hidden;border-radius:var(--radius);background:var(--soft)}.page-cover img{display:block;width:100%;height:240px;object-fit:cover}
+.page-cover.cover-full img{height:320px}.page-cover.cover-background{margin-bottom:-5rem}.page-cover.cover-background img{height:320px;opacity:.45}
+.page-cover.cover-background+h1{position:relative;padding:0 1rem}
 .outline{position:sticky;top:16px;font-size:.9rem}.outline h2{font-size:.9rem;text-transform:uppercase;color:var(--muted)}.outline ul{list-style:none;padding:0}.outline .level-3{padding-left:12px}
 .pager{display:flex;justify-content:space-between;gap:16px;margin-top:48px;border-top:1px solid var(--line);padding-top:16px}
 .pager a{display:block;border:1px solid var(--line);border-radius:var(--radius);padding:8px 12px;text-decoration:none;box-shadow:var(--shadow)}.pager span{display:block;font-size:.8rem;color:var(--muted)}.pager a[rel=next]{margin-left:auto;text-align:right}

@@ -346,6 +346,14 @@ function navigationOf(addresses: VariantAddresses): string {
   return html;
 }
 
+/** The address of the page's cover image: its file on this site (none when the space lacks it) or its http(s) address. */
+function coverSrc(addresses: VariantAddresses, page: PublishedPage): string | undefined {
+  const cover = page.cover;
+  if (!cover) return undefined;
+  if ('fileId' in cover) return addresses.content.files.has(cover.fileId) ? addresses.file(cover.fileId) : undefined;
+  return /^https?:\/\//i.test(cover.url) ? cover.url : undefined;
+}
+
 /** The page's content for pageHtml: its body with this site's addresses, its outline, navigation, neighbours and layout. */
 export function pageContentOf(addresses: VariantAddresses, page: PublishedPage, options: { externalInNewTab?: boolean } = {}): PageContent {
   const rendered = renderedBody(
@@ -373,6 +381,7 @@ export function pageContentOf(addresses: VariantAddresses, page: PublishedPage, 
     href: addresses.page(page),
     layout: page.layout,
     updatedAt: page.updatedAt,
+    cover: coverSrc(addresses, page),
     previous: at > 0 ? neighbour(reading[at - 1]) : undefined,
     next: at >= 0 ? neighbour(reading[at + 1]) : undefined,
   };

@@ -224,6 +224,26 @@ describe('renderPage', () => {
     assert.ok(!render(viewOf([english]), locationOf(english, ''), contentOf('space-en', 'en', hidden)).includes('page-meta'));
   });
 
+  it("shows the page's cover above its title when its layout shows it: a file of the space at this site's address, or an http(s) address", () => {
+    const covered = (cover: unknown, layout: Partial<typeof DEFAULT_PAGE_LAYOUT>) =>
+      englishPages.map((page) => (page.id === 'intro' ? { ...page, cover, layout: { ...DEFAULT_PAGE_LAYOUT, ...layout } } : page));
+    const page = (cover: unknown, layout: Partial<typeof DEFAULT_PAGE_LAYOUT>) =>
+      render(viewOf([english]), locationOf(english, ''), contentOf('space-en', 'en', covered(cover, layout)));
+    assert.ok(
+      page({ fileId: 'file1', yPos: 0 }, { cover: true }).includes(
+        '<article><div class="page-cover cover-hero"><img src="/~/files/space-en/file1" alt=""></div><h1>',
+      ),
+    );
+    assert.ok(
+      page({ url: 'https://images.example.com/a.jpg', yPos: 0 }, { cover: true, coverSize: 'full' }).includes(
+        '<div class="page-cover cover-full"><img src="https://images.example.com/a.jpg" alt=""></div>',
+      ),
+    );
+    assert.ok(!page({ fileId: 'file1', yPos: 0 }, { cover: false }).includes('page-cover'), 'hidden by the layout');
+    assert.ok(!page({ fileId: 'gone', yPos: 0 }, { cover: true }).includes('page-cover'), 'a file the space no longer has');
+    assert.ok(!page({ url: 'javascript:alert(1)', yPos: 0 }, { cover: true }).includes('page-cover'), 'an address that is not http(s)');
+  });
+
   it('offers the same page in the other variants (switcher and hreflang), the current one marked and the default as x-default', () => {
     const view = viewOf([english, french]);
     const html = render(view, locationOf(english, 'guides/install'), englishContent(), new Map([['ss-fr', frenchContent()]]));

@@ -28,6 +28,8 @@ export interface PublishedPage {
   layout: content.PageLayout;
   /** When the page was last changed (unset from a content service that predates it). */
   updatedAt?: Date;
+  /** Its cover image: a file of the space or an address (shown when its layout shows the cover). */
+  cover?: { fileId: string } | { url: string };
   computed: boolean;
   /** The page's path in the space ("guides/install"). */
   path: string;
@@ -102,6 +104,7 @@ export function publishedContentOf(response: content.GetSpaceContentResponse, kn
       // Unset by a content service older than layouts: the defaults.
       layout: page.layout ?? DEFAULT_PAGE_LAYOUT,
       updatedAt: page.updateTime,
+      cover: page.cover?.fileId ? { fileId: page.cover.fileId } : page.cover?.url ? { url: page.cover.url } : undefined,
       computed: page.kind === 'computed',
       path: parent ? `${parent.path}/${page.slug}` : page.slug,
       body,
