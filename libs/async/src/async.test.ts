@@ -235,6 +235,35 @@ describe('event bus on Redis Streams', () => {
     await events.close();
   });
 
+  it('carries an event defined on a stream of its own there: a group that does not take it never reads that stream', async () => {
+    const prefix = `${env.redisPrefix}${newId(6)}:`;
+    const loud = defineEvent('test.loud', z.object({ n: z.number() }), { stream: 'loud' });
+    const events = bus(prefix);
+    const quiet: number[] = [];
+    const both: string[] = [];
+    await events.subscribe('quiet', [work], async (e) => void quiet.push(e.payload.n), { blockMs: 50 });
+    await events.subscribe('both', [work, loud], async (e) => void both.push(`${e.type} ${e.payload.n}`), { blockMs: 50 });
+    // Published before a group takes it: a group new to the stream still gets it.
+    await events.publish(loud, { n: 1 });
+    await events.publish(work, { n: 2 });
+    const late: number[] = [];
+    await events.subscribe('late', [loud], async (e) => void late.push(e.payload.n), { blockMs: 50 });
+    await events.publish(loud, { n: 3 });
+    await until('every delivery', () => both.length === 3 && quiet.length === 1 && late.length === 2);
+    assert.deepEqual(quiet, [2]);
+    assert.deepEqual(both.sort(), ['test.loud 1', 'test.loud 3', 'test.work 2']);
+    assert.deepEqual(late, [1, 3]);
+    assert.deepEqual([await redis.xlen(`${prefix}events`), await redis.xlen(`${prefix}loud`)], [1, 2]);
+    const groupsOf = async (stream: string) => ((await redis.xinfo('GROUPS', `${prefix}${stream}`)) as string[][]).map((fields) => fields[1]).sort();
+    assert.deepEqual(await groupsOf('loud'), ['both', 'late']);
+    assert.deepEqual(await groupsOf('events'), ['both', 'quiet']);
+    await until(
+      'all acknowledged',
+      async () => (await pending(prefix, 'both')) === 0 && ((await redis.xpending(`${prefix}loud`, 'both')) as [number])[0] === 0,
+    );
+    await events.close();
+  });
+
   it('rejects a publish whose payload does not match its definition, publishing nothing', async () => {
     const prefix = `${env.redisPrefix}${newId(6)}:`;
     const events = bus(prefix);

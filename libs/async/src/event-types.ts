@@ -49,7 +49,8 @@ export const EVENTS = {
    * publishing: visitors opened pages of one published site (page views, the 304s of revisits
    * included), a few at a time: each view is one entry of `views`, in the order they were read.
    * The visitors' cookies are never put on the stream (always empty: a site's cookies hold its
-   * share key and the visitor's token).
+   * share key and the visitor's token). On a stream of their own (`site-views`): the busiest
+   * events by far, read only by the groups that take them, not by every consumer of `events`.
    */
   siteViewed: defineEvent(
     'site.views',
@@ -76,5 +77,6 @@ export const EVENTS = {
         .min(1)
         .max(SITE_VIEWS_PER_EVENT),
     }),
+    { stream: 'site-views' },
   ),
 } as const;

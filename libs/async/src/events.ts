@@ -17,11 +17,20 @@ export interface DomainEvent<Payload = unknown, Type extends string = string> {
 export interface EventDefinition<Type extends string = string, Schema extends z.ZodType = z.ZodType> {
   readonly type: Type;
   readonly schema: Schema;
+  /**
+   * The stream it travels on when not the bus's own (`events`): a kind of event far busier than
+   * the others goes on a stream of its own, so that only the groups that take it read its entries.
+   */
+  readonly stream?: string;
 }
 
 /** Declares an event of the stream: services' events are all in EVENTS (event-types.ts); a tool or a test may declare its own. */
-export function defineEvent<const Type extends string, Schema extends z.ZodType>(type: Type, schema: Schema): EventDefinition<Type, Schema> {
-  return { type, schema };
+export function defineEvent<const Type extends string, Schema extends z.ZodType>(
+  type: Type,
+  schema: Schema,
+  options: { stream?: string } = {},
+): EventDefinition<Type, Schema> {
+  return options.stream ? { type, schema, stream: options.stream } : { type, schema };
 }
 
 /** The payload a producer of `D` passes. */
@@ -52,7 +61,8 @@ export interface EventBus {
   publish<D extends EventDefinition>(definition: D, payload: EventInput<D>, options?: PublishOptions): Promise<EventOf<D>>;
   /**
    * Delivers every event of `definitions` to `handler` once per consumer `group` (consumers
-   * sharing a group share the work), its payload parsed with the definition's schema. A handler
+   * sharing a group share the work), its payload parsed with the definition's schema, reading
+   * every stream they travel on (the bus's own, and those of definitions that name one). A handler
    * that throws gets the event again after `retryAfterMs`; a payload that does not parse is
    * logged (error) and acknowledged, never handed over. Other events are acknowledged for the
    * whole group without a call: so a group name belongs to one subscription (e.g.
@@ -133,27 +143,32 @@ const STREAM_MAX_LENGTH = 100_000;
 const groupInfoSchema = z.object({ name: z.string(), pending: z.number(), lag: z.number().nullable().optional() });
 
 /**
- * Reports, in `registry`, what the groups `groups()` names have left on the stream at each
- * scrape (XINFO GROUPS): the entries not yet delivered to each (its lag; left out when Redis
- * cannot tell, after entries were deleted) and those delivered but not acknowledged. Returns
- * what stops the reports.
+ * Reports, in `registry`, what the groups `consumed()` names have left on each stream they read
+ * at each scrape (XINFO GROUPS): the entries not yet delivered to each (its lag; left out when
+ * Redis cannot tell, after entries were deleted) and those delivered but not acknowledged.
+ * `keyOf` is a stream's key in Redis. Returns what stops the reports.
  */
-function reportGroups(registry: MetricsRegistry, redis: Redis, stream: string, streamName: string, groups: () => Set<string>): () => void {
-  /** The stream's groups this bus consumes, as XINFO GROUPS describes them: one read for both gauges of a scrape. */
-  let reading: Promise<Array<z.infer<typeof groupInfoSchema>>> | undefined;
+function reportGroups(registry: MetricsRegistry, redis: Redis, keyOf: (stream: string) => string, consumed: () => Map<string, Set<string>>): () => void {
+  /** The streams' groups this bus consumes, as XINFO GROUPS describes them: one read for both gauges of a scrape. */
+  let reading: Promise<Array<z.infer<typeof groupInfoSchema> & { stream: string }>> | undefined;
   const read = () => (reading ??= readGroups().finally(() => (reading = undefined)));
   const readGroups = async () => {
-    const consumed = groups();
-    if (consumed.size === 0) return [];
-    const infos = (await redis.xinfo('GROUPS', stream)) as unknown[][];
-    return infos
-      .map((fields) => groupInfoSchema.safeParse(Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]))))
-      .flatMap((info) => (info.success && consumed.has(info.data.name) ? [info.data] : []));
+    const perStream = await Promise.all(
+      [...consumed()].map(async ([stream, groups]) => {
+        const infos = (await redis.xinfo('GROUPS', keyOf(stream))) as unknown[][];
+        return infos
+          .map((fields) =>
+            groupInfoSchema.safeParse(Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]))),
+          )
+          .flatMap((info) => (info.success && groups.has(info.data.name) ? [{ ...info.data, stream }] : []));
+      }),
+    );
+    return perStream.flat();
   };
   const stopLag = gaugeOf(
     registry,
     { name: 'quire_event_stream_lag', help: 'Entries of an event stream not yet delivered to a consumer group', labelNames: ['stream', 'group'] as const },
-    async () => (await read()).flatMap(({ name, lag }) => (typeof lag === 'number' ? [{ labels: { stream: streamName, group: name }, value: lag }] : [])),
+    async () => (await read()).flatMap(({ stream, name, lag }) => (typeof lag === 'number' ? [{ labels: { stream, group: name }, value: lag }] : [])),
   );
   const stopPending = gaugeOf(
     registry,
@@ -162,7 +177,7 @@ function reportGroups(registry: MetricsRegistry, redis: Redis, stream: string, s
       help: 'Entries of an event stream delivered to a consumer group and not yet acknowledged',
       labelNames: ['stream', 'group'] as const,
     },
-    async () => (await read()).map(({ name, pending }) => ({ labels: { stream: streamName, group: name }, value: pending })),
+    async () => (await read()).map(({ stream, name, pending }) => ({ labels: { stream, group: name }, value: pending })),
   );
   return () => {
     stopLag();
@@ -171,22 +186,30 @@ function reportGroups(registry: MetricsRegistry, redis: Redis, stream: string, s
 }
 
 /**
- * Domain events on a Redis Stream with consumer groups. Delivery is at least once;
+ * Domain events on Redis Streams with consumer groups (one stream, `events`, but for events
+ * defined on a stream of their own). Delivery is at least once;
  * a per-group "done" marker keyed by event id makes consumers idempotent even when the
  * same event is published twice or redelivered after a crash. With `metrics`, the lag and
  * pending entries of the groups this bus subscribes to are reported there at each scrape.
  */
 export function createEventBus(options: { redisUrl: string; prefix: string; logger: Logger; stream?: string; metrics?: MetricsRegistry }): EventBus {
-  // Its name in spans and metrics is without the deployment's prefix.
-  const streamName = options.stream ?? 'events';
-  const stream = `${options.prefix}${streamName}`;
-  const doneKey = (group: string, id: string) => `${stream}:done:${group}:${id}`;
+  // A stream's name in spans and metrics is without the deployment's prefix.
+  const ownStream = options.stream ?? 'events';
+  const streamOf = (definition: EventDefinition) => definition.stream ?? ownStream;
+  const keyOf = (stream: string) => `${options.prefix}${stream}`;
+  // One per group and event, whichever stream it came on.
+  const doneKey = (group: string, id: string) => `${keyOf(ownStream)}:done:${group}:${id}`;
   const writer = new Redis(options.redisUrl, { maxRetriesPerRequest: 2 });
   writer.on('error', () => {});
-  /** The live subscriptions, and the group of each. */
-  const subscriptions = new Map<EventSubscription, string>();
-  const stopReporting = options.metrics && reportGroups(options.metrics, writer, stream, streamName, () => new Set(subscriptions.values()));
-  const messaging = { 'messaging.system': 'redis', 'messaging.destination.name': streamName };
+  /** The live subscriptions: the group of each and the streams it reads. */
+  const subscriptions = new Map<EventSubscription, { group: string; streams: string[] }>();
+  const consumed = () => {
+    const groups = new Map<string, Set<string>>();
+    for (const { group, streams } of subscriptions.values()) for (const stream of streams) groups.set(stream, (groups.get(stream) ?? new Set()).add(group));
+    return groups;
+  };
+  const stopReporting = options.metrics && reportGroups(options.metrics, writer, keyOf, consumed);
+  const messaging = (stream: string) => ({ 'messaging.system': 'redis', 'messaging.destination.name': stream });
 
   /** The event of a stream entry; undefined (logged) for one that is not an event at all. */
   const read = (messageId: string, fields: string[], group: string): DomainEvent | undefined => {
@@ -203,18 +226,19 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
   return {
     async publish(definition, payload, publishOptions) {
       const event = createEvent(definition, payload, publishOptions);
+      const stream = streamOf(definition);
       // The entry carries the trace of the work that published it: each consumer's handling continues it.
       await inSpan(
-        `send ${streamName}`,
+        `send ${stream}`,
         {
           kind: 'producer',
-          attributes: { ...messaging, 'messaging.operation.type': 'send', 'messaging.message.id': event.id, 'quire.event.type': event.type },
+          attributes: { ...messaging(stream), 'messaging.operation.type': 'send', 'messaging.message.id': event.id, 'quire.event.type': event.type },
         },
         async () => {
           const carrier = traceCarrier();
           const traced = carrier ? ['trace', JSON.stringify(carrier)] : [];
           // Its type beside it, so that a group taking other events passes it without reading it (subscribe's handle).
-          await writer.xadd(stream, 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event), 'type', event.type, ...traced);
+          await writer.xadd(keyOf(stream), 'MAXLEN', '~', STREAM_MAX_LENGTH, '*', 'event', JSON.stringify(event), 'type', event.type, ...traced);
         },
       );
       return event;
@@ -226,13 +250,18 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
       const blockMs = subscribeOptions.blockMs ?? 1_000;
       const concurrency = Math.max(1, subscribeOptions.concurrency ?? 1);
       const wanted = new Map<string, EventDefinition>(definitions.map((definition) => [definition.type, definition]));
+      const streams = [...new Set(definitions.map(streamOf))];
+      const streamByKey = new Map(streams.map((stream) => [keyOf(stream), stream]));
       // Blocking reads need a connection of their own.
       const reader = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
       reader.on('error', () => {});
-      try {
-        await reader.xgroup('CREATE', stream, group, '0', 'MKSTREAM');
-      } catch (error) {
-        if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+      for (const stream of streams) {
+        try {
+          // From the stream's first entry: a group new to a stream misses nothing written to it before.
+          await reader.xgroup('CREATE', keyOf(stream), group, '0', 'MKSTREAM');
+        } catch (error) {
+          if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+        }
       }
 
       let running = true;
@@ -258,7 +287,7 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         return true;
       };
 
-      const handle = async (messageId: string, fields: string[]) => {
+      const handle = async (stream: string, messageId: string, fields: string[]) => {
         // An entry that says its type (every one publish writes) and is of a type this group does not take is acknowledged unread.
         const type = fieldOf(fields, 'type');
         const event = type === undefined || wanted.has(type) ? read(messageId, fields, group) : undefined;
@@ -266,12 +295,12 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
         // Not acknowledged when the handler failed: it stays pending and is claimed again after retryAfterMs.
         if (definition) {
           const delivered = await inSpan(
-            `process ${streamName}`,
+            `process ${stream}`,
             {
               kind: 'consumer',
               parent: traceOf(fields),
               attributes: {
-                ...messaging,
+                ...messaging(stream),
                 'messaging.operation.type': 'process',
                 'messaging.consumer.group.name': group,
                 'messaging.message.id': event.id,
@@ -282,7 +311,7 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
           );
           if (!delivered) return;
         }
-        await writer.xack(stream, group, messageId);
+        await writer.xack(keyOf(stream), group, messageId);
       };
 
       /**
@@ -290,12 +319,12 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
        * when the subscription is stopping (what this consumer read and left would wait pending
        * for another to claim it, retryAfterMs later).
        */
-      const handleAll = async (entries: Array<[string, string[]]>) => {
+      const handleAll = async (stream: string, entries: Array<[string, string[]]>) => {
         let next = 0;
         const lane = async () => {
           while (next < entries.length) {
             const [id, fields] = entries[next++];
-            await handle(id, fields);
+            await handle(stream, id, fields);
           }
         };
         await Promise.all(Array.from({ length: Math.min(concurrency, entries.length) }, lane));
@@ -309,17 +338,33 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
             // First what others (or we) left pending for too long (looked for every claimEveryMs, or
             // at once again after a full claim), then new events.
             if (Date.now() - claimedAt >= claimEveryMs) {
-              const [, claimed] = (await reader.xautoclaim(stream, group, consumer, retryAfterMs, '0', 'COUNT', CLAIM_COUNT)) as [
-                string,
-                Array<[string, string[]] | null>,
-              ];
-              if (claimed.length < CLAIM_COUNT) claimedAt = Date.now();
-              await handleAll(claimed.filter((entry): entry is [string, string[]] => entry !== null));
+              let full = false;
+              for (const stream of streams) {
+                const [, claimed] = (await reader.xautoclaim(keyOf(stream), group, consumer, retryAfterMs, '0', 'COUNT', CLAIM_COUNT)) as [
+                  string,
+                  Array<[string, string[]] | null>,
+                ];
+                if (claimed.length >= CLAIM_COUNT) full = true;
+                await handleAll(
+                  stream,
+                  claimed.filter((entry): entry is [string, string[]] => entry !== null),
+                );
+              }
+              if (!full) claimedAt = Date.now();
             }
-            const fresh = (await reader.xreadgroup('GROUP', group, consumer, 'COUNT', 50, 'BLOCK', blockMs, 'STREAMS', stream, '>')) as Array<
-              [string, Array<[string, string[]]>]
-            > | null;
-            for (const [, entries] of fresh ?? []) await handleAll(entries);
+            const fresh = (await reader.xreadgroup(
+              'GROUP',
+              group,
+              consumer,
+              'COUNT',
+              50,
+              'BLOCK',
+              blockMs,
+              'STREAMS',
+              ...streamByKey.keys(),
+              ...streams.map(() => '>'),
+            )) as Array<[string, Array<[string, string[]]>]> | null;
+            for (const [key, entries] of fresh ?? []) await handleAll(streamByKey.get(key) ?? ownStream, entries);
           } catch (error) {
             if (!running) break;
             options.logger.warn({ err: (error as Error).message, group }, 'event stream read failed; retrying');
@@ -345,7 +390,7 @@ export function createEventBus(options: { redisUrl: string; prefix: string; logg
           if (!ended) await loop;
         },
       };
-      subscriptions.set(subscription, group);
+      subscriptions.set(subscription, { group, streams });
       return subscription;
     },
 
