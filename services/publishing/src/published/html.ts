@@ -66,10 +66,16 @@ export interface Look {
   pagination: boolean;
   /** "Published with Quire" in the footer. */
   trademark: boolean;
+  /** The site's social accounts shown in the footer. */
+  socialLinks: Link[];
+  /** The address of the site's privacy policy (a footer link). */
+  privacyPolicy?: string;
+  /** The image shown where a link to the site is shared (Open Graph). */
+  socialPreview?: string;
 }
 
 /** What a frame with no customization of its own looks like (a 404 where no site is). */
-export const PLAIN_LOOK: Look = { mode: 'system', toggle: false, headerLinks: [], footerGroups: [], pagination: true, trademark: false };
+export const PLAIN_LOOK: Look = { mode: 'system', toggle: false, headerLinks: [], footerGroups: [], pagination: true, trademark: false, socialLinks: [] };
 
 /**
  * The one script a site's page may run (the CSP allows it by its digest, SITE_SCRIPT_HASH): it
@@ -242,6 +248,20 @@ function announcementHtml(announcement: Look['announcement']): string {
   return `<div id="_announcement" class="announcement announcement-${announcement.style}" role="note" data-digest="${digest}"><p>${text}</p><button id="_dismiss" class="dismiss" type="button" hidden aria-label="Close the announcement">×</button></div>`;
 }
 
+/** What a page says where a link to it is shared (Open Graph, and the card it makes on X). */
+function openGraph(frame: Frame): string {
+  const image = frame.look.socialPreview;
+  return [
+    `<meta property="og:type" content="website">`,
+    `<meta property="og:site_name" content="${e(frame.siteTitle)}">`,
+    `<meta property="og:title" content="${e(frame.title)}">`,
+    frame.description ? `<meta property="og:description" content="${e(frame.description)}">` : '',
+    frame.canonical ? `<meta property="og:url" content="${e(frame.canonical)}">` : '',
+    image ? `<meta property="og:image" content="${e(image)}">` : '',
+    `<meta name="twitter:card" content="${image ? 'summary_large_image' : 'summary'}">`,
+  ].join('');
+}
+
 function footerHtml(frame: Frame): string {
   const { look } = frame;
   const groups = look.footerGroups.length
@@ -249,7 +269,11 @@ function footerHtml(frame: Frame): string {
         .map((group) => `<div><h2>${e(group.title)}</h2><ul>${group.links.map((link) => `<li>${linkHtml(link)}</li>`).join('')}</ul></div>`)
         .join('')}</nav>`
     : '';
-  return `<footer class="site-footer">${look.footerLogo ? themedImg(look.footerLogo, 'footer-logo', frame.siteTitle) : ''}${groups}<p>${e(look.copyright ?? frame.siteTitle)}</p>${
+  const social = look.socialLinks.length
+    ? `<ul class="social-links" aria-label="Social accounts">${look.socialLinks.map((link) => `<li>${linkHtml(link)}</li>`).join('')}</ul>`
+    : '';
+  const privacy = look.privacyPolicy ? `<p class="privacy"><a href="${e(look.privacyPolicy)}">Privacy policy</a></p>` : '';
+  return `<footer class="site-footer">${look.footerLogo ? themedImg(look.footerLogo, 'footer-logo', frame.siteTitle) : ''}${groups}${social}<p>${e(look.copyright ?? frame.siteTitle)}</p>${privacy}${
     look.trademark ? '<p class="trademark">Published with Quire</p>' : ''
   }</footer>`;
 }
@@ -263,6 +287,7 @@ function frameHtml(frame: Frame, main: string, sidebar: string, layoutClasses: s
     frame.description ? `<meta name="description" content="${e(frame.description)}">` : '',
     frame.noIndex ? `<meta name="robots" content="noindex, nofollow">` : '',
     frame.canonical ? `<link rel="canonical" href="${e(frame.canonical)}">` : '',
+    openGraph(frame),
     ...(frame.alternates ?? []).map((alternate) => `<link rel="alternate" hreflang="${e(alternate.hreflang)}" href="${e(alternate.href)}">`),
     frame.markdown ? `<link rel="alternate" type="text/markdown" href="${e(frame.markdown)}">` : '',
     `<link rel="stylesheet" href="${e(frame.basePath)}~/site.css?v=${STYLESHEET_VERSION}">`,
@@ -413,6 +438,7 @@ main>h1,main>p,main>ol{grid-column:1}
 .anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}.no-anchors .anchor{display:none}
 .page-actions{margin:.25rem 0 1rem;font-size:.875rem}.page-actions a{color:var(--link-color)}
 .page-meta{margin:2rem 0 0;color:var(--muted);font-size:.875rem}
+.social-links{display:flex;flex-wrap:wrap;gap:1rem;justify-content:center;list-style:none;margin:1rem 0;padding:0}.site-footer .privacy{font-size:.875rem}
 .page-cover{margin:0 0 1.5rem;overflow:hidden;border-radius:var(--radius);background:var(--soft)}.page-cover img{display:block;width:100%;height:240px;object-fit:cover}
 .page-cover.cover-full img{height:320px}.page-cover.cover-background{margin-bottom:-5rem}.page-cover.cover-background img{height:320px;opacity:.45}
 .page-cover.cover-background+h1{position:relative;padding:0 1rem}

@@ -147,3 +147,38 @@ export function settingsDigest(settings: CustomizationSettings): string {
   }
   return digest;
 }
+
+type SocialAccount = CustomizationSettings['socialAccounts'][number];
+
+/** Each platform's name and its profile address for a handle (GitBook's handles come without their `@`). */
+const SOCIAL: Record<SocialAccount['platform'], { label: string; href: (handle: string) => string }> = {
+  twitter: { label: 'X', href: (handle) => `https://x.com/${handle}` },
+  instagram: { label: 'Instagram', href: (handle) => `https://www.instagram.com/${handle}` },
+  facebook: { label: 'Facebook', href: (handle) => `https://www.facebook.com/${handle}` },
+  linkedin: { label: 'LinkedIn', href: (handle) => `https://www.linkedin.com/${handle.includes('/') ? handle : `company/${handle}`}` },
+  github: { label: 'GitHub', href: (handle) => `https://github.com/${handle}` },
+  discord: { label: 'Discord', href: (handle) => `https://discord.gg/${handle}` },
+  slack: { label: 'Slack', href: (handle) => `https://${handle}.slack.com` },
+  youtube: { label: 'YouTube', href: (handle) => `https://www.youtube.com/@${handle}` },
+  tiktok: { label: 'TikTok', href: (handle) => `https://www.tiktok.com/@${handle}` },
+  reddit: { label: 'Reddit', href: (handle) => `https://www.reddit.com/${handle.includes('/') ? handle : `r/${handle}`}` },
+  bluesky: { label: 'Bluesky', href: (handle) => `https://bsky.app/profile/${handle}` },
+  // `user@instance`: the profile is on the user's instance.
+  mastodon: {
+    label: 'Mastodon',
+    href: (handle) => {
+      const [user, instance] = handle.split('@');
+      return instance ? `https://${instance}/@${user}` : `https://mastodon.social/@${handle}`;
+    },
+  },
+  threads: { label: 'Threads', href: (handle) => `https://www.threads.net/@${handle}` },
+  medium: { label: 'Medium', href: (handle) => `https://medium.com/@${handle}` },
+};
+
+/** A social account as a link: its platform's name and its profile's address (a handle that is an https address already is kept). */
+export function socialLink(account: SocialAccount): { label: string; href: string } {
+  const platform = SOCIAL[account.platform];
+  const handle = account.handle.trim().replace(/^@/, '');
+  if (/^https:\/\//i.test(handle)) return { label: platform.label, href: handle };
+  return { label: platform.label, href: platform.href(handle.split('/').map(encodeURIComponent).join('/').replace(/%40/g, '@')) };
+}

@@ -4,7 +4,7 @@ import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { customizationOf, siteSpaceCustomizationOf, type CustomizationSettings } from '../domain/customization';
 import { byPosition } from '../domain/positions';
 import { navHtml, PLAIN_LOOK, type Alternate, type Frame, type HeaderItem, type Link, type Look, type NavNode, type PageContent, type Tab } from './html';
-import { settingsDigest } from './look';
+import { settingsDigest, socialLink } from './look';
 import { renderedBody, type PublishedContent, type PublishedFile, type PublishedPage } from './space-content';
 import { sectionPath, shownVariants, variantPath, type Location, type SiteView } from './site-view';
 
@@ -302,6 +302,8 @@ function lookOf(view: SiteView, settings: CustomizationSettings, lang: string, l
     style: item.style ?? 'link',
     links: links(item.links),
   }));
+  // The social accounts shown in the header follow its links; those of the footer go under its groups.
+  for (const account of settings.socialAccounts) if (account.display.header) headerLinks.push({ ...socialLink(account), style: 'link', links: [] });
   const { announcement, favicon } = settings;
   const announcementLink = announcement?.link && links([announcement.link])[0];
   return {
@@ -323,6 +325,9 @@ function lookOf(view: SiteView, settings: CustomizationSettings, lang: string, l
       : undefined,
     pagination: settings.pagination.enabled,
     trademark: settings.trademark.enabled,
+    socialLinks: settings.socialAccounts.filter((account) => account.display.footer).map(socialLink),
+    privacyPolicy: settings.privacyPolicy.url,
+    socialPreview: settings.socialPreview.url,
   };
 }
 

@@ -326,6 +326,41 @@ describe('renderPage', () => {
     assert.equal(fresh, first);
   });
 
+  it("shares the site's social preview (Open Graph), and links its social accounts and privacy policy where they are shown", () => {
+    const plain = render(viewOf([english]), locationOf(english, 'guides/install'), englishContent());
+    assert.ok(plain.includes('<meta property="og:title" content="Install | Acme Docs">'));
+    assert.ok(plain.includes('<meta property="og:url" content="https://docs.example.com/guides/install">'));
+    assert.ok(plain.includes('<meta property="og:description" content="How to install">'));
+    assert.ok(plain.includes('<meta name="twitter:card" content="summary">') && !plain.includes('og:image'));
+    assert.ok(!plain.includes('social-links') && !plain.includes('Privacy policy'));
+    const settings = {
+      ...defaultCustomization(),
+      socialPreview: { url: 'https://images.example.com/preview.png' },
+      privacyPolicy: { url: 'https://example.com/privacy' },
+      socialAccounts: [
+        { platform: 'github' as const, handle: 'acme', display: { footer: true, header: false } },
+        { platform: 'mastodon' as const, handle: 'acme@fosstodon.org', display: { footer: true, header: true } },
+        { platform: 'youtube' as const, handle: '@acme', display: { footer: false, header: true } },
+        { platform: 'discord' as const, handle: 'x"><script>', display: { footer: true, header: false } },
+      ],
+    };
+    const site = siteOf({ customization: { json: siteCustomizationJson.write(settings), updatedAt: at } });
+    const html = render(viewOf([english], site), locationOf(english, 'guides/install'), englishContent());
+    assert.ok(
+      html.includes('<meta property="og:image" content="https://images.example.com/preview.png"><meta name="twitter:card" content="summary_large_image">'),
+    );
+    assert.ok(
+      html.includes(
+        '<ul class="social-links" aria-label="Social accounts"><li><a href="https://github.com/acme">GitHub</a></li><li><a href="https://fosstodon.org/@acme">Mastodon</a></li><li><a href="https://discord.gg/x%22%3E%3Cscript%3E">Discord</a></li></ul>',
+      ),
+    );
+    assert.ok(
+      html.includes('<li><a href="https://fosstodon.org/@acme">Mastodon</a></li><li><a href="https://www.youtube.com/@acme">YouTube</a></li></ul></nav>'),
+      'in the header too',
+    );
+    assert.ok(html.includes('<p class="privacy"><a href="https://example.com/privacy">Privacy policy</a></p>'));
+  });
+
   it("dresses the frame in the site's customization, and a site space's overrides in its own", () => {
     const settings = {
       ...defaultCustomization(),
