@@ -9,6 +9,7 @@ import {
   pageLayoutOf,
   pagePaths,
   sameLayout,
+  setCover,
   setPageFlag,
   setPageLayout,
   type BuiltContent,
@@ -285,11 +286,8 @@ export function buildImportedContent(snapshot: RepositorySnapshot, current: Revi
     for (const flag of PAGE_FLAGS) setPageFlag(doc, flag, meta[flag]);
     if (meta.layout) setPageLayout(doc, meta.layout);
     const cover = file && meta.cover ? coverOf(meta.cover, file.path) : undefined;
-    if (cover) {
-      doc.cover = { ref: cover, yPos: meta.coverY ?? 0 };
-      // Front matter with a cover and no `layout.cover` (GitBook's older files) shows it.
-      if (meta.layout?.cover === undefined) setPageLayout(doc, { ...pageLayoutOf(doc), cover: true });
-    }
+    // Front matter with a cover and no `layout.cover` (GitBook's older files) shows it.
+    if (cover) setCover(doc, { ref: cover, yPos: meta.coverY ?? 0 }, meta.layout?.cover !== undefined);
     const previous = matched.get(page.id);
     if (previous) {
       doc.createdAt = previous.createdAt;

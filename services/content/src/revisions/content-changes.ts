@@ -4,6 +4,7 @@ import { newId } from '@quire/runtime';
 import type { PageComputedSource, PageCover, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
 import { slugify } from '@quire/http';
+import { setCover } from './page-cover';
 import { pageLayoutOf, setPageLayout } from './page-layout';
 import { contentHash, PAGE_FLAGS, setPageFlag } from './revisions';
 
@@ -208,11 +209,7 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
         for (const flag of PAGE_FLAGS) if (change[flag] !== undefined) setPageFlag(page, flag, change[flag]);
         if (change.layout) setPageLayout(page, { ...pageLayoutOf(current), ...change.layout });
         if (change.cover === null) delete page.cover;
-        else if (change.cover) {
-          page.cover = coverOf(index, change.cover);
-          // A cover given is a cover shown, unless the same change says otherwise.
-          if (change.layout?.cover === undefined) setPageLayout(page, { ...pageLayoutOf(page), cover: true });
-        }
+        else if (change.cover) setCover(page, coverOf(index, change.cover), change.layout?.cover !== undefined);
         if (change.variables !== undefined) {
           checkVariables(index, 'variables', change.variables);
           if (Object.keys(change.variables).length > 0) page.variables = { ...change.variables };

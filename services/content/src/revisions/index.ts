@@ -36,7 +36,7 @@ export {
   type PageFlag,
 } from './revisions';
 export { PAGE_LAYOUT_OPTIONS, pageLayoutOf, sameLayout, setPageLayout, type PageLayoutOption } from './page-layout';
-export { coverKey, setCoverKey } from './page-cover';
+export { coverKey, setCover, setCoverKey } from './page-cover';
 export { findChangeRequest, writeChangeRequestContent } from './change-request-content';
 export {
   applyChanges,

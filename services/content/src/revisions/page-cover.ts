@@ -1,4 +1,5 @@
-import type { RevisionPageDoc } from './revision-store';
+import { pageLayoutOf, setPageLayout } from './page-layout';
+import type { PageCover, RevisionPageDoc } from './revision-store';
 
 /*
  * A page's cover image (spec "Page" `cover`, GitBook's RevisionPageDocumentCover): a file of the
@@ -21,4 +22,10 @@ export function setCoverKey(page: RevisionPageDoc, key: string): void {
   }
   const [kind, target, yPos] = JSON.parse(key) as ['file' | 'url', string, number];
   page.cover = { ref: kind === 'file' ? { kind, file: target } : { kind, url: target }, yPos };
+}
+
+/** Gives `page` its cover, which shows unless the same change (or file) said whether it does (`said`). */
+export function setCover(page: RevisionPageDoc, cover: PageCover, said: boolean): void {
+  page.cover = cover;
+  if (!said) setPageLayout(page, { ...pageLayoutOf(page), cover: true });
 }
