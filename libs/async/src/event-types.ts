@@ -8,6 +8,15 @@ export const SITE_VIEWS_PER_EVENT = 100;
 
 const spaceOf = z.object({ organizationId: id, spaceId: id });
 
+/** A visitor of a published site, as views and page feedback tell of them (GitBook's EventVisitor; `cookies` always empty). */
+const visitor = z.object({
+  anonymousId: z.string(),
+  userAgent: z.string(),
+  ip: z.string(),
+  language: z.string().optional(),
+  cookies: z.record(z.string(), z.string()),
+});
+
 /** A Git import or export of a space; its revision and commit are empty when there is none yet. */
 const gitSync = spaceOf.extend({ operationId: id, direction: z.enum(['import', 'export']), revisionId: z.string(), commitId: z.string() });
 
@@ -65,17 +74,31 @@ export const EVENTS = {
             pageId: id,
             url: z.string(),
             referrer: z.string().optional(),
-            visitor: z.object({
-              anonymousId: z.string(),
-              userAgent: z.string(),
-              ip: z.string(),
-              language: z.string().optional(),
-              cookies: z.record(z.string(), z.string()),
-            }),
+            visitor,
           }),
         )
         .min(1)
         .max(SITE_VIEWS_PER_EVENT),
+    }),
+    { stream: 'site-views' },
+  ),
+  /**
+   * publishing: a visitor rated a page of a published site (GitBook's page feedback). On the
+   * stream of views (`site-views`): what visitors do on sites, read only by integrations. Like a
+   * view's, the visitor's cookies are never put on the stream.
+   */
+  pageFeedback: defineEvent(
+    'page.feedback',
+    z.object({
+      organizationId: id,
+      siteId: id,
+      siteSpaceId: id,
+      spaceId: id,
+      pageId: id,
+      rating: z.enum(['bad', 'ok', 'good']),
+      url: z.string(),
+      referrer: z.string().optional(),
+      visitor,
     }),
     { stream: 'site-views' },
   ),

@@ -216,12 +216,14 @@ function pageAnswer(kind: ServerKind, path: string, status: number): Expected | 
   return undefined;
 }
 
-/** A published site's answer at `below` (under the site's root): its pages and search are HTML, so are its 401 and 404 pages. */
+/** A published site's answer at `below` (under the site's root): its pages and search are HTML, so are its 401 and 404 pages (and a refused feedback form's 400). */
 function siteAnswer(below: string, status: number): Expected {
   // To the root with its slash, to the files host, to a sign-in; a site's redirects (307, 308: GitBook's permanent ones).
   if (status === 301 || status === 302 || status === 307 || status === 308) return 'any';
   if (status === 304) return 'empty';
   if (status === 401 || status === 404) return ['text/html'];
+  // A page's feedback form refused (no rating): a page for the reader who sent it.
+  if (below === '/~/feedback' && status === 400) return ['text/html'];
   // The MCP endpoint: JSON-RPC answers (the SDK's, its errors included), 202 for a notification.
   if (below === '/~/mcp') return status === 202 ? 'empty' : ['application/json', 'text/event-stream'];
   if (status !== 200) return 'error';

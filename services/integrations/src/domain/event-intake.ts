@@ -1,8 +1,9 @@
 import { EVENTS, type EventOf, type EventSubscription } from '@quire/async';
 import { documentCacheOf } from '@quire/runtime';
-import type { InstallationDoc, TargetInstallationDoc } from '../db/models';
+import type { InstallationDoc, IntegrationDoc, TargetInstallationDoc } from '../db/models';
 import type { IntegrationsContext } from './context';
 import { derivedEventId, recordEvents } from './events';
+import { scopesInForce } from './installation-access';
 
 /*
  * What happens elsewhere, from the cross-service event stream, becomes integration events: a
@@ -17,6 +18,8 @@ import { derivedEventId, recordEvents } from './events';
  * A page view of a published site (one of a `site.views` event's) is `site_view` for every
  * installation on that site, or on all the sites of its organization: one per view, its id
  * derived from the stream event's and the view's place in it, so a redelivered view is recorded once.
+ * A visitor's rating of a page (`page.feedback`) is `page_feedback` for those of them whose
+ * installer approved `page:feedback:read`.
  */
 
 const INTAKE_EVENTS = [
@@ -28,6 +31,7 @@ const INTAKE_EVENTS = [
   EVENTS.spacePurged,
   EVENTS.spaceTransferred,
   EVENTS.siteViewed,
+  EVENTS.pageFeedback,
 ] as const;
 
 /** A stream event the intake takes, its payload parsed. */
@@ -142,11 +146,60 @@ async function siteViewed(ctx: IntegrationsContext, event: EventOf<typeof EVENTS
   );
 }
 
+/**
+ * Records `page_feedback` (GitBook's PageFeedbackEvent) for each installation on the rated page's
+ * site whose tokens act with `page:feedback:read`: a visitor's rating is theirs to read only when
+ * the installer approved it. Its id derives from the stream event's. Returns how many were new.
+ */
+async function pageRated(ctx: IntegrationsContext, event: EventOf<typeof EVENTS.pageFeedback>): Promise<number> {
+  const { organizationId, siteId, spaceId, pageId, rating, url, referrer, visitor } = event.payload;
+  const onSite = await installationsOn(ctx, 'site', organizationId, siteId);
+  if (!onSite.length) return 0;
+  const cache = documentCacheOf(ctx.redis, ctx.logger);
+  const [installations, integrations] = await Promise.all([
+    cache.findByIds<InstallationDoc>(
+      ctx.models.Installation,
+      onSite.map((installation) => installation._id),
+    ),
+    cache.findByIds<IntegrationDoc>(ctx.models.Integration, [...new Set(onSite.map((installation) => installation.integrationName))]),
+  ]);
+  const integrationOf = new Map(integrations.map((integration) => [integration._id, integration]));
+  const reading = new Set(
+    installations
+      .filter((installation) => {
+        const integration = integrationOf.get(installation.integrationName);
+        return integration !== undefined && scopesInForce(installation, integration).includes('page:feedback:read');
+      })
+      .map((installation) => installation._id),
+  );
+  const { anonymousId, userAgent, ip, language } = visitor;
+  return recordForEach(
+    ctx,
+    onSite.filter((installation) => reading.has(installation._id)),
+    {
+      type: 'page_feedback',
+      subject: { siteId },
+      key: event.id,
+      fields: {
+        spaceId,
+        pageId,
+        feedback: { rating },
+        visitor: { anonymousId, cookies: {}, userAgent, ip, ...(language ? { language } : {}) },
+        url,
+        referrer: referrer ?? '',
+      },
+    },
+  );
+}
+
 /** Applies one stream event (idempotent: at-least-once delivery may repeat it). */
 export async function applyStreamEvent(ctx: IntegrationsContext, event: IntakeEvent): Promise<void> {
   switch (event.type) {
     case EVENTS.siteViewed.type:
       await siteViewed(ctx, event);
+      return;
+    case EVENTS.pageFeedback.type:
+      await pageRated(ctx, event);
       return;
     case EVENTS.spaceContentUpdated.type:
     case EVENTS.changeRequestMerged.type: {

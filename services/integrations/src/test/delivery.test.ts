@@ -391,6 +391,58 @@ describe('integration events: recording and delivery (domain, real datastore and
     ]);
   });
 
+  it('turns a page rating into page_feedback for the installations on the site whose installer approved page:feedback:read', async () => {
+    const reader = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true }, scopes: ['page:feedback:read'] });
+    const viewsOnly = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true }, scopes: ['site:views:read'] });
+    const unapproved = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true }, scopes: ['page:feedback:read'] });
+    const org = 'page-feedback-org';
+    const installed = new Map<string, string>();
+    for (const integration of [reader, viewsOnly, unapproved]) {
+      const { installation } = await installIntegration(ctx, view(integration), admin(org));
+      await installOnTarget(ctx, integration, installation, { kind: 'site', id: 'site-rated', organizationId: org });
+      installed.set(integration._id, installation._id);
+    }
+    // Its installer did not approve it (an installation's own scopes win over its integration's).
+    await ctx.models.Installation.updateOne({ _id: installed.get(unapproved._id) }, { $set: { scopes: [] } });
+    const before = new Map(await Promise.all([reader, viewsOnly, unapproved].map(async (i) => [i._id, (await eventsOf(i._id)).length] as const)));
+    await settled(reader._id, before.get(reader._id)!);
+
+    const rating = createEvent(
+      EVENTS.pageFeedback,
+      {
+        organizationId: org,
+        siteId: 'site-rated',
+        siteSpaceId: 'site-space-rated',
+        spaceId: 'space-rated',
+        pageId: 'page-rated',
+        rating: 'bad',
+        url: 'https://docs.example.test/guide',
+        visitor: { anonymousId: 'visitor-9', userAgent: 'Mozilla/5.0', ip: '203.0.113.9', cookies: {} },
+      },
+      { id: 'page-feedback-stream-1' },
+    );
+    await applyStreamEvent(ctx, rating);
+    // Redelivered: nothing new.
+    await applyStreamEvent(ctx, rating);
+    await settled(reader._id, before.get(reader._id)! + 1);
+    const ratings = async (name: string) => (await eventsOf(name)).filter((event) => event.type === 'page_feedback');
+    const [recorded] = await ratings(reader._id);
+    assert.equal(recorded.status, 'success');
+    assert.deepEqual(JSON.parse(recorded.payload), {
+      eventId: recorded._id,
+      type: 'page_feedback',
+      installationId: installed.get(reader._id),
+      siteId: 'site-rated',
+      spaceId: 'space-rated',
+      pageId: 'page-rated',
+      feedback: { rating: 'bad' },
+      visitor: { anonymousId: 'visitor-9', cookies: {}, userAgent: 'Mozilla/5.0', ip: '203.0.113.9' },
+      url: 'https://docs.example.test/guide',
+      referrer: '',
+    });
+    assert.deepEqual([(await ratings(viewsOnly._id)).length, (await ratings(unapproved._id)).length], [0, 0], 'without page:feedback:read, no rating');
+  });
+
   it('retries a failing tunnel with backoff and keeps every attempt in the trace', async () => {
     const integration = await newIntegration({ dev: { tunnelUrl: tunnel.url, all: true } });
     tunnel.answers.push(503, 502);

@@ -72,10 +72,21 @@ export interface Look {
   privacyPolicy?: string;
   /** The image shown where a link to the site is shared (Open Graph). */
   socialPreview?: string;
+  /** "Was this page helpful?" under each page (a form posted to the site's ~/feedback). */
+  feedback: boolean;
 }
 
 /** What a frame with no customization of its own looks like (a 404 where no site is). */
-export const PLAIN_LOOK: Look = { mode: 'system', toggle: false, headerLinks: [], footerGroups: [], pagination: true, trademark: false, socialLinks: [] };
+export const PLAIN_LOOK: Look = {
+  mode: 'system',
+  toggle: false,
+  headerLinks: [],
+  footerGroups: [],
+  pagination: true,
+  trademark: false,
+  socialLinks: [],
+  feedback: false,
+};
 
 /**
  * The one script a site's page may run (the CSP allows it by its digest, SITE_SCRIPT_HASH): it
@@ -153,6 +164,8 @@ export interface PageContent {
   updatedAt?: Date;
   /** The address of its cover image: shown when its layout shows the cover. */
   cover?: string;
+  /** The page and its site space, as its feedback form names them. */
+  ids?: { page: string; siteSpace: string };
   previous?: Link;
   next?: Link;
 }
@@ -310,6 +323,15 @@ ${footerHtml(frame)}
 }
 
 const COVER_SIZES = new Set(['hero', 'full', 'background']);
+const FEEDBACK_BUTTONS = (
+  [
+    ['good', 'Yes'],
+    ['ok', 'Somewhat'],
+    ['bad', 'No'],
+  ] as const
+)
+  .map(([rating, label]) => `<button type="submit" name="rating" value="${rating}">${label}</button>`)
+  .join('');
 
 /** A day's date in a site's language ("2 December 2026"), in UTC: the same page for every reader, whatever their time zone. */
 const dayFormatOf = remembered(100, (lang) => {
@@ -343,7 +365,11 @@ export function pageHtml(frame: Frame, page: PageContent): string {
     layout.cover && page.cover
       ? `<div class="page-cover cover-${COVER_SIZES.has(layout.coverSize) ? layout.coverSize : 'hero'}"><img src="${e(page.cover)}" alt=""></div>`
       : '';
-  const main = `<article>${cover}${title}${description}${actions}<div class="body">${page.bodyHtml}</div>${metadata}${pager}</article>${outline}`;
+  const feedback =
+    frame.look.feedback && page.ids
+      ? `<form class="page-feedback" method="post" action="${e(frame.basePath)}~/feedback"><input type="hidden" name="page" value="${e(page.ids.page)}"><input type="hidden" name="space" value="${e(page.ids.siteSpace)}"><p>Was this page helpful?</p>${FEEDBACK_BUTTONS}</form>`
+      : '';
+  const main = `<article>${cover}${title}${description}${actions}<div class="body">${page.bodyHtml}</div>${metadata}${feedback}${pager}</article>${outline}`;
   const sidebar = layout.tableOfContents ? `<nav class="pages" aria-label="Pages">${withCurrent(page.navHtml, page.href)}</nav>` : '';
   const layoutClasses = [
     ...(layout.tableOfContents ? [] : ['no-toc']),
@@ -368,8 +394,9 @@ export function searchHtml(frame: Frame, query: string, results: SearchResult[])
   return frameHtml(frame, `<h1>Search</h1><p role="status">${results.length} result${results.length === 1 ? '' : 's'}</p>${list}`, '');
 }
 
-export function messageHtml(frame: Frame, heading: string, text: string): string {
-  return frameHtml(frame, `<h1>${e(heading)}</h1><p>${e(text)}</p>`, '');
+/** A heading and a line of text (a link to `href` when given) in the site's frame. */
+export function messageHtml(frame: Frame, heading: string, text: string, href?: string): string {
+  return frameHtml(frame, `<h1>${e(heading)}</h1><p>${href ? `<a href="${e(href)}">${e(text)}</a>` : e(text)}</p>`, '');
 }
 
 /** The selectors under which a page shows its dark theme: the reader's choice, else the site's default, else the system's. */
@@ -438,6 +465,7 @@ main>h1,main>p,main>ol{grid-column:1}
 .anchor{opacity:.4;text-decoration:none;font-size:.8em}h2:hover .anchor,h3:hover .anchor{opacity:1}.no-anchors .anchor{display:none}
 .page-actions{margin:.25rem 0 1rem;font-size:.875rem}.page-actions a{color:var(--link-color)}
 .page-meta{margin:2rem 0 0;color:var(--muted);font-size:.875rem}
+.page-feedback{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:2rem 0 0;padding:.75rem 1rem;border:1px solid var(--line);border-radius:var(--radius)}.page-feedback p{margin:0 .5rem 0 0}.page-feedback button{font:inherit;padding:.25rem .75rem;border:1px solid var(--line);border-radius:var(--radius);background:var(--soft);color:var(--fg);cursor:pointer}
 .social-links{display:flex;flex-wrap:wrap;gap:1rem;justify-content:center;list-style:none;margin:1rem 0;padding:0}.site-footer .privacy{font-size:.875rem}
 .page-cover{margin:0 0 1.5rem;overflow:hidden;border-radius:var(--radius);background:var(--soft)}.page-cover img{display:block;width:100%;height:240px;object-fit:cover}
 .page-cover.cover-full img{height:320px}.page-cover.cover-background{margin-bottom:-5rem}.page-cover.cover-background img{height:320px;opacity:.45}

@@ -328,6 +328,7 @@ function lookOf(view: SiteView, settings: CustomizationSettings, lang: string, l
     socialLinks: settings.socialAccounts.filter((account) => account.display.footer).map(socialLink),
     privacyPolicy: settings.privacyPolicy.url,
     socialPreview: settings.socialPreview.url,
+    feedback: settings.feedback.enabled,
   };
 }
 

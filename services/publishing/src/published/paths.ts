@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Request, Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { Body, revisionFileUrl, sendCached } from '@quire/http';
 import { declareCache, type LruCache } from '@quire/runtime';
@@ -9,7 +9,7 @@ import { customizationOf, siteSpaceCustomizationOf } from '../domain/customizati
 import type { SiteAddress } from './address';
 import { listedPages, llmsFullTxt, llmsTxt, pageMarkdown, robotsTxt, sitemapXml, type LlmsSection } from './agents';
 import { cachingHeaders, etagOf, notFound, sendText, textType } from './answers';
-import { searchHtml, STYLESHEET, STYLESHEET_VERSION } from './html';
+import { messageHtml, searchHtml, STYLESHEET, STYLESHEET_VERSION } from './html';
 import { fontFile, settingsDigest, themeCss } from './look';
 import { serveMcp } from './mcp';
 import { OIDC_PATHS } from './oidc';
@@ -18,7 +18,7 @@ import { redirectOrNotFound } from './redirects';
 import { renderPage } from './render';
 import { searchSite } from './search';
 import { locate, shownVariants, type Location, type SiteView } from './site-view';
-import { announceView } from './site-viewed';
+import { announceFeedback, announceView } from './site-viewed';
 import { publishedContent, type PublishedContent, type PublishedPage } from './space-content';
 
 /*
@@ -65,6 +65,8 @@ export type SitePath = {
        * token in the address admits each request, with no cookie or redirect (audience.ts).
        */
       forAgents?: true;
+      /** It takes a form a page posts (routes.ts): a browser's, admitted as a page's visitor is. */
+      postsForm?: true;
       serve: (input: ToVisitor) => Promise<void>;
     }
 );
@@ -181,6 +183,34 @@ async function servePage({ ctx, req, res, view, address }: ToVisitor, format: 'h
   announceView(ctx, req, view, location, page);
 }
 
+/** A page's feedback form (html.ts pageHtml): the page, its variant and how helpful the visitor found it. */
+const feedbackForm = z.object({ page: z.string().min(1).max(100), space: z.string().min(1).max(100), rating: z.enum(['bad', 'ok', 'good']) });
+const formBody = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+
+/**
+ * A visitor's rating of a page (the customization's `feedback`): told to integrations, then a
+ * page thanking them with a link back. A page the visitor cannot see is a 404, as it is to read.
+ */
+async function serveFeedback({ ctx, req, res, view }: ToVisitor): Promise<void> {
+  if (req.method !== 'POST' || !customizationOf(view.site).feedback.enabled) return notFound(req, res, view);
+  await new Promise<void>((resolve, reject) => formBody(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+  const form = feedbackForm.safeParse(req.body);
+  const frame = frameOf(view, { title: `Feedback | ${view.site.title}`, noIndex: true });
+  if (!form.success) {
+    const message = 'Choose how helpful the page was: good, ok or bad.';
+    return sendText(req, res, 400, 'text/html', messageHtml(frame, 'Feedback not sent', message), { 'cache-control': 'no-store' });
+  }
+  const shown = shownVariants(view).find(({ siteSpace }) => siteSpace._id === form.data.space);
+  const content = shown && (await variantContent(ctx, view, shown.siteSpace));
+  const page = content?.byId.get(form.data.page);
+  if (!shown || !content || !page || page.hidden) return notFound(req, res, view);
+  const back = new VariantAddresses(view, { ...shown, pagePath: page.path }, content).page(page);
+  await announceFeedback(ctx, req, view, shown, { id: page.id, path: back }, form.data.rating);
+  return sendText(req, res, 200, 'text/html', messageHtml(frame, 'Thank you for your feedback', `Back to “${page.title}”`, back), {
+    'cache-control': 'no-store',
+  });
+}
+
 /** The addresses of a site, in the order they are tried: the first that matches answers. */
 export const SITE_PATHS: SitePath[] = [
   {
@@ -267,6 +297,13 @@ export const SITE_PATHS: SitePath[] = [
       const frame = frameOf(view, { title: q ? `Search: ${q} | ${view.site.title}` : `Search | ${view.site.title}`, noIndex: true, query: q });
       return sendText(req, res, 200, 'text/html', searchHtml(frame, q, results), { 'cache-control': 'private, no-cache' });
     },
+  },
+  {
+    name: 'page feedback',
+    audience: 'visitors',
+    postsForm: true,
+    matches: only('~', 'feedback'),
+    serve: serveFeedback,
   },
   {
     name: 'files',

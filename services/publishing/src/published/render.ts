@@ -54,5 +54,5 @@ export function renderPage(view: SiteView, location: Location, content: PageCont
   });
   // The customization's `externalLinks.target`: links of the body to other sites open in a new tab.
   const externalInNewTab = siteSpaceCustomizationOf(view.site, location.siteSpace).externalLinks.target === 'blank';
-  return pageHtml(frame, pageContentOf(addresses, page, { externalInNewTab }));
+  return pageHtml(frame, { ...pageContentOf(addresses, page, { externalInNewTab }), ids: { page: page.id, siteSpace: location.siteSpace._id } });
 }

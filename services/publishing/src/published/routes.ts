@@ -50,8 +50,9 @@ async function answer(
 ): Promise<void> {
   res.set(headers);
   const asAsked = pathOf(asked.below);
-  // Pages are read; only what agents talk to (the MCP endpoint) takes messages by POST: for anything else there is no such route.
-  if (req.method === 'POST' && !(asAsked.audience === 'visitors' && asAsked.forAgents)) throw httpError.notFound(`No route for POST ${req.path}`);
+  // Pages are read; only what agents talk to (the MCP endpoint) and a page's form (its feedback) take POST: for anything else there is no such route.
+  if (req.method === 'POST' && !(asAsked.audience === 'visitors' && (asAsked.forAgents || asAsked.postsForm)))
+    throw httpError.notFound(`No route for POST ${req.path}`);
   if (asAsked.audience === 'anyone') return asAsked.serve({ ctx, req, res });
   let address: SiteAddress;
   try {

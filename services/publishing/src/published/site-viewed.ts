@@ -66,20 +66,31 @@ const originOf = remembered(10_000, (base) => new URL(base).origin);
 /** A visitor's anonymous id on a site (a digest of the site, their address and user agent), made once per visitor while they come back. */
 const anonymousIdOf = remembered(10_000, (visitor) => createHash('sha256').update(visitor).digest('base64url').slice(0, 22));
 
-/** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
-export function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
+/**
+ * Who did something on a site and where, as views and page feedback tell it: the address the
+ * visitor asked for (`url`, on the site's origin), their referrer, and GitBook's EventVisitor
+ * (never their cookies).
+ */
+export function visitOf(req: Request, view: SiteView): Pick<View, 'url' | 'referrer' | 'visitor'> {
   const ip = req.ip ?? '';
   const userAgent = req.get('user-agent') ?? '';
   const anonymousId = anonymousIdOf(`${view.site._id}\n${ip}\n${userAgent}`);
   const referrer = req.get('referer');
   const language = req.get('accept-language')?.split(',')[0];
+  return {
+    url: `${originOf(view.address.base)}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
+    ...(referrer ? { referrer } : {}),
+    visitor: { anonymousId, userAgent, ip, cookies: {}, ...(language ? { language } : {}) },
+  };
+}
+
+/** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
+export function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
   const seen: View = {
     siteSpaceId: location.siteSpace._id,
     spaceId: location.siteSpace.spaceId,
     pageId: page.id,
-    url: `${originOf(view.address.base)}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
-    ...(referrer ? { referrer } : {}),
-    visitor: { anonymousId, userAgent, ip, cookies: {}, ...(language ? { language } : {}) },
+    ...visitOf(req, view),
   };
   const gatherer = gathererOf(ctx);
   const { _id: siteId, organizationId } = view.site;
@@ -97,4 +108,28 @@ export function announceView(ctx: PublishingContext, req: Request, view: SiteVie
     gatherer.timer = setTimeout(() => void flushSiteViews(ctx), FLUSH_MS);
     gatherer.timer.unref();
   }
+}
+
+/**
+ * A visitor's rating of a page for installed integrations (GitBook's page_feedback): told at once,
+ * and the visitor thanked only once it is on the stream (a failure is the visitor's 503).
+ */
+export async function announceFeedback(
+  ctx: PublishingContext,
+  req: Request,
+  view: SiteView,
+  location: Pick<Location, 'siteSpace'>,
+  page: { id: string; path: string },
+  rating: 'bad' | 'ok' | 'good',
+): Promise<void> {
+  const { _id: siteId, organizationId } = view.site;
+  const { siteSpace } = location;
+  // The address rated is the page's (`path`, on the site), not the form's; who came from where to it, the form does not know.
+  const { visitor } = visitOf(req, view);
+  const url = `${originOf(view.address.base)}${page.path}`;
+  await ctx.events.publish(
+    EVENTS.pageFeedback,
+    { organizationId, siteId, siteSpaceId: siteSpace._id, spaceId: siteSpace.spaceId, pageId: page.id, rating, url, visitor },
+    { organizationId },
+  );
 }

@@ -5,7 +5,7 @@ import { GitBookAPI } from '@gitbook/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import jwt from 'jsonwebtoken';
-import { createEventBus, EVENTS } from '@quire/async';
+import { createEventBus, EVENTS, type EventOf } from '@quire/async';
 import { createLogger } from '@quire/runtime';
 import { startTestStack, type TestOrganization, type TestStack } from '@quire/testkit';
 
@@ -855,6 +855,64 @@ describe('published sites, as their visitors get them', () => {
     assert.equal((await org.admin.api.put(customization, {})).status, 200);
     assert.equal((await download(logoUrl)).status, 404);
     assert.doesNotMatch((await visit(base)).text, /class="logo"/);
+  });
+
+  it('asks readers whether a page helped when the customization turns feedback on, and tells integrations each rating', async () => {
+    const site = await newSite({ title: 'Rated', spaces: [guides] });
+    const base = pathOf(site.urls.published);
+    const feedback = `${base}~/feedback`;
+    const post = (form: Record<string, string>) =>
+      fetch(`${stack.baseUrl}${feedback}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'rating-browser' },
+        body: new URLSearchParams(form).toString(),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(30_000),
+      });
+    // Off by default: no form, and nothing takes a rating.
+    assert.ok(!(await visit(`${base}install`)).text.includes('page-feedback'));
+    assert.equal((await post({ page: pageIds.install, space: 'any', rating: 'good' })).status, 404);
+    assert.equal((await org.admin.api.put(`${sites()}/${site.id}/customization`, { feedback: { enabled: true } })).status, 200);
+    const page = await visit(`${base}install`);
+    const form =
+      /<form class="page-feedback" method="post" action="([^"]+)"><input type="hidden" name="page" value="([^"]+)"><input type="hidden" name="space" value="([^"]+)">/.exec(
+        page.text,
+      );
+    assert.ok(form, 'the form under the page');
+    const [, action, pageId, space] = form;
+    assert.deepEqual([action, pageId], [feedback, pageIds.install]);
+    assert.ok(page.text.includes('<button type="submit" name="rating" value="good">Yes</button>'));
+
+    const bus = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
+    const told: Array<EventOf<typeof EVENTS.pageFeedback>['payload']> = [];
+    const subscription = await bus.subscribe(`test-page-feedback-${site.id}`, [EVENTS.pageFeedback], async (event) => {
+      if (event.payload.siteId === site.id) told.push(event.payload);
+    });
+    try {
+      const thanked = await post({ page: pageId, space, rating: 'good' });
+      assert.equal(thanked.status, 200);
+      const thanks = await thanked.text();
+      assert.match(thanks, /<h1>Thank you for your feedback<\/h1><p><a href="[^"]*\/install">Back to “Install”<\/a><\/p>/);
+      assert.equal(thanked.headers.get('cache-control'), 'no-store');
+      // Refused: a rating that is none, a page the site does not show, a GET.
+      assert.equal((await post({ page: pageId, space, rating: 'great' })).status, 400);
+      assert.equal((await post({ page: 'no-such-page', space, rating: 'bad' })).status, 404);
+      assert.equal((await post({ page: pageId, space: 'no-such-site-space', rating: 'bad' })).status, 404);
+      assert.equal((await visit(feedback)).status, 404);
+      const deadline = Date.now() + 10_000;
+      while (told.length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(told.length, 1, 'the rating, once; none for the refused ones');
+      const [rating] = told;
+      assert.deepEqual(
+        [rating.organizationId, rating.siteSpaceId, rating.spaceId, rating.pageId, rating.rating],
+        [org.id, space, guides, pageIds.install, 'good'],
+      );
+      assert.match(rating.url, /\/install$/);
+      assert.deepEqual([rating.visitor.userAgent, rating.visitor.cookies], ['rating-browser', {}]);
+    } finally {
+      await subscription.stop();
+      await bus.close();
+    }
   });
 
   it('tells integrations of every page view, gathered a few per site.views event', async () => {
