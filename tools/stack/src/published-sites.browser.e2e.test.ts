@@ -880,6 +880,7 @@ describe('published sites in a browser', () => {
         footer: { groups: [], copyright: '© Branded Inc.' },
         announcement: { enabled: true, message: 'Version 2 of the handbook is out', style: 'info' },
         themes: { default: 'light', toggeable: true },
+        feedback: { enabled: true },
       });
       assert.equal(put.status, 200, JSON.stringify(put.body));
       const url = site.urls.published;
@@ -941,6 +942,14 @@ describe('published sites in a browser', () => {
         await page.waitForURL(/\/install$/);
         assert.equal(await h1Of(page), 'Install');
         assert.equal(await banner.isVisible(), false, 'kept closed on the next page');
+
+        // The reader says the page helped (a form, no script): thanked, then back to the page.
+        await page.getByRole('button', { name: 'Yes' }).click();
+        await page.waitForURL(/\/~\/feedback$/);
+        assert.equal(await h1Of(page), 'Thank you for your feedback');
+        await page.getByRole('link', { name: 'Back to “Install”' }).click();
+        await page.waitForURL(/\/install$/);
+        assert.equal(await h1Of(page), 'Install');
       } finally {
         await context.close();
       }
