@@ -172,6 +172,19 @@ describe('content: Git import and export (end to end)', () => {
     ok(await editor.api.post(`/v1/spaces/${spaceId}/git/import`, { ref: 'refs/heads/main', ...body }), 204);
     return settle(spaceId);
   };
+  /** A new space imported from `url`: its content, its pages' ids by title, and a page by title as the API answers it (checked against the API document). */
+  const importedSpace = async (title: string, url: string) => {
+    const spaceId = await newSpace(title);
+    succeeded(await importRepo(spaceId, { url }));
+    const imported = await content(spaceId);
+    const ids = new Map(flat(imported.pages).map((page) => [page.title, page.id]));
+    const page = async (pageTitle: string) => {
+      const answer = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/page/${ids.get(pageTitle)}`));
+      assertMatchesOpenApi('RevisionPageDocument', answer);
+      return answer;
+    };
+    return { spaceId, imported, ids, page };
+  };
   const exportRepo = async (spaceId: string, body: Record<string, unknown>) => {
     ok(await editor.api.post(`/v1/spaces/${spaceId}/git/export`, { ref: 'refs/heads/main', commitMessage: 'Update from Quire', ...body }), 204);
     return settle(spaceId);
@@ -706,15 +719,7 @@ describe('content: Git import and export (end to end)', () => {
       },
       'Pages with layouts',
     );
-    const spaceId = await newSpace('Layouts');
-    succeeded(await importRepo(spaceId, { url: repo.url }));
-    const imported = await content(spaceId);
-    const ids = new Map(flat(imported.pages).map((page) => [page.title, page.id]));
-    const page = async (title: string) => {
-      const answer = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/page/${ids.get(title)}`));
-      assertMatchesOpenApi('RevisionPageDocument', answer);
-      return answer;
-    };
+    const { spaceId, imported, ids, page } = await importedSpace('Layouts', repo.url);
     const landingLayout = {
       ...defaults,
       width: 'wide',
@@ -808,15 +813,7 @@ describe('content: Git import and export (end to end)', () => {
       },
       'Pages with covers',
     );
-    const spaceId = await newSpace('Covers');
-    succeeded(await importRepo(spaceId, { url: repo.url }));
-    const imported = await content(spaceId);
-    const ids = new Map(flat(imported.pages).map((page) => [page.title, page.id]));
-    const page = async (title: string) => {
-      const answer = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/page/${ids.get(title)}`));
-      assertMatchesOpenApi('RevisionPageDocument', answer);
-      return answer;
-    };
+    const { spaceId, imported, ids, page } = await importedSpace('Covers', repo.url);
     const files = ok(await reader.api.get(`/v1/spaces/${spaceId}/content/files`));
     const hero = files.items.find((file: any) => file.name === 'hero.png');
     assert.ok(hero, 'the cover is one of the files');
