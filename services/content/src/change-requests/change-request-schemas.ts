@@ -55,6 +55,12 @@ export const patchChangeRequestBody = z
   })
   .strict();
 
+/** An image of a page's cover: a file of the content (by id, or by the ref of a file the same batch inserts) or an http(s) address. */
+const coverImage = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('file'), file: z.string().min(1).max(100) }).strict(),
+  z.object({ kind: z.literal('url'), url: httpUrlSchema }).strict(),
+]);
+
 const pageFields = {
   title: z.string().trim().min(1).max(100),
   slug: pageSlug,
@@ -72,18 +78,11 @@ const pageFields = {
    */
   layout: pageLayout.omit({ coverMask: true }).partial().strict(),
   /**
-   * GitBook's RevisionPageDocumentCover as a change sets it: an image file of the content (its
-   * id, or the ref of a file the same batch inserts) or an http(s) address, and its vertical
-   * position; null removes it.
+   * GitBook's RevisionPageDocumentCover as a change sets it: its image (and `refDark`, the one
+   * dark themes show) and its vertical position; null removes it.
    */
   cover: z
-    .object({
-      ref: z.discriminatedUnion('kind', [
-        z.object({ kind: z.literal('file'), file: z.string().min(1).max(100) }).strict(),
-        z.object({ kind: z.literal('url'), url: httpUrlSchema }).strict(),
-      ]),
-      yPos: z.number().min(-10_000).max(10_000).default(0),
-    })
+    .object({ ref: coverImage, refDark: coverImage.optional(), yPos: z.number().min(-10_000).max(10_000).default(0) })
     .strict()
     .nullable(),
   at: z.number().int().min(0),

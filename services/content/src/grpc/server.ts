@@ -67,6 +67,8 @@ function toContentPages({ revision, pageBodies }: SpaceContent, kept: ReadonlySe
       fileId: page.cover.ref.kind === 'file' ? page.cover.ref.file : '',
       url: page.cover.ref.kind === 'url' ? page.cover.ref.url : '',
       yPos: page.cover.yPos,
+      darkFileId: page.cover.refDark?.kind === 'file' ? page.cover.refDark.file : '',
+      darkUrl: page.cover.refDark?.kind === 'url' ? page.cover.refDark.url : '',
     },
   }));
 }

@@ -1,7 +1,7 @@
 import type { PageLayout } from '@quire/contract';
 import { httpError } from '@quire/http';
 import { newId } from '@quire/runtime';
-import type { PageComputedSource, PageCover, RevisionFileDoc, RevisionPageDoc } from './revision-store';
+import type { CoverImage, PageComputedSource, PageCover, RevisionFileDoc, RevisionPageDoc } from './revision-store';
 import { childrenOf, descendantsOf, flattenTree, treeOf, type PageTree } from './page-tree';
 import { slugify } from '@quire/http';
 import { setCover } from './page-cover';
@@ -143,15 +143,20 @@ export function applyChanges(content: ContentState, changes: ContentChange[], no
   const results: ChangeResult[] = [];
   const requirePage = (index: number, field: string, id: string): RevisionPageDoc =>
     tree.pages.get(id) ?? invalid(index, field, `no page ${id} in this content`);
-  /** A cover as the page holds it: 400 naming `changes.<index>.cover.ref.file` unless it names an image of the content. */
-  const coverOf = (index: number, cover: PageCover): PageCover => {
-    if (cover.ref.kind === 'url') return { ref: { kind: 'url', url: cover.ref.url }, yPos: cover.yPos };
-    const fileId = fileRefs.get(cover.ref.file) ?? cover.ref.file;
+  /** An image of a cover as the page holds it: 400 naming `changes.<index>.cover.<field>.file` unless it names an image of the content. */
+  const coverImageOf = (index: number, field: 'ref' | 'refDark', image: CoverImage): CoverImage => {
+    if (image.kind === 'url') return { kind: 'url', url: image.url };
+    const fileId = fileRefs.get(image.file) ?? image.file;
     const file = files.find((candidate) => candidate.id === fileId);
-    if (!file) invalid(index, 'cover.ref.file', `no file ${cover.ref.file} in this content`);
-    if (!file.contentType.startsWith('image/')) invalid(index, 'cover.ref.file', `the file ${cover.ref.file} is not an image (${file.contentType})`);
-    return { ref: { kind: 'file', file: fileId }, yPos: cover.yPos };
+    if (!file) invalid(index, `cover.${field}.file`, `no file ${image.file} in this content`);
+    if (!file.contentType.startsWith('image/')) invalid(index, `cover.${field}.file`, `the file ${image.file} is not an image (${file.contentType})`);
+    return { kind: 'file', file: fileId };
   };
+  const coverOf = (index: number, cover: PageCover): PageCover => ({
+    ref: coverImageOf(index, 'ref', cover.ref),
+    yPos: cover.yPos,
+    ...(cover.refDark ? { refDark: coverImageOf(index, 'refDark', cover.refDark) } : {}),
+  });
   const setBody = (markdown: string): string => {
     const hash = contentHash(markdown);
     bodies.set(hash, markdown);

@@ -16,6 +16,7 @@ export {
   type RevisionFileDoc,
   type RevisionGitDoc,
   type RevisionPageDoc,
+  type CoverImage,
   type PageCover,
 } from './revision-store';
 export {

@@ -1,17 +1,21 @@
 import { pageLayoutOf, setPageLayout } from './page-layout';
-import type { PageCover, RevisionPageDoc } from './revision-store';
+import type { CoverImage, PageCover, RevisionPageDoc } from './revision-store';
 
 /*
  * A page's cover image (spec "Page" `cover`, GitBook's RevisionPageDocumentCover): a file of the
- * revision or an http(s) address, with its vertical position. Whether a published page shows it,
- * and how large, is its layout's (`cover`, `coverSize`).
+ * revision or an http(s) address, with its vertical position, and optionally another for dark
+ * themes (`refDark`). Whether a published page shows it, and how large, is its layout's (`cover`,
+ * `coverSize`).
  */
+
+const imageKey = (image: CoverImage | undefined) => (image ? [image.kind, image.kind === 'file' ? image.file : image.url] : null);
+const imageOf = (key: [CoverImage['kind'], string] | null): CoverImage | undefined =>
+  key ? (key[0] === 'file' ? { kind: 'file', file: key[1] } : { kind: 'url', url: key[1] }) : undefined;
 
 /** The cover as one comparable value ('' for none): what merges and imports compare. */
 export function coverKey(page: Pick<RevisionPageDoc, 'cover'>): string {
   const cover = page.cover;
-  if (!cover) return '';
-  return JSON.stringify([cover.ref.kind, cover.ref.kind === 'file' ? cover.ref.file : cover.ref.url, cover.yPos]);
+  return cover ? JSON.stringify([imageKey(cover.ref), cover.yPos, imageKey(cover.refDark)]) : '';
 }
 
 /** Gives `page` the cover `key` describes (coverKey's form; '' removes it). */
@@ -20,8 +24,9 @@ export function setCoverKey(page: RevisionPageDoc, key: string): void {
     delete page.cover;
     return;
   }
-  const [kind, target, yPos] = JSON.parse(key) as ['file' | 'url', string, number];
-  page.cover = { ref: kind === 'file' ? { kind, file: target } : { kind, url: target }, yPos };
+  const [ref, yPos, dark] = JSON.parse(key) as [[CoverImage['kind'], string], number, [CoverImage['kind'], string] | null];
+  const refDark = imageOf(dark);
+  page.cover = { ref: imageOf(ref) as CoverImage, yPos, ...(refDark ? { refDark } : {}) };
 }
 
 /** Gives `page` its cover, which shows unless the same change (or file) said whether it does (`said`). */

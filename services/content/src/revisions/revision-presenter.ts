@@ -67,7 +67,7 @@ function presentPageNode(page: RevisionPageDoc, children: unknown[], p: PagePres
     ...(page.description ? { description: page.description } : {}),
     pages: children,
     layout: pageLayoutOf(page),
-    ...(page.cover ? { cover: { ref: page.cover.ref, yPos: page.cover.yPos } } : {}),
+    ...(page.cover ? { cover: { ref: page.cover.ref, ...(page.cover.refDark ? { refDark: page.cover.refDark } : {}), yPos: page.cover.yPos } } : {}),
     tags: [],
     hidden: page.hidden,
     noIndex: pageFlag(page, 'noIndex'),

@@ -48,9 +48,13 @@ export interface RevisionPageDoc {
   computedSeed?: string;
 }
 
-/** A cover image: a file of the revision or an address, and its vertical position (GitBook's yPos). */
+/** An image of a cover: a file of the revision or an address. */
+export type CoverImage = { kind: 'file'; file: string } | { kind: 'url'; url: string };
+
+/** A cover image (and GitBook's `refDark`, the one dark themes show) and its vertical position (GitBook's yPos). */
 export interface PageCover {
-  ref: { kind: 'file'; file: string } | { kind: 'url'; url: string };
+  ref: CoverImage;
+  refDark?: CoverImage;
   yPos: number;
 }
 

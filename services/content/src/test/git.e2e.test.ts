@@ -854,7 +854,11 @@ describe('content: Git import and export (end to end)', () => {
       await changes([
         { type: 'insert_files', files: [{ ref: 'banner', name: 'banner.png', contentType: 'image/png', data: png.toString('base64') }] },
         { type: 'update_page', page: ids.get('Lost'), cover: { ref: { kind: 'file', file: 'banner' } } },
-        { type: 'update_page', page: ids.get('Home'), cover: { ref: { kind: 'file', file: hero.id }, yPos: -10 } },
+        {
+          type: 'update_page',
+          page: ids.get('Home'),
+          cover: { ref: { kind: 'file', file: hero.id }, refDark: { kind: 'url', url: 'https://images.example.com/dark.jpg' }, yPos: -10 },
+        },
         { type: 'update_page', page: ids.get('Remote'), cover: null },
       ]),
     );
@@ -866,13 +870,17 @@ describe('content: Git import and export (end to end)', () => {
       return [answer.cover, answer.layout.cover];
     };
     assert.deepEqual(await edited('Lost'), [{ ref: { kind: 'file', file: banner }, yPos: 0 }, true]);
-    assert.deepEqual(await edited('Home'), [{ ref: { kind: 'file', file: hero.id }, yPos: -10 }, true]);
+    assert.deepEqual(await edited('Home'), [
+      { ref: { kind: 'file', file: hero.id }, refDark: { kind: 'url', url: 'https://images.example.com/dark.jpg' }, yPos: -10 },
+      true,
+    ]);
     assert.deepEqual(await edited('Remote'), [undefined, false]);
     // Refused, naming the field: a file the content lacks, one that is not an image, an address that is not http(s).
     ok(await changes([{ type: 'insert_files', files: [{ ref: 'sheet', name: 'sheet.pdf', contentType: 'application/pdf', data: pdf.toString('base64') }] }]));
     const sheet = await fileOf('sheet.pdf');
     for (const [cover, field] of [
       [{ ref: { kind: 'file', file: 'no-such-file' } }, 'changes.0.cover.ref.file'],
+      [{ ref: { kind: 'file', file: hero.id }, refDark: { kind: 'file', file: 'no-such-file' } }, 'changes.0.cover.refDark.file'],
       [{ ref: { kind: 'file', file: sheet } }, 'changes.0.cover.ref.file'],
       [{ ref: { kind: 'url', url: 'javascript:alert(1)' } }, 'cover.ref.url'],
       [{ ref: { kind: 'page', page: ids.get('Home') } }, 'cover.ref'],

@@ -162,8 +162,8 @@ export interface PageContent {
   layout: PageLayoutShown;
   /** When the page was last changed: shown when its layout shows its metadata. */
   updatedAt?: Date;
-  /** The address of its cover image: shown when its layout shows the cover. */
-  cover?: string;
+  /** The addresses of its cover image for each theme: shown when its layout shows the cover. */
+  cover?: Themed;
   /** The page and its site space, as its feedback form names them. */
   ids?: { page: string; siteSpace: string };
   previous?: Link;
@@ -363,7 +363,7 @@ export function pageHtml(frame: Frame, page: PageContent): string {
   // Decorative: the title beside it says what the page is.
   const cover =
     layout.cover && page.cover
-      ? `<div class="page-cover cover-${COVER_SIZES.has(layout.coverSize) ? layout.coverSize : 'hero'}"><img src="${e(page.cover)}" alt=""></div>`
+      ? `<div class="page-cover cover-${COVER_SIZES.has(layout.coverSize) ? layout.coverSize : 'hero'}">${themedImg(page.cover, 'cover', '')}</div>`
       : '';
   const feedback =
     frame.look.feedback && page.ids
@@ -467,7 +467,7 @@ main>h1,main>p,main>ol{grid-column:1}
 .page-meta{margin:2rem 0 0;color:var(--muted);font-size:.875rem}
 .page-feedback{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin:2rem 0 0;padding:.75rem 1rem;border:1px solid var(--line);border-radius:var(--radius)}.page-feedback p{margin:0 .5rem 0 0}.page-feedback button{font:inherit;padding:.25rem .75rem;border:1px solid var(--line);border-radius:var(--radius);background:var(--soft);color:var(--fg);cursor:pointer}
 .social-links{display:flex;flex-wrap:wrap;gap:1rem;justify-content:center;list-style:none;margin:1rem 0;padding:0}.site-footer .privacy{font-size:.875rem}
-.page-cover{margin:0 0 1.5rem;overflow:hidden;border-radius:var(--radius);background:var(--soft)}.page-cover img{display:block;width:100%;height:240px;object-fit:cover}
+.page-cover{margin:0 0 1.5rem;overflow:hidden;border-radius:var(--radius);background:var(--soft);line-height:0}.page-cover img{width:100%;height:240px;object-fit:cover}
 .page-cover.cover-full img{height:320px}.page-cover.cover-background{margin-bottom:-5rem}.page-cover.cover-background img{height:320px;opacity:.45}
 .page-cover.cover-background+h1{position:relative;padding:0 1rem}
 .outline{position:sticky;top:16px;font-size:.9rem}.outline h2{font-size:.9rem;text-transform:uppercase;color:var(--muted)}.outline ul{list-style:none;padding:0}.outline .level-3{padding-left:12px}

@@ -3,9 +3,21 @@ import type { contentRef } from '@quire/contract';
 import type { SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { customizationOf, siteSpaceCustomizationOf, type CustomizationSettings } from '../domain/customization';
 import { byPosition } from '../domain/positions';
-import { navHtml, PLAIN_LOOK, type Alternate, type Frame, type HeaderItem, type Link, type Look, type NavNode, type PageContent, type Tab } from './html';
+import {
+  navHtml,
+  PLAIN_LOOK,
+  type Alternate,
+  type Frame,
+  type HeaderItem,
+  type Link,
+  type Look,
+  type NavNode,
+  type PageContent,
+  type Tab,
+  type Themed,
+} from './html';
 import { settingsDigest, socialLink } from './look';
-import { renderedBody, type PublishedContent, type PublishedFile, type PublishedPage } from './space-content';
+import { renderedBody, type CoverImage, type PublishedContent, type PublishedFile, type PublishedPage } from './space-content';
 import { sectionPath, shownVariants, variantPath, type Location, type SiteView } from './site-view';
 
 /*
@@ -352,12 +364,18 @@ function navigationOf(addresses: VariantAddresses): string {
   return html;
 }
 
-/** The address of the page's cover image: its file on this site (none when the space lacks it) or its http(s) address. */
-function coverSrc(addresses: VariantAddresses, page: PublishedPage): string | undefined {
-  const cover = page.cover;
-  if (!cover) return undefined;
-  if ('fileId' in cover) return addresses.content.files.has(cover.fileId) ? addresses.file(cover.fileId) : undefined;
-  return /^https?:\/\//i.test(cover.url) ? cover.url : undefined;
+/** The address of a cover image: its file on this site (none when the space lacks it) or its http(s) address. */
+function imageSrc(addresses: VariantAddresses, image: CoverImage): string | undefined {
+  if ('fileId' in image) return addresses.content.files.has(image.fileId) ? addresses.file(image.fileId) : undefined;
+  return /^https?:\/\//i.test(image.url) ? image.url : undefined;
+}
+
+/** The addresses of the page's cover images, for each theme (the same for both without a dark one); none without a light one. */
+function coverSrc(addresses: VariantAddresses, page: PublishedPage): Themed | undefined {
+  const light = page.cover && imageSrc(addresses, page.cover.light);
+  if (!light) return undefined;
+  const dark = page.cover?.dark && imageSrc(addresses, page.cover.dark);
+  return { light, dark: dark ?? light };
 }
 
 /** The page's content for pageHtml: its body with this site's addresses, its outline, navigation, neighbours and layout. */

@@ -224,24 +224,33 @@ describe('renderPage', () => {
     assert.ok(!render(viewOf([english]), locationOf(english, ''), contentOf('space-en', 'en', hidden)).includes('page-meta'));
   });
 
-  it("shows the page's cover above its title when its layout shows it: a file of the space at this site's address, or an http(s) address", () => {
+  it("shows the page's cover above its title when its layout shows it (a file of the space at this site's address, or an http(s) address), and its dark one in dark themes", () => {
     const covered = (cover: unknown, layout: Partial<typeof DEFAULT_PAGE_LAYOUT>) =>
       englishPages.map((page) => (page.id === 'intro' ? { ...page, cover, layout: { ...DEFAULT_PAGE_LAYOUT, ...layout } } : page));
     const page = (cover: unknown, layout: Partial<typeof DEFAULT_PAGE_LAYOUT>) =>
       render(viewOf([english]), locationOf(english, ''), contentOf('space-en', 'en', covered(cover, layout)));
     assert.ok(
-      page({ fileId: 'file1', yPos: 0 }, { cover: true }).includes(
-        '<article><div class="page-cover cover-hero"><img src="/~/files/space-en/file1" alt=""></div><h1>',
+      page({ fileId: 'file1' }, { cover: true }).includes(
+        '<article><div class="page-cover cover-hero"><img class="cover" src="/~/files/space-en/file1" alt=""></div><h1>',
+      ),
+    );
+    const remote = 'https://images.example.com/a.jpg';
+    assert.ok(
+      page({ url: remote }, { cover: true, coverSize: 'full' }).includes(`<div class="page-cover cover-full"><img class="cover" src="${remote}" alt=""></div>`),
+    );
+    // With one for dark themes: each theme shows its own (the logo's classes).
+    assert.ok(
+      page({ fileId: 'file1', darkUrl: remote }, { cover: true }).includes(
+        `<div class="page-cover cover-hero"><img class="cover only-light" src="/~/files/space-en/file1" alt=""><img class="cover only-dark" src="${remote}" alt=""></div>`,
       ),
     );
     assert.ok(
-      page({ url: 'https://images.example.com/a.jpg', yPos: 0 }, { cover: true, coverSize: 'full' }).includes(
-        '<div class="page-cover cover-full"><img src="https://images.example.com/a.jpg" alt=""></div>',
-      ),
+      page({ fileId: 'file1', darkFileId: 'gone' }, { cover: true }).includes('<img class="cover" src="/~/files/space-en/file1" alt="">'),
+      'its dark one gone',
     );
-    assert.ok(!page({ fileId: 'file1', yPos: 0 }, { cover: false }).includes('page-cover'), 'hidden by the layout');
-    assert.ok(!page({ fileId: 'gone', yPos: 0 }, { cover: true }).includes('page-cover'), 'a file the space no longer has');
-    assert.ok(!page({ url: 'javascript:alert(1)', yPos: 0 }, { cover: true }).includes('page-cover'), 'an address that is not http(s)');
+    assert.ok(!page({ fileId: 'file1' }, { cover: false }).includes('page-cover'), 'hidden by the layout');
+    assert.ok(!page({ fileId: 'gone' }, { cover: true }).includes('page-cover'), 'a file the space no longer has');
+    assert.ok(!page({ url: 'javascript:alert(1)' }, { cover: true }).includes('page-cover'), 'an address that is not http(s)');
   });
 
   it('offers the same page in the other variants (switcher and hreflang), the current one marked and the default as x-default', () => {

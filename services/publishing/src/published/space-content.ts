@@ -28,8 +28,8 @@ export interface PublishedPage {
   layout: content.PageLayout;
   /** When the page was last changed (unset from a content service that predates it). */
   updatedAt?: Date;
-  /** Its cover image: a file of the space or an address (shown when its layout shows the cover). */
-  cover?: { fileId: string } | { url: string };
+  /** Its cover image, and the one dark themes show if it has one: a file of the space or an address (shown when its layout shows the cover). */
+  cover?: { light: CoverImage; dark?: CoverImage };
   computed: boolean;
   /** The page's path in the space ("guides/install"). */
   path: string;
@@ -81,6 +81,19 @@ declare module '../domain/context' {
  * answered with body_kept takes its body from `known` (the content of the request's
  * known_revision_id); undefined when one such page is not there.
  */
+/** A file of the space or an address. */
+export type CoverImage = { fileId: string } | { url: string };
+
+const imageOf = (fileId: string, url: string): CoverImage | undefined => (fileId ? { fileId } : url ? { url } : undefined);
+
+/** A page's cover as GetSpaceContent gives it: none without an image. */
+function coverOf(cover: content.PageCover | undefined): PublishedPage['cover'] {
+  const light = cover && imageOf(cover.fileId, cover.url);
+  if (!cover || !light) return undefined;
+  const dark = imageOf(cover.darkFileId, cover.darkUrl);
+  return dark ? { light, dark } : { light };
+}
+
 export function publishedContentOf(response: content.GetSpaceContentResponse, known?: PublishedContent): PublishedContent | undefined {
   const pages: PublishedPage[] = [];
   const byId = new Map<string, PublishedPage>();
@@ -104,7 +117,7 @@ export function publishedContentOf(response: content.GetSpaceContentResponse, kn
       // Unset by a content service older than layouts: the defaults.
       layout: page.layout ?? DEFAULT_PAGE_LAYOUT,
       updatedAt: page.updateTime,
-      cover: page.cover?.fileId ? { fileId: page.cover.fileId } : page.cover?.url ? { url: page.cover.url } : undefined,
+      cover: coverOf(page.cover),
       computed: page.kind === 'computed',
       path: parent ? `${parent.path}/${page.slug}` : page.slug,
       body,
