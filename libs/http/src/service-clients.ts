@@ -85,6 +85,8 @@ export interface PublishingClient {
   /** Counts in the order of the organizations. */
   batchCountSites(request: { organizationIds: readonly string[] }): Promise<{ counts: number[] }>;
   resolveShareKey(request: publishing.ResolveShareKeyRequest): Promise<publishing.ResolveShareKeyResponse>;
+  /** The views of the revisits the gateway answered (at most 1000 per call). */
+  recordSiteViews(request: publishing.RecordSiteViewsRequest): Promise<publishing.RecordSiteViewsResponse>;
 }
 
 export interface InsightsClient {
@@ -223,6 +225,7 @@ function publishingClient(call: Call<'publishing'>): PublishingClient {
       return { counts: answers.flatMap((answer) => answer.counts) };
     },
     resolveShareKey: (request) => call((c) => c.resolveShareKey(request)),
+    recordSiteViews: (request) => call((c) => c.recordSiteViews(request)),
   };
 }
 

@@ -8,6 +8,7 @@ export {
   REQUEST_ID_HEADER,
   REQUEST_ID_PATTERN,
   INTERNAL_HEADERS,
+  CLIENT_ADDRESS_HEADER,
   signPrincipal,
   verifyPrincipal,
   signCaller,
@@ -60,6 +61,8 @@ export { checkEgressUrl, checkEgressUrlForm, EgressError, egressFetch, egressReq
 export {
   InvalidatedCache,
   byDocumentIds,
+  byDocumentTags,
+  documentTag,
   MembershipCache,
   membershipCacheOf,
   membershipFromProto,
@@ -70,6 +73,7 @@ export {
   type CachedMembership,
 } from './membership-cache';
 export { LruCache, remembered } from './lru';
+export { SHARED_ANSWER_HEADER, decodeSharedAnswer, encodeSharedAnswer, sharedAnswerSchema, type SharedAnswer, type SharedView } from './shared-answer';
 export { createCaches, declareCache, type CacheDeclaration, type CacheDeclarations, type Caches } from './caches';
 export { seededRandom } from './random';
 export { counterOf, gaugeOf, histogramOf, DURATION_BUCKETS, type GaugeReadings, type MetricsRegistry } from './metrics';

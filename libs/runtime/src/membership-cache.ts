@@ -37,8 +37,11 @@ export async function publishInvalidation(redis: RedisClient, invalidation: Cach
   await redis.publish(invalidationChannel(redis), JSON.stringify(invalidation));
 }
 
-/** Which entries of one cache a message drops: some keys and every key under some prefixes, or none. */
-type Selector = (invalidation: CacheInvalidation) => { keys?: string[]; prefixes?: string[] } | undefined;
+/**
+ * Which entries of one cache a message drops: some keys, every key under some prefixes, every
+ * entry kept under some tags (InvalidatedCache.keep), or none.
+ */
+type Selector = (invalidation: CacheInvalidation) => { keys?: string[]; prefixes?: string[]; tags?: string[] } | undefined;
 
 /**
  * For a cache keyed by document id: the documents of `collection` an announcement names (every
@@ -53,14 +56,43 @@ export function byDocumentIds(collection: string): Selector {
       : undefined;
 }
 
+/** The tag of one document (`collection` as announcements name it): what an entry made from it is kept under. */
+export const documentTag = (collection: string, id: string): string => `${collection}:${id}`;
+
+/**
+ * For a cache whose entries are kept under the tags of the documents they were made from
+ * (documentTag): the documents an announcement names, of whatever collection; an announcement
+ * naming no ids drops every entry.
+ */
+export function byDocumentTags(): Selector {
+  return (invalidation) =>
+    invalidation.type === 'documents'
+      ? invalidation.ids
+        ? { tags: invalidation.ids.map((id) => documentTag(invalidation.collection, id)) }
+        : { prefixes: [''] }
+      : undefined;
+}
+
+/** How long a cache remembers that a tag was dropped (to refuse loads that began before). */
+const TAG_DROPS_KEPT_MS = 60_000;
+
 /**
  * A bounded LRU of values that identity's invalidations drop, on its own subscriber connection
  * (a duplicate of `redis`), closed with `redis`.
  */
+/** Where a tagged entry keeps its tags (for the index to forget it when it goes). */
+const TAGS = Symbol('quire.cacheTags');
+
 export class InvalidatedCache<V extends object> {
-  private readonly entries: LRUCache<string, V>;
+  private readonly entries: LRUCache<string, V & { [TAGS]?: string[] }>;
   /** Bumped by every invalidation and every reset: a load that spans a bump is not kept. */
   private generation = 0;
+  /** The generation of the last drop by keys or prefixes (or reset): a tagged load that spans it is not kept either. */
+  private wideDrop = 0;
+  /** When each recently dropped tag was dropped (generation and time), to refuse tagged loads that began before. */
+  private readonly tagDrops = new Map<string, { generation: number; at: number }>();
+  /** The keys kept under each tag. */
+  private readonly tagged = new Map<string, Set<string>>();
   /** True while subscribed: only then are entries served and kept. */
   private live = false;
   private closed = false;
@@ -76,9 +108,26 @@ export class InvalidatedCache<V extends object> {
       logger?: Logger;
       /** Told the keys an invalidation dropped (that the cache held), e.g. to read them again ahead of the next caller. */
       onDropped?: (keys: string[]) => void;
+      /**
+       * For tagged entries loaded from another process's cache, which hears of a drop a moment
+       * after this one: a value under a tag dropped less than this long ago is not kept (it may
+       * have been made before its source dropped the tag). 0 by default.
+       */
+      settleMs?: number;
     },
   ) {
-    this.entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });
+    this.entries = new LRUCache<string, V & { [TAGS]?: string[] }>({
+      max: options.max,
+      ttl: options.ttlMs,
+      // An entry that goes (dropped, replaced, evicted) leaves the index of its tags.
+      dispose: (value, key) => {
+        for (const tag of value[TAGS] ?? []) {
+          const keys = this.tagged.get(tag);
+          keys?.delete(key);
+          if (keys?.size === 0) this.tagged.delete(tag);
+        }
+      },
+    });
     const channel = invalidationChannel(redis);
     // Named, so that operators (and tests) can tell the subscription in CLIENT LIST (names allow no spaces).
     const connectionName = `${channel}:${options.name}`.replace(/[^\w:.-]/g, '_');
@@ -121,11 +170,32 @@ export class InvalidatedCache<V extends object> {
     return this.generation;
   }
 
-  /** Stores a value loaded since `mark`; false (nothing stored) when an invalidation came in between. */
-  keep(key: string, value: V, mark: number): boolean {
-    if (mark !== this.generation) return false;
-    if (this.live) this.entries.set(key, value);
+  /**
+   * Stores a value loaded since `mark`; false (nothing stored) when an invalidation came in
+   * between. Under `tags`, only the invalidations of those tags (or of everything) count, and
+   * those of the last `settleMs` too; the value is dropped by any invalidation of one of them.
+   */
+  keep(key: string, value: V, mark: number, tags?: readonly string[]): boolean {
+    if (tags) {
+      if (this.wideDrop > mark || tags.some((tag) => this.droppedSince(tag, mark))) return false;
+    } else if (mark !== this.generation) return false;
+    if (!this.live) return true;
+    if (!tags) {
+      this.entries.set(key, value);
+      return true;
+    }
+    this.entries.set(key, Object.assign(Object.create(Object.getPrototypeOf(value) as object) as V, value, { [TAGS]: [...tags] }));
+    for (const tag of tags) {
+      let keys = this.tagged.get(tag);
+      if (!keys) this.tagged.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
     return true;
+  }
+
+  private droppedSince(tag: string, mark: number): boolean {
+    const dropped = this.tagDrops.get(tag);
+    return dropped !== undefined && (dropped.generation > mark || performance.now() - dropped.at < (this.options.settleMs ?? 0));
   }
 
   /** The cached value, else `load()`'s, kept for the next callers. */
@@ -140,7 +210,7 @@ export class InvalidatedCache<V extends object> {
 
   /** Drops every entry (loads in flight are not kept either). */
   clear(): void {
-    this.generation++;
+    this.wideDrop = ++this.generation;
     this.entries.clear();
   }
 
@@ -178,8 +248,23 @@ export class InvalidatedCache<V extends object> {
   private drop(selected: ReturnType<Selector>): void {
     if (!selected) return;
     this.generation++;
+    if (selected.keys || selected.prefixes) this.wideDrop = this.generation;
     const dropped: string[] = [];
     for (const key of selected.keys ?? []) if (this.entries.delete(key)) dropped.push(key);
+    if (selected.tags) {
+      const at = performance.now();
+      for (const tag of selected.tags) {
+        // Moved to the end, so that the map stays in the order of the drops.
+        this.tagDrops.delete(tag);
+        this.tagDrops.set(tag, { generation: this.generation, at });
+        for (const key of [...(this.tagged.get(tag) ?? [])]) if (this.entries.delete(key)) dropped.push(key);
+      }
+      // Forgotten once no load can still be under way from before them.
+      for (const [tag, { at: then }] of this.tagDrops) {
+        if (at - then < TAG_DROPS_KEPT_MS) break;
+        this.tagDrops.delete(tag);
+      }
+    }
     const prefixes = selected.prefixes ?? [];
     if (prefixes.length > 0)
       for (const key of [...this.entries.keys()])

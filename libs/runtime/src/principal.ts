@@ -27,8 +27,10 @@ export const SIGNATURE_HEADER = 'x-quire-signature';
 export const REQUEST_ID_HEADER = 'x-request-id';
 /** What a request id given by a client (or a proxy) may look like; anything else is replaced by a new one. */
 export const REQUEST_ID_PATTERN = /^[\w.-]{1,128}$/;
+/** The visitor's address as the gateway resolved it (its trusted proxies applied), on the requests of published sites it forwards. */
+export const CLIENT_ADDRESS_HEADER = 'x-quire-client-address';
 /** Headers only the gateway may set; it strips them from every incoming request. */
-export const INTERNAL_HEADERS = [PRINCIPAL_HEADER, SIGNATURE_HEADER];
+export const INTERNAL_HEADERS = [PRINCIPAL_HEADER, SIGNATURE_HEADER, CLIENT_ADDRESS_HEADER];
 
 /** A signed assertion is refused when older than this (replay window). */
 const MAX_AGE_SECONDS = 300;

@@ -5,6 +5,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { HttpError, sendError } from '@quire/http';
 import {
+  CLIENT_ADDRESS_HEADER,
   INTERNAL_HEADERS,
   continueTrace,
   MAX_URL_BYTES,
@@ -23,6 +24,7 @@ import { filesHostGuard, onFilesHost, separateFilesHost } from './files-host';
 import type { ApiDocument } from './openapi';
 import { watchReplicas, type Replicas } from './replicas';
 import { routeFor, siteRequestPath } from './routes';
+import type { SiteRevisits } from './site-revisits';
 
 export interface GatewayParts {
   config: GatewayConfig;
@@ -35,9 +37,14 @@ export interface GatewayParts {
   metrics: { observe(service: string, method: string, status: number, seconds: number): void };
   /** Each service's replicas (startGateway watches them, and stops watching on stop); made from the config when not given. */
   replicas?: Record<ServiceName, Replicas>;
+  /** The revisits of published pages answered here (site-revisits.ts). */
+  siteRevisits: SiteRevisits;
 }
 
-/** The gateway's request pipeline: ids → URL length → health → auth → rate limit → route → proxy. */
+/**
+ * The gateway's request pipeline: ids → URL length → health → auth → rate limit → route → proxy
+ * (for published sites: ids → URL length → rate limit → a kept revisit, or the proxy).
+ */
 export function createGatewayApp(parts: GatewayParts): Express {
   const { config, logger } = parts;
   const app = express();
@@ -84,7 +91,7 @@ export function createGatewayApp(parts: GatewayParts): Express {
   // /metrics is not here: it is served on its own internal listener (METRICS_PORT, service.ts).
 
   const replicas = parts.replicas ?? replicasOf(config, logger);
-  const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, replicas[service], config, logger)])) as Record<
+  const proxies = Object.fromEntries(SERVICES.map((service) => [service, proxyTo(service, replicas[service], config, logger, parts.siteRevisits)])) as Record<
     ServiceName,
     RequestHandler
   >;
@@ -96,7 +103,11 @@ export function createGatewayApp(parts: GatewayParts): Express {
     const path = onFilesHost(req, filesHost) ? undefined : siteRequestPath(req.hostname, apiHost, req.originalUrl);
     if (path === undefined) return next();
     await parts.consumeRate(`ip:${req.ip}`, res);
+    if (parts.siteRevisits.answer(req, res, path)) return;
     req.originalUrl = path;
+    // Publishing sees the gateway's address on the connection: the visitor's is told (for its views).
+    if (req.ip) req.headers[CLIENT_ADDRESS_HEADER] = req.ip;
+    parts.siteRevisits.expect(req, path);
     await forward('publishing', req, res, next);
   });
 
@@ -232,7 +243,7 @@ function parsedTarget(url: string) {
   return target;
 }
 
-function proxyTo(service: ServiceName, replicas: Replicas, config: GatewayConfig, logger: Logger): RequestHandler {
+function proxyTo(service: ServiceName, replicas: Replicas, config: GatewayConfig, logger: Logger, siteRevisits: SiteRevisits): RequestHandler {
   const proxy = createProxyMiddleware<Request, Response>({
     target: replicas.urls[0],
     // Round robin over the replicas that answer (replicas.ts); a retry avoids the one that failed.
@@ -257,6 +268,10 @@ function proxyTo(service: ServiceName, replicas: Replicas, config: GatewayConfig
         if (body === undefined) return;
         proxyReq.setHeader('content-length', body.length);
         proxyReq.write(body);
+      },
+      // Before its headers are copied: what publishing tells the gateway alone is taken off.
+      proxyRes(proxyRes, req) {
+        siteRevisits.learn(req, proxyRes);
       },
       error(error, req, res) {
         const sent = (req as Sent)[SENT_TO];

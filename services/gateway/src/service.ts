@@ -17,19 +17,21 @@ import { createAuthenticator } from './auth';
 import { grpcAddrOf, SERVICES, type GatewayConfig } from './config';
 import { createMetrics, metricsListener } from './metrics';
 import { createApiDocument } from './openapi';
+import { createSiteRevisits } from './site-revisits';
 
 /** Starts the gateway on config.PORT, and its metrics on config.METRICS_PORT when set; resolves once they listen. */
 export async function startGateway(config: GatewayConfig, options: { handleSignals?: boolean; logger?: Logger } = {}) {
   const logger = options.logger ?? createLogger('gateway', config.LOG_LEVEL);
   const redis = createRedis(config, logger);
   const secret = config.INTERNAL_HMAC_SECRET;
-  const { identity: identityClient } = clientsOf({ clients: createServiceClients(config, 'gateway') });
+  const { identity: identityClient, publishing: publishingClient } = clientsOf({ clients: createServiceClients(config, 'gateway') });
   // Resolved tokens in memory too: a hot token costs neither a Redis nor an identity round trip.
   const memory = config.AUTH_CACHE_SECONDS > 0 ? createTokenCache<Principal>(redis, { ttlMs: config.AUTH_CACHE_SECONDS * 1000, logger }) : undefined;
   const health = SERVICES.map((service) => ({ service, client: createHealthClient({ address: grpcAddrOf(config, service), secret, caller: 'gateway' }) }));
 
   const metrics = createMetrics();
   const replicas = replicasOf(config, logger);
+  const siteRevisits = createSiteRevisits({ redis, logger, record: (views) => publishingClient.recordSiteViews({ views }) });
 
   const app = createGatewayApp({
     config,
@@ -39,6 +41,7 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
     metrics,
     apiDocument: createApiDocument(config, logger),
     replicas,
+    siteRevisits,
     async ready() {
       if (draining) return { ready: false, checks: { accepting: false } };
       const [redisOk, ...services] = await Promise.all([
@@ -68,6 +71,9 @@ export async function startGateway(config: GatewayConfig, options: { handleSigna
     drainMs: config.SHUTDOWN_DRAIN_MS,
     onDrain: () => (draining = true),
     onStop: async () => {
+      // The views of the revisits answered here are recorded before publishing is let go.
+      await siteRevisits.flush();
+      siteRevisits.close();
       for (const service of Object.values(replicas)) service.close();
       await metricsServer?.stop();
       memory?.close();

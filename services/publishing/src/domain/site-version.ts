@@ -1,5 +1,5 @@
 import { EVENTS } from '@quire/async';
-import { byDocumentIds, InvalidatedCache, publishInvalidation, type CacheInvalidation, type Logger, type RedisClient } from '@quire/runtime';
+import { byDocumentIds, documentTag, InvalidatedCache, publishInvalidation, type CacheInvalidation, type Logger, type RedisClient } from '@quire/runtime';
 import type { PublishingContext } from './context';
 
 /*
@@ -15,6 +15,9 @@ const versionKey = (siteId: string) => `publishing:site:${siteId}:version`;
 
 /** How moves name the versions they drop (a collection of no database: the counters are in Redis). */
 const VERSIONS = 'publishing.site_versions';
+/** The cache tag of a site's version: what is kept under it goes with every move (shared answers, published/site-view). */
+export const siteVersionTag = (siteId: string): string => documentTag(VERSIONS, siteId);
+
 /** A version kept longer than this is read again, should a broadcast have been missed. */
 const VERSION_TTL_MS = 60_000;
 

@@ -1,12 +1,13 @@
 import { HttpError } from '@quire/http';
 import type { publishing } from '@quire/proto';
-import { GrpcError, grpcStatus, checkBatch } from '@quire/runtime';
+import { GrpcError, grpcStatus, checkBatch, requireCallingService } from '@quire/runtime';
 import type { SiteDoc } from '../db/models';
 import { loadOrgAccess, seesSite, type OrgAccess } from '../domain/access';
 import type { PublishingContext } from '../domain/context';
 import { resolveSharedSpace } from '../domain/share-links';
 import { countSiteSpaces, countSitesOf, getSites } from '../domain/sites';
 import { detachSpaces } from '../domain/space-events';
+import { recordSiteViews } from '../published';
 import { presentSite } from '../presenters/site-presenter';
 
 const toSite = (site: SiteDoc, restJson = ''): publishing.Site => ({
@@ -68,6 +69,12 @@ export function publishingGrpc(ctx: PublishingContext): publishing.PublishingSer
       if (!request.viewerUserId) return { sites: sites.map((site) => toSite(site)) };
       const presented = await presentSitesTo(ctx, sites, request.viewerUserId);
       return { sites: sites.map((site) => toSite(site, presented.get(site._id))) };
+    },
+
+    async recordSiteViews(request) {
+      // Only the gateway answers revisits itself.
+      requireCallingService('gateway');
+      return { recordedCount: await recordSiteViews(ctx, checkBatch(request.views, 'views')) };
     },
 
     async detachSpaces(request) {

@@ -5,7 +5,7 @@ import { filesBaseUrl, remembered } from '@quire/runtime';
 import type { PublishingContext } from '../domain/context';
 import { messageHtml, SITE_SCRIPT_HASH } from './html';
 import { bareFrame, frameOf } from './pages';
-import type { SiteView } from './site-view';
+import { restrictedSite, type SiteView } from './site-view';
 
 /*
  * What every answer of a published site shares: its security and caching headers, text bodies
@@ -29,7 +29,7 @@ export function securityHeaders(config: PublishingContext['config']): Record<str
 
 /** How caches may keep what a site shows: only the visitor's own browser for a restricted site. */
 export function cachingHeaders(view: Pick<SiteView, 'site'>): Record<string, string> {
-  const restricted = view.site.visibility === 'share-link' || view.site.visibility === 'visitor-auth';
+  const restricted = restrictedSite(view.site);
   return {
     'cache-control': restricted ? 'private, no-cache' : 'public, max-age=0, must-revalidate',
     ...(restricted ? { vary: 'Cookie' } : {}),

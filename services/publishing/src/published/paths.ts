@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { Body, revisionFileUrl, sendCached } from '@quire/http';
-import { declareCache, type LruCache } from '@quire/runtime';
+import { declareCache, encodeSharedAnswer, SHARED_ANSWER_HEADER, type LruCache } from '@quire/runtime';
 import type { SiteSpaceDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
 import { customizationOf, siteSpaceCustomizationOf } from '../domain/customization';
@@ -18,7 +18,7 @@ import { redirectOrNotFound } from './redirects';
 import { renderPage } from './render';
 import { searchSite } from './search';
 import { locate, shownVariants, type Location, type SiteView } from './site-view';
-import { announceFeedback, announceView } from './site-viewed';
+import { announceFeedback, announceView, viewOfPage } from './site-viewed';
 import { publishedContent, type PublishedContent, type PublishedPage } from './space-content';
 
 /*
@@ -170,6 +170,9 @@ async function servePage({ ctx, req, res, view, address }: ToVisitor, format: 'h
   const page = variant && new VariantAddresses(view, location, variant).pageAt(location.pagePath);
   if (!variant || !page) return redirectOrNotFound(ctx, req, res, view, segments, path, format);
   const headers: Record<string, string> & { etag: string } = { etag: etagOf(view.version, format, path.join('/')), ...cachingHeaders(view) };
+  // What every visitor gets alike: the gateway may answer its revisits itself (shared-answer), a view counted for each HTML one.
+  if (view.sharedTags)
+    res.set(SHARED_ANSWER_HEADER, encodeSharedAnswer({ tags: view.sharedTags, ...(format === 'html' ? { view: viewOfPage(req, view, location, page) } : {}) }));
   if (format === 'md') {
     await sendCached(req, res, { headers: { 'content-type': textType('text/markdown'), ...headers }, compressible: true, body: () => pageMarkdown(page) });
     return;

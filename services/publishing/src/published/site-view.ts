@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { clientsOf } from '@quire/http';
-import { byDocumentIds, declareCache, InvalidatedCache, serviceCollection, type LruCache } from '@quire/runtime';
+import { byDocumentIds, declareCache, documentTag, InvalidatedCache, serviceCollection, type LruCache } from '@quire/runtime';
 import type { SiteDoc, SiteSectionDoc, SiteSectionGroupDoc, SiteSpaceDoc } from '../db/models';
 import { conditionHolds, type VisitorClaims } from '../domain/conditions';
 import type { PublishingContext } from '../domain/context';
+import { siteVersionTag } from '../domain/site-version';
 import { defaultSectionOf, defaultSiteSpaceIds, loadStructure, type SiteStructure } from '../domain/structure';
 import type { SiteAddress } from './address';
 import { currentContent } from './space-content';
@@ -39,6 +40,12 @@ export interface SiteView {
   defaultSection?: SiteSectionDoc;
   /** Changes with anything shown around a page: part of every cache key and ETag. */
   version: string;
+  /**
+   * Set when every visitor sees the site alike (a site open to anyone, without conditions): the
+   * cache tags of what its pages are made of (the site's version, its spaces), for the gateway
+   * to answer revisits itself (shared-answer).
+   */
+  sharedTags?: string[];
 }
 
 export interface Location {
@@ -200,12 +207,30 @@ export async function siteView(ctx: PublishingContext, address: SiteAddress, cla
       return { ...last.view, address };
     }
   }
-  const view = viewOf(address, structure, version, spaces, claims);
+  const view = viewOf(address, structure, version, spaces, claims, reusable ? sharedTagsOf(ctx, structure) : undefined);
   if (reusable) lastViews.set(kept, { site: address.site, base: address.base, states: spaceIds.map((id) => spaces.get(id)), view });
   return view;
 }
 
-function viewOf(address: SiteAddress, structure: SiteStructure, version: string, spaces: Map<string, SpaceState>, claims: VisitorClaims): SiteView {
+/** A site only some visitors may read (a share link's, or signed-in visitors'). */
+export const restrictedSite = (site: Pick<SiteDoc, 'visibility'>): boolean => site.visibility === 'share-link' || site.visibility === 'visitor-auth';
+
+/** The tags of a site every visitor sees alike: its version and its spaces (a merge, a rename, the trash); none for a restricted site. */
+function sharedTagsOf(ctx: PublishingContext, structure: SiteStructure): string[] | undefined {
+  const { site } = structure;
+  if (restrictedSite(site)) return undefined;
+  const spaces = serviceCollection('content', 'spaces', ctx.config);
+  return [siteVersionTag(site._id), ...new Set(structure.siteSpaces.map((siteSpace) => documentTag(spaces, siteSpace.spaceId)))];
+}
+
+function viewOf(
+  address: SiteAddress,
+  structure: SiteStructure,
+  version: string,
+  spaces: Map<string, SpaceState>,
+  claims: VisitorClaims,
+  sharedTags: string[] | undefined,
+): SiteView {
   const shownSiteSpaces = structure.siteSpaces.filter((s) => spaces.has(s.spaceId) && conditionHolds(s.condition, claims));
   const variants = new Map<string, SiteSpaceDoc[]>();
   for (const siteSpace of shownSiteSpaces) variants.set(siteSpace.sectionId ?? '', [...(variants.get(siteSpace.sectionId ?? '') ?? []), siteSpace]);
@@ -236,6 +261,7 @@ function viewOf(address: SiteAddress, structure: SiteStructure, version: string,
     defaults,
     defaultSection,
     version: hash.digest('base64url').slice(0, 27),
+    ...(sharedTags ? { sharedTags } : {}),
   };
 }
 

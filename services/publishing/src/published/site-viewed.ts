@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { EVENTS, SITE_VIEWS_PER_EVENT, type EventInput } from '@quire/async';
-import { remembered } from '@quire/runtime';
+import type { publishing } from '@quire/proto';
+import { CLIENT_ADDRESS_HEADER, remembered, type SharedView } from '@quire/runtime';
+import type { SiteDoc } from '../db/models';
 import type { PublishingContext } from '../domain/context';
+import { getSites } from '../domain/sites';
 import type { Location, SiteView } from './site-view';
 import type { PublishedPage } from './space-content';
 
 /*
  * The view events of published sites (GitBook's site_view, EVENTS.siteViewed): published here
- * only, one view per page a visitor reads (a 200 or a 304). Views are gathered per site and told
+ * only, one view per page a visitor reads (a 200 or a 304, whether publishing answered it or the
+ * gateway did, which records its own with RecordSiteViews). Views are gathered per site and told
  * a few at a time — at most SITE_VIEWS_PER_EVENT per event, at most FLUSH_MS after the first
  * of them — so that a busy site costs the event stream, and every consumer reading it, one entry
  * per batch rather than one per request. Every view is in one event: counts stay exact. A
@@ -72,28 +76,62 @@ const anonymousIdOf = remembered(10_000, (visitor) => createHash('sha256').updat
  * (never their cookies).
  */
 export function visitOf(req: Request, view: SiteView): Pick<View, 'url' | 'referrer' | 'visitor'> {
-  const ip = req.ip ?? '';
-  const userAgent = req.get('user-agent') ?? '';
-  const anonymousId = anonymousIdOf(`${view.site._id}\n${ip}\n${userAgent}`);
+  // The address the gateway resolved (its trusted proxies applied); the connection's is the gateway's own.
+  const ip = req.get(CLIENT_ADDRESS_HEADER) ?? req.ip ?? '';
   const referrer = req.get('referer');
-  const language = req.get('accept-language')?.split(',')[0];
   return {
-    url: `${originOf(view.address.base)}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`,
+    url: pageUrlOf(req, view),
     ...(referrer ? { referrer } : {}),
-    visitor: { anonymousId, userAgent, ip, cookies: {}, ...(language ? { language } : {}) },
+    visitor: visitorOf(view.site._id, ip, req.get('user-agent') ?? '', req.get('accept-language')?.split(',')[0]),
   };
+}
+
+/** The address a visitor asked for, on the site's origin. */
+export const pageUrlOf = (req: Request, view: SiteView): string => `${originOf(view.address.base)}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`;
+
+function visitorOf(siteId: string, ip: string, userAgent: string, language: string | undefined): View['visitor'] {
+  const anonymousId = anonymousIdOf(`${siteId}\n${ip}\n${userAgent}`);
+  return { anonymousId, userAgent, ip, cookies: {}, ...(language ? { language } : {}) };
+}
+
+/** What a view of this page is, for a revisit the gateway answers itself (published/shared-answer). */
+export function viewOfPage(req: Request, view: SiteView, location: Location, page: PublishedPage): SharedView {
+  const { _id: siteId, organizationId } = view.site;
+  return { organizationId, siteId, siteSpaceId: location.siteSpace._id, spaceId: location.siteSpace.spaceId, pageId: page.id, url: pageUrlOf(req, view) };
 }
 
 /** A page view for installed integrations (GitBook's site_view); never delays or fails the page. */
 export function announceView(ctx: PublishingContext, req: Request, view: SiteView, location: Location, page: PublishedPage): void {
-  const seen: View = {
-    siteSpaceId: location.siteSpace._id,
-    spaceId: location.siteSpace.spaceId,
-    pageId: page.id,
-    ...visitOf(req, view),
-  };
+  gather(ctx, view.site, { siteSpaceId: location.siteSpace._id, spaceId: location.siteSpace.spaceId, pageId: page.id, ...visitOf(req, view) });
+}
+
+/**
+ * Views the gateway answered (RecordSiteViews), told as publishing's own: those of a site that
+ * is not there, or that name another organization than their site's, are left out. The number recorded.
+ */
+export async function recordSiteViews(ctx: PublishingContext, views: publishing.SiteView[]): Promise<number> {
+  const sites = new Map((await getSites(ctx, [...new Set(views.map((view) => view.siteId))])).map((site) => [site._id, site]));
+  let recorded = 0;
+  for (const { organizationId, siteId, siteSpaceId, spaceId, pageId, url, referrer, ip, userAgent, language } of views) {
+    const site = sites.get(siteId);
+    if (!site || site.organizationId !== organizationId || !siteSpaceId || !spaceId || !pageId || !url) continue;
+    gather(ctx, site, {
+      siteSpaceId,
+      spaceId,
+      pageId,
+      url,
+      ...(referrer ? { referrer } : {}),
+      visitor: visitorOf(siteId, ip, userAgent, language || undefined),
+    });
+    recorded++;
+  }
+  return recorded;
+}
+
+/** Adds a view to its site's next event. */
+function gather(ctx: PublishingContext, site: Pick<SiteDoc, '_id' | 'organizationId'>, seen: View): void {
   const gatherer = gathererOf(ctx);
-  const { _id: siteId, organizationId } = view.site;
+  const { _id: siteId, organizationId } = site;
   let gathered = gatherer.sites.get(siteId);
   if (!gathered) {
     gathered = { organizationId, siteId, views: [] };

@@ -46,6 +46,8 @@ describe('published sites, as their visitors get them', () => {
     return { status: response.status, headers: response.headers, text: bytes.toString('utf8'), bytes };
   };
   const pathOf = (url: string) => new URL(url).pathname;
+  /** Past the moment after a site's change in which the gateway keeps no 304 of it (site-revisits.ts SETTLE_MS). */
+  const settled = () => new Promise((resolve) => setTimeout(resolve, 1_100));
   /** A signed download: asked on the files host, as a browser would. */
   const download = (url: string) => {
     const address = new URL(url);
@@ -263,9 +265,16 @@ describe('published sites, as their visitors get them', () => {
     const etag = first.headers.get('etag') as string;
     assert.match(etag, /^"[\w-]+"$/);
     assert.equal(first.headers.get('cache-control'), 'public, max-age=0, must-revalidate');
-    const again = await visit(base, { 'if-none-match': etag });
-    assert.equal(again.status, 304);
-    assert.equal(again.text, '');
+    // Once the site's publication has settled, the gateway keeps the first revisit's 304 and answers the next ones (site-revisits.ts): the same answer.
+    await settled();
+    const revisits = [await visit(base, { 'if-none-match': etag }), await visit(base, { 'if-none-match': etag })];
+    for (const again of revisits) {
+      assert.equal(again.status, 304);
+      assert.equal(again.text, '');
+      assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+      assert.equal(again.headers.get('content-security-policy'), first.headers.get('content-security-policy'));
+      assert.equal(again.headers.get('x-quire-shared'), null, "publishing's word to the gateway stays there");
+    }
     // 10 visitors at once on a page nobody rendered yet: one answer for all.
     const cold = await Promise.all(Array.from({ length: 10 }, () => visit(`${base}endpoints`)));
     assert.deepEqual(new Set(cold.map((c) => `${c.status} ${c.headers.get('etag')}`)).size, 1);
@@ -549,6 +558,10 @@ describe('published sites, as their visitors get them', () => {
     const page = await visit(`${base}install`, { cookie });
     assert.equal(page.status, 200);
     assert.equal(page.headers.get('cache-control'), 'private, no-cache');
+    // A revisit with the key is a 304 every time; the same revisit without it is never one (the gateway keeps no 304 of such a site).
+    const revisit = { 'if-none-match': page.headers.get('etag') as string };
+    for (let i = 0; i < 3; i++) assert.equal((await visit(`${base}install`, { ...revisit, cookie })).status, 304);
+    assert.equal((await visit(`${base}install`, revisit)).status, 404, 'no key: as if there were no site');
     assert.equal(page.headers.get('x-robots-tag'), 'noindex, nofollow');
     assert.equal((await visit(`${base}sitemap.xml`, { cookie })).status, 404);
     // What a page loads besides itself (its theme stylesheet, its fonts) is the site's too: nothing without the key.
@@ -919,32 +932,44 @@ describe('published sites, as their visitors get them', () => {
     const site = await newSite({ title: 'Counted', spaces: [guides] });
     const base = pathOf(site.urls.published);
     const bus = createEventBus({ redisUrl: stack.env.redisUrl, prefix: stack.env.redisPrefix, logger: createLogger('test', 'silent') });
-    const told: Array<{ id: string; pageIds: string[] }> = [];
+    const told: Array<{ id: string; pageIds: string[]; readers: Array<{ userAgent: string; anonymousId: string; ip: string }> }> = [];
     const subscription = await bus.subscribe(`test-site-views-${site.id}`, [EVENTS.siteViewed], async (event) => {
-      if (event.payload.siteId === site.id) told.push({ id: event.id, pageIds: event.payload.views.map((view) => view.pageId) });
+      if (event.payload.siteId === site.id)
+        told.push({ id: event.id, pageIds: event.payload.views.map((view) => view.pageId), readers: event.payload.views.map((view) => view.visitor) });
     });
     try {
+      await settled();
       const first = await visit(base);
-      // Five more at once: a 200, a revisit answered 304, two other pages, and one that is not there (no view).
+      // A returning reader: their first revisit is publishing's 304, the next ones the gateway's (site-revisits.ts), each a view all the same.
+      const revisit = { 'if-none-match': first.headers.get('etag') as string, 'user-agent': 'returning-reader' };
+      assert.equal((await visit(base, revisit)).status, 304);
+      // Seven more at once: a 200, revisits answered 304, two other pages, and one that is not there (no view).
       const answers = await Promise.all([
         visit(`${base}install`),
-        visit(base, { 'if-none-match': first.headers.get('etag') as string }),
+        visit(base, revisit),
         visit(`${base}install/linux`),
         visit(`${base}configure`),
         visit(`${base}nowhere`),
+        visit(base, revisit),
+        visit(base, revisit),
       ]);
       assert.deepEqual(
         answers.map((answer) => answer.status),
-        [200, 304, 200, 200, 404],
+        [200, 304, 200, 200, 404, 304, 304],
       );
       const deadline = Date.now() + 10_000;
-      while (told.flatMap((event) => event.pageIds).length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (told.flatMap((event) => event.pageIds).length < 8 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.deepEqual(
         told.flatMap((event) => event.pageIds).sort(),
-        [pageIds.intro, pageIds.intro, pageIds.install, pageIds.linux, pageIds.configure].sort(),
+        [pageIds.intro, pageIds.intro, pageIds.intro, pageIds.intro, pageIds.intro, pageIds.install, pageIds.linux, pageIds.configure].sort(),
         'each view told once',
       );
-      assert.ok(told.length < 5, `views told together, not one event each (${told.length} events)`);
+      assert.ok(told.length < 8, `views told together, not one event each (${told.length} events)`);
+      // The returning reader is one visitor, whoever answered: the same address (the visitor's, not the gateway's) and anonymous id.
+      const returning = told.flatMap((event) => event.readers).filter((reader) => reader.userAgent === 'returning-reader');
+      assert.equal(returning.length, 4);
+      assert.equal(new Set(returning.map((reader) => `${reader.anonymousId} ${reader.ip}`)).size, 1);
+      assert.match(returning[0].ip, /127\.0\.0\.1$/);
     } finally {
       await subscription.stop();
       await bus.close();
