@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from '@jest/globals';
 import { createLogger } from './logger';
 import {
+  byDocumentTags,
   createTokenCache,
+  documentTag,
   InvalidatedCache,
   invalidationChannel,
   MembershipCache,
@@ -145,6 +147,32 @@ describe('MembershipCache on a real Redis', () => {
     await until('the fence', () => dropped.length === 2);
     assert.deepEqual(dropped, [['held'], ['fence']], 'nothing for keys it did not hold, nor for other invalidations');
     documents.close();
+  });
+
+  it('keeps entries under the tags of the documents they were made from, dropped by any of them, and refuses one made around a drop', async () => {
+    const pages = new InvalidatedCache<{ v: number }>(service, { name: 'tags-test', max: 10, ttlMs: 30_000, select: byDocumentTags(), logger, settleMs: 300 });
+    await until('its subscription', () => pages.active);
+    const [site, space, other] = [documentTag('db.sites', 's1'), documentTag('db.spaces', 'p1'), documentTag('db.spaces', 'p2')];
+    assert.equal(pages.keep('a', { v: 1 }, pages.mark(), [site, space]), true);
+    assert.equal(pages.keep('b', { v: 2 }, pages.mark(), [site, other]), true);
+    assert.equal(pages.keep('c', { v: 3 }, pages.mark(), [other]), true);
+    // A write of another document of the same collection, or of the same id in another one, drops nothing.
+    await publishInvalidation(identity, { type: 'documents', collection: 'db.spaces', ids: ['p3'] });
+    await publishInvalidation(identity, { type: 'documents', collection: 'db.pages', ids: ['p1'] });
+    const mark = pages.mark();
+    await publishInvalidation(identity, { type: 'documents', collection: 'db.spaces', ids: ['p1'] });
+    await until('the drop', () => pages.lookup('a') === undefined);
+    assert.deepEqual([pages.lookup('b')?.v, pages.lookup('c')?.v], [2, 3], 'only the entries made from it');
+    // Made before the drop, or in the moment after it (its source may not have heard of it yet): not kept; other tags are.
+    assert.equal(pages.keep('a', { v: 1 }, mark, [site, space]), false);
+    assert.equal(pages.keep('a', { v: 1 }, pages.mark(), [site, space]), false);
+    assert.equal(pages.keep('d', { v: 4 }, mark, [other]), true);
+    await sleep(350);
+    assert.equal(pages.keep('a', { v: 1 }, pages.mark(), [site, space]), true);
+    // A write of every document of a collection drops everything.
+    await publishInvalidation(identity, { type: 'documents', collection: 'db.sites' });
+    await until('the drop of all', () => ['a', 'b', 'c', 'd'].every((key) => pages.lookup(key) === undefined));
+    pages.close();
   });
 });
 
