@@ -80,19 +80,17 @@ const TAG_DROPS_KEPT_MS = 60_000;
  * A bounded LRU of values that identity's invalidations drop, on its own subscriber connection
  * (a duplicate of `redis`), closed with `redis`.
  */
-/** Where a tagged entry keeps its tags (for the index to forget it when it goes). */
-const TAGS = Symbol('quire.cacheTags');
-
 export class InvalidatedCache<V extends object> {
-  private readonly entries: LRUCache<string, V & { [TAGS]?: string[] }>;
+  private readonly entries: LRUCache<string, V>;
   /** Bumped by every invalidation and every reset: a load that spans a bump is not kept. */
   private generation = 0;
   /** The generation of the last drop by keys or prefixes (or reset): a tagged load that spans it is not kept either. */
   private wideDrop = 0;
   /** When each recently dropped tag was dropped (generation and time), to refuse tagged loads that began before. */
   private readonly tagDrops = new Map<string, { generation: number; at: number }>();
-  /** The keys kept under each tag. */
+  /** The keys kept under each tag, and the tags of each key kept under some. */
   private readonly tagged = new Map<string, Set<string>>();
+  private readonly tagsOf = new Map<string, readonly string[]>();
   /** True while subscribed: only then are entries served and kept. */
   private live = false;
   private closed = false;
@@ -116,16 +114,17 @@ export class InvalidatedCache<V extends object> {
       settleMs?: number;
     },
   ) {
-    this.entries = new LRUCache<string, V & { [TAGS]?: string[] }>({
+    this.entries = new LRUCache<string, V>({
       max: options.max,
       ttl: options.ttlMs,
       // An entry that goes (dropped, replaced, evicted) leaves the index of its tags.
-      dispose: (value, key) => {
-        for (const tag of value[TAGS] ?? []) {
+      dispose: (_value, key) => {
+        for (const tag of this.tagsOf.get(key) ?? []) {
           const keys = this.tagged.get(tag);
           keys?.delete(key);
           if (keys?.size === 0) this.tagged.delete(tag);
         }
+        this.tagsOf.delete(key);
       },
     });
     const channel = invalidationChannel(redis);
@@ -180,11 +179,9 @@ export class InvalidatedCache<V extends object> {
       if (this.wideDrop > mark || tags.some((tag) => this.droppedSince(tag, mark))) return false;
     } else if (mark !== this.generation) return false;
     if (!this.live) return true;
-    if (!tags) {
-      this.entries.set(key, value);
-      return true;
-    }
-    this.entries.set(key, Object.assign(Object.create(Object.getPrototypeOf(value) as object) as V, value, { [TAGS]: [...tags] }));
+    this.entries.set(key, value);
+    if (!tags) return true;
+    this.tagsOf.set(key, tags);
     for (const tag of tags) {
       let keys = this.tagged.get(tag);
       if (!keys) this.tagged.set(tag, (keys = new Set()));

@@ -138,7 +138,10 @@ describe('revisits of published pages, answered at the gateway', () => {
     await waitFor('the views to be recorded', async () => recorded.length >= 3, 5_000);
     assert.equal(recorded.length, 3);
     for (const view of recorded) {
-      assert.deepEqual({ ...view, ip: '' }, { ...VIEW, referrer: 'http://example.test/', ip: '', userAgent: 'revisiting-browser', language: 'fr-CH' });
+      assert.deepEqual(
+        { ...view, ip: '' },
+        { ...VIEW, referrer: 'http://example.test/', ip: '', userAgent: 'revisiting-browser', acceptLanguage: 'fr-CH, fr;q=0.9' },
+      );
       assert.match(view.ip, /127\.0\.0\.1$/);
     }
 

@@ -108,7 +108,7 @@ export function createSiteRevisits(options: {
       referrer: req.get('referer') ?? '',
       ip: req.ip ?? '',
       userAgent: req.get('user-agent') ?? '',
-      language: req.get('accept-language')?.split(',')[0] ?? '',
+      acceptLanguage: req.get('accept-language') ?? '',
     });
     if (gathered.length >= VIEWS_PER_CALL) void flush();
     else if (!timer) {

@@ -82,14 +82,16 @@ export function visitOf(req: Request, view: SiteView): Pick<View, 'url' | 'refer
   return {
     url: pageUrlOf(req, view),
     ...(referrer ? { referrer } : {}),
-    visitor: visitorOf(view.site._id, ip, req.get('user-agent') ?? '', req.get('accept-language')?.split(',')[0]),
+    visitor: visitorOf(view.site._id, ip, req.get('user-agent') ?? '', req.get('accept-language') ?? ''),
   };
 }
 
 /** The address a visitor asked for, on the site's origin. */
-export const pageUrlOf = (req: Request, view: SiteView): string => `${originOf(view.address.base)}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`;
+const pageUrlOf = (req: Request, view: SiteView): string => `${originOf(view.address.base)}${req.originalUrl.replace(/^\/hosted\/[^/]+/, '')}`;
 
-function visitorOf(siteId: string, ip: string, userAgent: string, language: string | undefined): View['visitor'] {
+/** GitBook's EventVisitor; its language is the first one of `acceptLanguage` (the header as sent). */
+function visitorOf(siteId: string, ip: string, userAgent: string, acceptLanguage: string): View['visitor'] {
+  const language = acceptLanguage.split(',')[0];
   const anonymousId = anonymousIdOf(`${siteId}\n${ip}\n${userAgent}`);
   return { anonymousId, userAgent, ip, cookies: {}, ...(language ? { language } : {}) };
 }
@@ -112,7 +114,7 @@ export function announceView(ctx: PublishingContext, req: Request, view: SiteVie
 export async function recordSiteViews(ctx: PublishingContext, views: publishing.SiteView[]): Promise<number> {
   const sites = new Map((await getSites(ctx, [...new Set(views.map((view) => view.siteId))])).map((site) => [site._id, site]));
   let recorded = 0;
-  for (const { organizationId, siteId, siteSpaceId, spaceId, pageId, url, referrer, ip, userAgent, language } of views) {
+  for (const { organizationId, siteId, siteSpaceId, spaceId, pageId, url, referrer, ip, userAgent, acceptLanguage } of views) {
     const site = sites.get(siteId);
     if (!site || site.organizationId !== organizationId || !siteSpaceId || !spaceId || !pageId || !url) continue;
     gather(ctx, site, {
@@ -121,7 +123,7 @@ export async function recordSiteViews(ctx: PublishingContext, views: publishing.
       pageId,
       url,
       ...(referrer ? { referrer } : {}),
-      visitor: visitorOf(siteId, ip, userAgent, language || undefined),
+      visitor: visitorOf(siteId, ip, userAgent, acceptLanguage),
     });
     recorded++;
   }
