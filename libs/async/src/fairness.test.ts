@@ -73,6 +73,11 @@ describe('fair job queues: tenants take turns, within a cap per tenant', () => {
     const most = new Map<string, number>();
     let mostOverall = 0;
     const finished: string[] = [];
+    // Every job is queued before either replica works, so that the order below depends on the queue's turns,
+    // not on how fast the adds go against the workers under load.
+    const started = Date.now();
+    for (let n = 0; n < 10; n++) await replicas[n % 2].add({ organizationId: 'org-a', n }, { jobId: `a-${n}` });
+    for (let n = 0; n < 2; n++) await replicas[n % 2].add({ organizationId: 'org-b', n }, { jobId: `b-${n}` });
     for (const replica of replicas)
       replica.work(
         async (job) => {
@@ -89,9 +94,6 @@ describe('fair job queues: tenants take turns, within a cap per tenant', () => {
         },
         { concurrency: 3, maxActivePerTenant: 2 },
       );
-    const started = Date.now();
-    for (let n = 0; n < 10; n++) await replicas[n % 2].add({ organizationId: 'org-a', n }, { jobId: `a-${n}` });
-    for (let n = 0; n < 2; n++) await replicas[n % 2].add({ organizationId: 'org-b', n }, { jobId: `b-${n}` });
     await until('every job', () => finished.length === 12);
     const elapsed = Date.now() - started;
     assert.equal(most.get('org-a'), 2, 'at most two of A at once, and two');
