@@ -28,8 +28,17 @@ export function databaseUri(service: string, config: Pick<BaseConfig, 'MONGODB_U
  * caller gets a 503): short, so an outage is a quick "retry" rather than a hang.
  */
 const SERVER_SELECTION_TIMEOUT_MS = 800;
-/** How long opening a connection (TCP and handshake) may take before it counts as down. */
-const CONNECT_TIMEOUT_MS = 700;
+/**
+ * How long opening a connection (TCP and handshake) may take before it counts as down. The
+ * driver also gives each check of the server (a `hello` every heartbeat: FerretDB announces no
+ * topology version, so it is polled) this long to answer, and a check that times out resets the
+ * pool and interrupts every operation in flight: below a busy datastore's slowest answer, a load
+ * spike would fail requests that were merely slow. An operation does not wait for it: while the
+ * server counts as down it fails after SERVER_SELECTION_TIMEOUT_MS, and a connection it waits for
+ * (one being opened to a datastore that stopped answering) after CHECKOUT_TIMEOUT_MS.
+ */
+const CONNECT_TIMEOUT_MS = 2_000;
+const CHECKOUT_TIMEOUT_MS = 800;
 /** How long a starting service waits for its datastore to come up (it may be restarting). */
 const STARTUP_WAIT_MS = 60_000;
 
@@ -57,9 +66,10 @@ export async function connectDatabase(
       // A datastore port that accepts but never answers (a process hanging while it starts or
       // stops) must fail fast too: the driver's default waits 30 s for the handshake.
       connectTimeoutMS: CONNECT_TIMEOUT_MS,
+      waitQueueTimeoutMS: CHECKOUT_TIMEOUT_MS,
       // The driver retries a connection that could not be established up to twice more
-      // ("overload" back-off), which turns one 700 ms failure into 2.5 s: an outage must be a
-      // fast 503, and the client retries. Ordinary retryable reads and writes stay on.
+      // ("overload" back-off), which turns one failure into three: an outage must be a fast
+      // 503, and the client retries. Ordinary retryable reads and writes stay on.
       maxAdaptiveRetries: 0,
       heartbeatFrequencyMS: 2_000,
       // No buffering while disconnected: an operation fails after the selection timeout
