@@ -21,8 +21,9 @@ const models = defineModels<{ Note: mongoose.Model<NoteDoc> }>({
 });
 
 /**
- * A TCP relay in front of the datastore that holds each of its answers for `delayMs` while `slow`
- * (in order: timers of one duration fire in the order they were set), as a datastore under load does.
+ * A TCP relay in front of the datastore that holds each of its answers for DELAY_MS while
+ * `state.slow` (in order: timers of one duration fire in the order they were set), as a datastore
+ * under load does.
  */
 async function slowRelay(target: { host: string; port: number }) {
   const state = { slow: false };

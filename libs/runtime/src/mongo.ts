@@ -25,20 +25,18 @@ export function databaseUri(service: string, config: Pick<BaseConfig, 'MONGODB_U
 
 /**
  * How long an operation waits for a datastore that is not there before it fails (and the
- * caller gets a 503): short, so an outage is a quick "retry" rather than a hang.
+ * caller gets a 503): for the server, then for a connection to it (one being opened to a
+ * datastore that stopped answering). Short, so an outage is a quick "retry" rather than a hang.
  */
-const SERVER_SELECTION_TIMEOUT_MS = 800;
+const OPERATION_WAIT_MS = 800;
 /**
  * How long opening a connection (TCP and handshake) may take before it counts as down. The
  * driver also gives each check of the server (a `hello` every heartbeat: FerretDB announces no
  * topology version, so it is polled) this long to answer, and a check that times out resets the
  * pool and interrupts every operation in flight: below a busy datastore's slowest answer, a load
- * spike would fail requests that were merely slow. An operation does not wait for it: while the
- * server counts as down it fails after SERVER_SELECTION_TIMEOUT_MS, and a connection it waits for
- * (one being opened to a datastore that stopped answering) after CHECKOUT_TIMEOUT_MS.
+ * spike would fail requests that were merely slow. Operations do not wait this long (OPERATION_WAIT_MS).
  */
 const CONNECT_TIMEOUT_MS = 2_000;
-const CHECKOUT_TIMEOUT_MS = 800;
 /** How long a starting service waits for its datastore to come up (it may be restarting). */
 const STARTUP_WAIT_MS = 60_000;
 
@@ -62,11 +60,10 @@ export async function connectDatabase(
   const deadline = Date.now() + STARTUP_WAIT_MS;
   for (;;) {
     const connection = mongoose.createConnection(uri, {
-      serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
-      // A datastore port that accepts but never answers (a process hanging while it starts or
-      // stops) must fail fast too: the driver's default waits 30 s for the handshake.
+      serverSelectionTimeoutMS: OPERATION_WAIT_MS,
+      waitQueueTimeoutMS: OPERATION_WAIT_MS,
+      // The driver's default waits 30 s for a handshake with a port that accepts but never answers.
       connectTimeoutMS: CONNECT_TIMEOUT_MS,
-      waitQueueTimeoutMS: CHECKOUT_TIMEOUT_MS,
       // The driver retries a connection that could not be established up to twice more
       // ("overload" back-off), which turns one failure into three: an outage must be a fast
       // 503, and the client retries. Ordinary retryable reads and writes stay on.

@@ -46,6 +46,9 @@ describe('scale-out: two replicas of every service', () => {
   /** The id of every event delivered to the receiver, in order. */
   const delivered: string[] = [];
   type ListedEvent = { id: string; payload: { type: string; spaceId?: string } };
+  /** The listed events of merges (into `spaceId`, when given). */
+  const ofMerges = (items: ListedEvent[], spaceId?: string) =>
+    items.filter((event) => event.payload.type === 'space_content_updated' && (spaceId === undefined || event.payload.spaceId === spaceId));
   /**
    * Once the events the test made are listed (`made`: an event reaches the list a moment after the
    * request that caused it answered) and every event listed is delivered: each once, and none that
@@ -235,7 +238,6 @@ describe('scale-out: two replicas of every service', () => {
         assert.equal(pages, merges.filter((_, i) => i % 3 === spaces.indexOf(space)).length, `${space.title}: every merged page`);
       }
 
-      const ofMerges = (items: ListedEvent[]) => items.filter((event) => event.payload.type === 'space_content_updated');
       assert.equal(ofMerges(await deliveredOnce((items) => ofMerges(items).length >= 8)).length, 8, 'an event for each merge');
     }
   });
@@ -643,9 +645,8 @@ describe('scale-out: two replicas of every service', () => {
     // Every merge acknowledged during the restarts is in the space, and its event delivered once.
     assert.ok(merged > 5, `merges ran throughout (${merged})`);
     assert.equal(ok(await gateways[1].get(`/v1/spaces/${evented.id}/content`)).pages.length, merged, 'every acknowledged merge');
-    const ofMerges = (items: ListedEvent[]) => items.filter((event) => event.payload.type === 'space_content_updated' && event.payload.spaceId === evented.id);
-    const events = await deliveredOnce((items) => ofMerges(items).length >= merged);
-    assert.equal(ofMerges(events).length, merged, 'an event for each acknowledged merge');
+    const events = await deliveredOnce((items) => ofMerges(items, evented.id).length >= merged);
+    assert.equal(ofMerges(events, evented.id).length, merged, 'an event for each acknowledged merge');
     // Every acknowledged Git export ran to its end, and the remote holds the last one's commit.
     assert.ok(exportOutcomes.length >= 3, `exports ran throughout (${exportOutcomes.length})`);
     assert.deepEqual(
